@@ -1,0 +1,22 @@
+// Named loggers. A component's logger name is its instance name (`npu.ch0.dma`) or one of the NNAPI-style
+// tags (compilation, cpuexe, driver, execution, manager, model). NPUSIM_LOG selects what prints:
+// empty = quiet, `1` or `all` = everything, or a comma list of tags / name prefixes (`driver,npu.ch0`).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+namespace npu::log {
+
+// Returns the logger for `name`, creating it on first use with the level NPUSIM_LOG selects.
+std::shared_ptr<spdlog::logger> get(const std::string& name);
+
+// True when NPUSIM_LOG (or set_filter) enables `name`.
+bool enabled(const std::string& name);
+
+// Overrides NPUSIM_LOG for this process (tests, CLI --log); applies to existing loggers too.
+void set_filter(const std::string& filter);
+
+}  // namespace npu::log

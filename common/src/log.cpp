@@ -1,0 +1,84 @@
+#include "npu/common/log.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+namespace npu::log {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  bool all = false;
+  std::vector<std::string> selectors;
+  bool initialised = false;
+
+  void parse(const std::string& filter) {
+    all = false;
+    selectors.clear();
+    if (filter == "1" || filter == "all") {
+      all = true;
+      return;
+    }
+    std::stringstream in(filter);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      if (!item.empty()) selectors.push_back(item);
+    }
+  }
+  void init_once() {
+    if (initialised) return;
+    initialised = true;
+    const char* env = std::getenv("NPUSIM_LOG");
+    parse(env ? env : "");
+  }
+  // A selector matches the name itself or any dotted child of it (`npu.ch0` matches `npu.ch0.dma`).
+  bool matches(const std::string& name) const {
+    if (all) return true;
+    for (const auto& s : selectors) {
+      if (name == s) return true;
+      if (name.size() > s.size() && name.compare(0, s.size(), s) == 0 && name[s.size()] == '.') return true;
+    }
+    return false;
+  }
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+bool enabled(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.init_once();
+  return r.matches(name);
+}
+
+std::shared_ptr<spdlog::logger> get(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.init_once();
+  if (auto existing = spdlog::get(name)) return existing;
+  auto logger = spdlog::stderr_color_mt(name);
+  logger->set_pattern("[%n] %v");
+  logger->set_level(r.matches(name) ? spdlog::level::trace : spdlog::level::off);
+  return logger;
+}
+
+void set_filter(const std::string& filter) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.initialised = true;
+  r.parse(filter);
+  spdlog::apply_all([&](const std::shared_ptr<spdlog::logger>& l) {
+    l->set_level(r.matches(l->name()) ? spdlog::level::trace : spdlog::level::off);
+  });
+}
+
+}  // namespace npu::log

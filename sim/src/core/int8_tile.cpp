@@ -1,0 +1,27 @@
+#include <algorithm>
+
+#include "npu/common/fixed_point.h"
+#include "npu/sim/core/compute_core.h"
+
+namespace npu::sim {
+
+void int8_tile_reference(const Int8TileCommand& c) {
+  for (uint32_t i = 0; i < c.m; ++i) {
+    const int8_t* a_row = c.a + static_cast<size_t>(i) * c.lda;
+    int32_t row_sum = 0;
+    for (uint32_t kk = 0; kk < c.k; ++kk) row_sum += a_row[kk];
+    for (uint32_t j = 0; j < c.n; ++j) {
+      int32_t acc = 0;
+      for (uint32_t kk = 0; kk < c.k; ++kk) {
+        acc += static_cast<int32_t>(a_row[kk]) * static_cast<int32_t>(c.w[static_cast<size_t>(kk) * c.ldw + j]);
+      }
+      acc += c.bias[j] - c.weight_offset * row_sum;
+      int32_t v = fx::multiply_by_quantized_multiplier(acc, {c.out_multiplier[j], c.out_shift[j]});
+      v = std::clamp(v + c.out_zero_point, c.clamp_lo, c.clamp_hi);
+      c.out[static_cast<size_t>(i) * c.ldo + j] =
+          c.out_unsigned ? static_cast<uint8_t>(v) : static_cast<uint8_t>(static_cast<int8_t>(v));
+    }
+  }
+}
+
+}  // namespace npu::sim
