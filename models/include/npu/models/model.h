@@ -127,4 +127,18 @@ int32_t scalar_i32(const Operand& op);
 float scalar_f32(const Operand& op);
 bool scalar_bool(const Operand& op);
 
+// --- Added by the models library -------------------------------------------------------------------
+
+// False for codes outside the NNAPI enums (a corrupted or hand-built model may carry any integer).
+bool is_valid(OperandType t);
+bool is_valid(Lifetime l);
+bool is_valid(OperationType t);
+
+// Largest operand the tools accept (bytes). element_count() saturates to UINT64_MAX on overflow, so
+// check element_count() <= max_operand_bytes() / element_size(type) before trusting byte_size().
+constexpr uint64_t max_operand_bytes() { return uint64_t{1} << 40; }
+
+// Human-readable dimensions, e.g. "[1,224,224,3]" ("[]" for scalars / unknown rank).
+std::string dims_to_string(const std::vector<uint32_t>& dims);
+
 }  // namespace npu::models

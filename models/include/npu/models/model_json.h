@@ -1,0 +1,48 @@
+// Model JSON (SPEC §4): the native, NNAPI-shaped model file. Reading checks the syntax of every field
+// (names, integer ranges, value counts, side-file bounds) and rejects unknown keys; each error is one
+// line naming the file and the JSON path, e.g.
+//   m.json: $.operands[3].dimensions[1]: expected a non-negative integer, got "x"
+// Reading does not check graph structure (indices, lifetimes, data sizes): that is validate_model()'s
+// job, so a syntactically valid but broken model loads and then fails validation with operand indices.
+//
+// Operand "data" is an array of values read by the operand type (numbers for float types, integers
+// range-checked for int/quant types, true/false or 0/1 for bool; a bare value for a scalar), or
+// {"file": "x.bin", "offset": 0, "length": N} naming raw little-endian bytes in a side file relative
+// to the model file's directory. Float values NaN/±inf are written and accepted as the strings
+// "NaN", "Infinity", "-Infinity".
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "npu/common/result.h"
+#include "npu/models/model.h"
+
+namespace npu::models {
+
+// Reads and parses a model file; side files are resolved relative to the file's directory.
+Result<Model> load_model_json(const std::string& path);
+
+// Parses an already-read document. `source_name` prefixes every error message; side files are
+// resolved relative to `base_dir` (empty = current directory).
+Result<Model> parse_model_json(const nlohmann::json& doc, const std::string& source_name,
+                               const std::string& base_dir);
+
+// Serialises a model with all data inline; parse_model_json(to_json(m)) reproduces m exactly.
+nlohmann::json to_json(const Model& model);
+
+// Writes to_json(model) to `path` (indented); errors name the path and the OS reason.
+Result<void> save_model_json(const Model& model, const std::string& path);
+
+// Reads a whole file: "<path>: cannot open: <reason>" / "<path>: cannot read: <reason>" on failure.
+// Shared with the io JSON reader and the tools.
+Result<std::string> read_text_file(const std::string& path);
+
+// Parses JSON text; "<source_name>: not valid JSON: <parser message with line/column>" on failure.
+Result<nlohmann::json> parse_json_text(const std::string& text, const std::string& source_name);
+
+// "got" rendering used in error messages: the JSON value, shortened to a few dozen characters.
+std::string describe_json_value(const nlohmann::json& value);
+
+}  // namespace npu::models

@@ -1,0 +1,22 @@
+// The TLM compute core: computes a tile with int8_tile_reference and charges the RTL-calibrated cycle
+// formula (systolic_int8_tile_cycles) at the channel clock. Fast: one wait per tile.
+#pragma once
+
+#include "npu/sim/clock.h"
+#include "npu/sim/core/compute_core.h"
+
+namespace npu::sim {
+
+class TlmComputeCore : public ComputeCore {
+ public:
+  TlmComputeCore(ArrayGeometry g, const ClockDomain& clock) : geometry_(g), clock_(clock) {}
+  ArrayGeometry geometry() const override { return geometry_; }
+  uint64_t run_int8_tile(const Int8TileCommand& cmd) override;
+  const char* model_name() const override { return "tlm"; }
+
+ private:
+  ArrayGeometry geometry_;
+  const ClockDomain& clock_;
+};
+
+}  // namespace npu::sim

@@ -1,0 +1,55 @@
+// Device memory (DRAM): sparse backing store plus a shared-bandwidth timing model. The host reaches it
+// through the `host` TLM target socket (loosely timed: the payload is copied and the transfer time
+// annotated); DMA engines call transfer() from their thread, which arbitrates all channels round-robin
+// in `arbitration_bytes` quanta, so two streaming channels each get about half the bandwidth.
+// Not modelled: banks, row buffers, refresh.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "npu/common/stats.h"
+#include "npu/sim/npu_config.h"
+
+namespace npu::sim {
+
+class Dram : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Dram> host;
+
+  Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry& stats);
+
+  uint64_t size() const { return size_; }
+  bool in_range(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
+
+  // Untimed data access (the caller accounts time). Unwritten memory reads as zero.
+  void read(uint64_t addr, void* dst, uint64_t len) const;
+  void write(uint64_t addr, const void* src, uint64_t len);
+
+  // Blocks the calling SC_THREAD for the time `bytes` take through the shared DRAM port, given that
+  // the requester itself cannot go faster than `min_time_per_quantum` per arbitration quantum.
+  void transfer(uint64_t bytes, const sc_core::sc_time& requester_time_per_byte);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  static constexpr uint64_t kPageBytes = 64 * 1024;
+  uint8_t* page(uint64_t index);
+
+  DramConfig cfg_;
+  uint64_t size_;
+  sc_core::sc_time time_per_byte_;
+  sc_core::sc_time next_free_;
+  std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+  uint64_t& bytes_read_;
+  uint64_t& bytes_written_;
+  uint64_t& dma_bytes_;
+  double& busy_ns_;
+};
+
+}  // namespace npu::sim

@@ -1,0 +1,102 @@
+#include "npu/sim/dram.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace npu::sim {
+
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry& stats)
+    : sc_module(name),
+      host("host"),
+      cfg_(cfg),
+      size_(static_cast<uint64_t>(cfg.size_mib) << 20),
+      time_per_byte_(1.0 / cfg.bandwidth_gbps, SC_NS),
+      bytes_read_(stats.counter(std::string(this->name()) + ".host_bytes_read", "B", "Bytes the host read")),
+      bytes_written_(
+          stats.counter(std::string(this->name()) + ".host_bytes_written", "B", "Bytes the host wrote")),
+      dma_bytes_(stats.counter(std::string(this->name()) + ".dma_bytes", "B", "Bytes moved by NPU DMA and fetch")),
+      busy_ns_(stats.value(std::string(this->name()) + ".busy_ns", "ns", "Time the DRAM port was transferring")) {
+  host.register_b_transport(this, &Dram::b_transport);
+}
+
+uint8_t* Dram::page(uint64_t index) {
+  auto& p = pages_[index];
+  if (!p) {
+    p = std::make_unique<uint8_t[]>(kPageBytes);
+    std::memset(p.get(), 0, kPageBytes);
+  }
+  return p.get();
+}
+
+void Dram::read(uint64_t addr, void* dst, uint64_t len) const {
+  auto* out = static_cast<uint8_t*>(dst);
+  while (len > 0) {
+    const uint64_t index = addr / kPageBytes, offset = addr % kPageBytes;
+    const uint64_t n = std::min(len, kPageBytes - offset);
+    auto it = pages_.find(index);
+    if (it == pages_.end()) {
+      std::memset(out, 0, n);
+    } else {
+      std::memcpy(out, it->second.get() + offset, n);
+    }
+    out += n;
+    addr += n;
+    len -= n;
+  }
+}
+
+void Dram::write(uint64_t addr, const void* src, uint64_t len) {
+  const auto* in = static_cast<const uint8_t*>(src);
+  while (len > 0) {
+    const uint64_t index = addr / kPageBytes, offset = addr % kPageBytes;
+    const uint64_t n = std::min(len, kPageBytes - offset);
+    std::memcpy(page(index) + offset, in, n);
+    in += n;
+    addr += n;
+    len -= n;
+  }
+}
+
+void Dram::transfer(uint64_t bytes, const sc_time& requester_time_per_byte) {
+  dma_bytes_ += bytes;
+  sc_core::wait(sc_time(cfg_.latency_ns, SC_NS));
+  while (bytes > 0) {
+    const uint64_t quantum = std::min<uint64_t>(bytes, cfg_.arbitration_bytes);
+    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time start = std::max(now, next_free_);
+    const sc_time port_time = time_per_byte_ * static_cast<double>(quantum);
+    next_free_ = start + port_time;
+    busy_ns_ += port_time.to_seconds() * 1e9;
+    const sc_time done = std::max(next_free_, now + requester_time_per_byte * static_cast<double>(quantum));
+    sc_core::wait(done - now);
+    bytes -= quantum;
+  }
+}
+
+void Dram::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
+  const uint64_t addr = gp.get_address();
+  const uint64_t len = gp.get_data_length();
+  if (gp.get_byte_enable_ptr() || gp.get_streaming_width() < len) {
+    gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return;
+  }
+  if (!in_range(addr, len)) {
+    gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (gp.is_read()) {
+    read(addr, gp.get_data_ptr(), len);
+    bytes_read_ += len;
+  } else if (gp.is_write()) {
+    write(addr, gp.get_data_ptr(), len);
+    bytes_written_ += len;
+  }
+  // Host accesses share the DRAM port too but are not arbitrated against DMA (not modelled).
+  delay += sc_time(cfg_.latency_ns, SC_NS) + time_per_byte_ * static_cast<double>(len);
+  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace npu::sim
