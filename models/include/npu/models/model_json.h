@@ -42,6 +42,9 @@ Result<std::string> read_text_file(const std::string& path);
 // Parses JSON text; "<source_name>: not valid JSON: <parser message with line/column>" on failure.
 Result<nlohmann::json> parse_json_text(const std::string& text, const std::string& source_name);
 
+// Indented JSON text with arrays of plain values kept on one line (readable weights), ending in '\n'.
+std::string dump_json_pretty(const nlohmann::json& j);
+
 // "got" rendering used in error messages: the JSON value, shortened to a few dozen characters.
 std::string describe_json_value(const nlohmann::json& value);
 

@@ -1,0 +1,115 @@
+#include "npu/drv/port/sim_port.h"
+
+#include "npu/common/log.h"
+#include "npu/regmap/npu_regs.h"
+
+namespace npu::drv {
+namespace {
+
+class SimWaitQueue : public WaitQueue {
+ public:
+  void wait() override { sc_core::wait(event_); }
+  bool wait_for(uint64_t timeout_ns) override {
+    sc_core::wait(sc_core::sc_time(static_cast<double>(timeout_ns), sc_core::SC_NS), event_);
+    return !sc_core::timed_out();
+  }
+  // Delta notification: a waker never runs a waiter inside its own call stack.
+  void wake_all() override { event_.notify(sc_core::SC_ZERO_TIME); }
+
+ private:
+  sc_core::sc_event event_;
+};
+
+}  // namespace
+
+uint64_t SimOs::now_ns() const { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); }
+
+void SimOs::delay_ns(uint64_t ns) {
+  if (ns) sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
+}
+
+std::unique_ptr<WaitQueue> SimOs::make_wait_queue() { return std::make_unique<SimWaitQueue>(); }
+
+void SimOs::spawn(const std::string& name, std::function<void()> body) {
+  sc_core::sc_spawn_options options;
+  sc_core::sc_spawn(std::move(body), sc_core::sc_gen_unique_name(name.c_str()), &options);
+}
+
+SimPort::SimPort(sc_core::sc_module_name name, sim::Npu& npu)
+    : sc_module(name), mmio_socket("mmio_socket"), mem_socket("mem_socket"), irq("irq"),
+      memory_size_(npu.dram().size()) {
+  SC_HAS_PROCESS(SimPort);
+  mmio_socket.bind(npu.mmio);
+  mem_socket.bind(npu.dram().host);
+  irq.bind(npu.irq);
+  SC_THREAD(irq_thread);
+}
+
+bool SimPort::transport(tlm_utils::simple_initiator_socket<SimPort>& socket, tlm::tlm_command cmd,
+                        uint64_t address, void* data, uint64_t length) {
+  tlm::tlm_generic_payload gp;
+  gp.set_command(cmd);
+  gp.set_address(address);
+  gp.set_data_ptr(static_cast<unsigned char*>(data));
+  gp.set_data_length(static_cast<unsigned int>(length));
+  gp.set_streaming_width(static_cast<unsigned int>(length));
+  gp.set_byte_enable_ptr(nullptr);
+  gp.set_dmi_allowed(false);
+  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  socket->b_transport(gp, delay);
+  sc_core::wait(delay);
+  return gp.is_response_ok();
+}
+
+uint32_t SimPort::read32(uint32_t offset) {
+  uint32_t v = 0;
+  transport(mmio_socket, tlm::TLM_READ_COMMAND, offset, &v, 4);
+  static auto log = log::get("driver.regs");
+  log->trace("read  {:<22} = 0x{:08x}", regs::register_name(offset), v);
+  return v;
+}
+
+void SimPort::write32(uint32_t offset, uint32_t value) {
+  static auto log = log::get("driver.regs");
+  log->trace("write {:<22} = 0x{:08x}", regs::register_name(offset), value);
+  transport(mmio_socket, tlm::TLM_WRITE_COMMAND, offset, &value, 4);
+}
+
+bool SimPort::read(uint64_t address, void* dst, uint64_t length) {
+  // TLM payload lengths are 32-bit: split huge transfers.
+  auto* p = static_cast<uint8_t*>(dst);
+  while (length) {
+    const uint64_t n = std::min<uint64_t>(length, 1u << 30);
+    if (!transport(mem_socket, tlm::TLM_READ_COMMAND, address, p, n)) return false;
+    p += n;
+    address += n;
+    length -= n;
+  }
+  return true;
+}
+
+bool SimPort::write(uint64_t address, const void* src, uint64_t length) {
+  auto* p = static_cast<uint8_t*>(const_cast<void*>(src));  // TLM payloads are non-const; write does not modify
+  while (length) {
+    const uint64_t n = std::min<uint64_t>(length, 1u << 30);
+    if (!transport(mem_socket, tlm::TLM_WRITE_COMMAND, address, p, n)) return false;
+    p += n;
+    address += n;
+    length -= n;
+  }
+  return true;
+}
+
+void SimPort::irq_thread() {
+  for (;;) {
+    if (!irq.read() || !handler_) {
+      sc_core::wait(irq.posedge_event());
+      continue;
+    }
+    handler_();
+    sc_core::wait(sc_core::SC_ZERO_TIME);  // let the line settle before sampling it again
+  }
+}
+
+}  // namespace npu::drv
