@@ -142,9 +142,7 @@ json io_to_json(const std::map<uint32_t, Tensor>& tensors, bool with_dimensions)
   json out = json::object();
   for (const auto& [index, t] : tensors) {
     json values = detail::elements_to_json(t.type, t.data);
-    if (!is_tensor(t.type) && values.size() == 1 && !with_dimensions) {
-      out[std::to_string(index)] = values;  // scalars stay one-element arrays for a uniform format
-    } else if (with_dimensions) {
+    if (with_dimensions) {
       out[std::to_string(index)] = {{"dimensions", t.dimensions}, {"data", std::move(values)}};
     } else {
       out[std::to_string(index)] = std::move(values);

@@ -36,6 +36,11 @@ nlohmann::json float_to_json(float f) {
 
 }  // namespace
 
+// FLT_MAX is 2^128 - 2^104; anything below the midpoint to 2^128 rounds to it rather than to inf.
+bool fits_float(double d) { return std::fabs(d) < 3.4028235677973366e38; }
+// 65504 is the largest half; the midpoint to 65536 is 65520.
+bool fits_half(double d) { return std::fabs(d) < 65520.0; }
+
 std::optional<std::string> append_json_element(OperandType t, const nlohmann::json& value,
                                                std::vector<uint8_t>& out) {
   if (is_float_type(t)) {
@@ -52,8 +57,7 @@ std::optional<std::string> append_json_element(OperandType t, const nlohmann::js
       return "expected a number for " + type_name(t) + ", got " + describe_json_value(value);
     }
     const bool half = t == OperandType::FLOAT16 || t == OperandType::TENSOR_FLOAT16;
-    const double max = half ? 65504.0 : static_cast<double>(std::numeric_limits<float>::max());
-    if (std::isfinite(d) && std::fabs(d) > max) {
+    if (std::isfinite(d) && !(half ? fits_half(d) : fits_float(d))) {
       return "expected a number within +-" + std::string(half ? "65504" : "3.4028235e38") + " for " +
              type_name(t) + ", got " + describe_json_value(value);
     }

@@ -25,6 +25,10 @@ nlohmann::json element_to_json(OperandType t, std::span<const uint8_t> data, uin
 // All whole elements of `data` as a JSON array.
 nlohmann::json elements_to_json(OperandType t, std::span<const uint8_t> data);
 
+// True when d rounds to a finite float (|d| below FLT_MAX plus half an ulp), or to a finite half.
+bool fits_float(double d);
+bool fits_half(double d);
+
 // Path helpers: "$.a" + key, "$.a" + index.
 inline std::string child(const std::string& path, const std::string& key) { return path + "." + key; }
 inline std::string child(const std::string& path, size_t index) {

@@ -98,14 +98,14 @@ class ModelParser {
   }
 
   Result<uint32_t> u32(const json& v, const std::string& path) const {
-    if (v.is_number_unsigned() && v.get<uint64_t>() <= std::numeric_limits<uint32_t>::max()) {
-      return static_cast<uint32_t>(v.get<uint64_t>());
+    // Parsed non-negative literals are unsigned, but documents built in code may hold signed ones.
+    const bool non_negative = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+    if (!non_negative) return fail(path, "expected a non-negative integer, got " + describe_json_value(v));
+    const uint64_t u = v.get<uint64_t>();
+    if (u > std::numeric_limits<uint32_t>::max()) {
+      return fail(path, "expected an integer below 2^32, got " + describe_json_value(v));
     }
-    if (v.is_number_integer() && !v.is_number_unsigned()) {
-      return fail(path, "expected a non-negative integer, got " + describe_json_value(v));
-    }
-    if (v.is_number_unsigned()) return fail(path, "expected an integer below 2^32, got " + describe_json_value(v));
-    return fail(path, "expected a non-negative integer, got " + describe_json_value(v));
+    return static_cast<uint32_t>(u);
   }
 
   Result<std::vector<uint32_t>> u32_list(const json& v, const std::string& path) const {
@@ -200,8 +200,7 @@ class ModelParser {
       op.dimensions = std::move(dims.value());
     }
     if (auto it = obj.find("scale"); it != obj.end()) {
-      if (!it->is_number() || !std::isfinite(it->get<double>()) ||
-          std::fabs(it->get<double>()) > std::numeric_limits<float>::max()) {
+      if (!it->is_number() || !std::isfinite(it->get<double>()) || !detail::fits_float(it->get<double>())) {
         return fail(child(path, "scale"), "expected a finite number, got " + describe_json_value(*it));
       }
       op.scale = static_cast<float>(it->get<double>());
@@ -256,8 +255,7 @@ class ModelParser {
     if (!(*scales)->is_array()) return fail(sp, "expected an array of numbers, got " + describe_json_value(**scales));
     for (size_t i = 0; i < (*scales)->size(); ++i) {
       const json& s = (**scales)[i];
-      if (!s.is_number() || !std::isfinite(s.get<double>()) ||
-          std::fabs(s.get<double>()) > std::numeric_limits<float>::max()) {
+      if (!s.is_number() || !std::isfinite(s.get<double>()) || !detail::fits_float(s.get<double>())) {
         return fail(child(sp, i), "expected a finite number, got " + describe_json_value(s));
       }
       pc.scales.push_back(static_cast<float>(s.get<double>()));

@@ -1,0 +1,65 @@
+// The NPU compiler: lowers the NPU-supported operations of a model to command-buffer descriptors.
+// For each CONV_2D / FULLY_CONNECTED it tiles the output into (output-channel block × output-row band)
+// tiles that fit the channel SRAM, packs weights (K × block, uint8 shifted to int8, zero-point terms
+// folded into the bias) and per-channel requantisation parameters into one weights image, and places
+// every non-constant operand in an activation arena (NHWC, row-major, no padding).
+// Descriptors carry DMA addresses relative to the weights image or the arena; relocate() makes them
+// absolute once the prepared model has its buffer objects. It does not run anything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "npu/common/result.h"
+#include "npu/models/model.h"
+#include "npu/regmap/descriptors.h"
+
+namespace npu::hal {
+
+// What the compiler needs to know of the hardware (read from the driver's probe).
+struct NpuTarget {
+  uint32_t array_rows = 16;
+  uint32_t array_cols = 16;
+  uint64_t sram_bytes = 512 * 1024;
+};
+
+enum class Region : uint8_t { WEIGHTS, ARENA };
+
+struct Relocation {
+  uint32_t descriptor;
+  Region region;
+};
+
+struct ArenaSlot {
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+struct NpuStep {
+  std::vector<uint32_t> operations;  // model operation indices, in order
+  std::vector<desc::Raw> commands;
+  std::vector<Relocation> relocations;
+  uint64_t macs = 0;
+};
+
+struct Program {
+  std::vector<NpuStep> steps;
+  std::vector<uint8_t> weights;
+  std::map<uint32_t, ArenaSlot> arena;  // operand index → slot
+  uint64_t arena_bytes = 0;
+  uint64_t tiles = 0;
+};
+
+// Why the NPU cannot run operation `index` (empty = it can). Reasons are data type, layout, parameters
+// or SRAM limits, in words.
+std::string npu_unsupported_reason(const models::Model& model, uint32_t index, const NpuTarget& target);
+
+// Compiles every operation of the main graph to the NPU; fails naming the first it cannot lower.
+Result<Program> compile_for_npu(const models::Model& model, const NpuTarget& target);
+
+// Rewrites relative DMA addresses of `step` to absolute device addresses.
+std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base);
+
+}  // namespace npu::hal

@@ -1,0 +1,48 @@
+// The CPU reference graph executor and the whole-model checks built on the operation kernels.
+// run_reference() is the accuracy oracle the NPU's results are compared with (and what a CPU
+// fallback computes); validate_operations() is the operation-level half of NNAPI model validation,
+// for the HAL's getSupportedOperations/prepareModel. Everything here is single-threaded, allocates
+// every operand in host memory, and returns errors as values on any input (corrupted models
+// included); it models no device, timing or memory limits beyond a sanity cap per operand.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "npu/common/result.h"
+#include "npu/models/model.h"
+#include "npu/models/tensor.h"
+
+namespace npu::hal::ops {
+
+// Largest operand the reference executor allocates (bytes).
+constexpr uint64_t kMaxReferenceOperandBytes = uint64_t{1} << 30;
+
+// Operation-level validation of every subgraph: each operation has a kernel and its inputs/outputs
+// satisfy the NNAPI signature; inferred output shapes must agree with the declared ones. Assumes
+// validate_model() passed (it re-checks indices itself, so it never crashes if not). Errors read
+//   operations[2] (CONV_2D): input 1 (filter): expected rank 4, got 3
+// (prefixed "referenced[i]." for referenced subgraphs).
+Result<void> validate_operations(const models::Model& model);
+
+// Best known dimensions of every operand of `sg` after propagating shapes through the operations in
+// order (declared extents refined by inferred ones; 0 = still unknown). Errors as validate_operations.
+Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Subgraph& sg, const std::string& prefix = "");
+
+// True when the CPU reference can run this operation of `sg` as declared: a kernel exists and accepts
+// the operation's signature. Out-of-range operand indices give false.
+bool is_supported_by_cpu(const models::Subgraph& sg, const models::Operation& op);
+
+// One flag per operation of the main graph (is_supported_by_cpu for each).
+std::vector<bool> cpu_supported_operations(const models::Model& model);
+
+// Validates the model (validate_model + validate_operations), checks `inputs` against the graph
+// inputs (every input present, no others, types equal, shapes compatible and fully specified, byte
+// sizes exact), runs every operation in order and returns the graph outputs keyed by operand index
+// (with their computed dimensions). Errors name the operation index and type.
+Result<std::map<uint32_t, models::Tensor>> run_reference(const models::Model& model,
+                                                         const std::map<uint32_t, models::Tensor>& inputs);
+
+}  // namespace npu::hal::ops

@@ -1,0 +1,205 @@
+#include "kernel_util.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace npu::hal::ops::detail {
+
+OperandInfo operand_info(const models::Operand& op) {
+  OperandInfo info;
+  info.type = op.type;
+  info.lifetime = op.lifetime;
+  info.dimensions = op.dimensions;
+  info.scale = op.scale;
+  info.zero_point = op.zero_point;
+  info.per_channel = op.per_channel ? &*op.per_channel : nullptr;
+  info.value = op.is_constant() ? &op.data : nullptr;
+  return info;
+}
+
+std::string input_name(size_t index, const char* role) {
+  return "input " + std::to_string(index) + " (" + role + ")";
+}
+
+Error input_error(size_t index, const char* role, const std::string& what) {
+  return make_error(input_name(index, role) + ": " + what);
+}
+
+Result<void> expect_type(std::span<const OperandInfo> inputs, size_t index, const char* role,
+                         std::initializer_list<OperandType> allowed) {
+  if (index >= inputs.size()) return input_error(index, role, "missing");
+  const OperandInfo& in = inputs[index];
+  if (in.omitted()) return input_error(index, role, "is required but has no value (NO_VALUE)");
+  for (OperandType t : allowed) {
+    if (in.type == t) return {};
+  }
+  std::string list;
+  for (OperandType t : allowed) {
+    if (!list.empty()) list += " or ";
+    list += models::to_string(t);
+  }
+  return input_error(index, role, "expected " + list + ", got " + std::string(models::to_string(in.type)));
+}
+
+Result<void> expect_rank(const OperandInfo& in, size_t index, const char* role, size_t rank) {
+  if (in.rank_known() && in.dimensions.size() != rank) {
+    return input_error(index, role,
+                       "expected rank " + std::to_string(rank) + ", got " + std::to_string(in.dimensions.size()) +
+                           " " + models::dims_to_string(in.dimensions));
+  }
+  return {};
+}
+
+std::optional<int32_t> int_param(const OperandInfo& in) {
+  if (!in.has_value() || in.value->size() < 4) return std::nullopt;
+  int32_t v = 0;
+  std::memcpy(&v, in.value->data(), 4);
+  return v;
+}
+
+std::optional<bool> bool_param(const OperandInfo& in) {
+  if (!in.has_value() || in.value->empty()) return std::nullopt;
+  return (*in.value)[0] != 0;
+}
+
+Result<std::optional<int32_t>> int_param_in_range(std::span<const OperandInfo> inputs, size_t index,
+                                                  const char* role, int32_t lo, int32_t hi) {
+  if (auto r = expect_type(inputs, index, role, {OperandType::INT32}); !r) return make_error(r.error());
+  const auto v = int_param(inputs[index]);
+  if (v && (*v < lo || *v > hi)) {
+    const std::string range = hi == std::numeric_limits<int32_t>::max()
+                                  ? ">= " + std::to_string(lo)
+                                  : "in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return input_error(index, role, "expected a value " + range + ", got " + std::to_string(*v));
+  }
+  return v;
+}
+
+Result<void> expect_output_count(std::span<const OperandInfo> outputs, size_t n) {
+  if (outputs.size() != n) {
+    return make_error("expected " + std::to_string(n) + " output" + (n == 1 ? "" : "s") + ", got " +
+                      std::to_string(outputs.size()));
+  }
+  return {};
+}
+
+Result<void> expect_output_type(std::span<const OperandInfo> outputs, size_t index, OperandType type) {
+  if (index >= outputs.size()) return make_error("output " + std::to_string(index) + ": missing");
+  if (outputs[index].type != type) {
+    return make_error("output " + std::to_string(index) + ": expected " + std::string(models::to_string(type)) +
+                      " (the input type), got " + std::string(models::to_string(outputs[index].type)));
+  }
+  return {};
+}
+
+std::vector<float> read_floats(const OperandInfo& in) {
+  std::vector<float> out;
+  if (!in.has_value()) return out;
+  const std::vector<uint8_t>& bytes = *in.value;
+  const uint32_t size = models::element_size(in.type);
+  if (size == 0) return out;
+  const size_t n = bytes.size() / size;
+  out.resize(n);
+  if (in.type == OperandType::TENSOR_FLOAT32 || in.type == OperandType::FLOAT32) {
+    std::memcpy(out.data(), bytes.data(), n * 4);
+    return out;
+  }
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(models::read_element(in.type, bytes, i));
+  return out;
+}
+
+std::vector<int32_t> read_ints(const OperandInfo& in) {
+  std::vector<int32_t> out;
+  if (!in.has_value()) return out;
+  const std::vector<uint8_t>& bytes = *in.value;
+  const uint32_t size = models::element_size(in.type);
+  if (size == 0) return out;
+  const size_t n = bytes.size() / size;
+  out.resize(n);
+  switch (in.type) {
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      for (size_t i = 0; i < n; ++i) out[i] = bytes[i];
+      return out;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OperandType::TENSOR_QUANT8_SYMM:
+    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(bytes[i]);
+      return out;
+    case OperandType::TENSOR_INT32:
+    case OperandType::INT32:
+      std::memcpy(out.data(), bytes.data(), n * 4);
+      return out;
+    default:
+      for (size_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(models::read_element(in.type, bytes, i));
+      return out;
+  }
+}
+
+void write_floats(models::Tensor& out, std::span<const float> values) {
+  const size_t n = std::min<size_t>(values.size(), out.data.size() / std::max<uint32_t>(1, models::element_size(out.type)));
+  if (out.type == OperandType::TENSOR_FLOAT32) {
+    std::memcpy(out.data.data(), values.data(), n * 4);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) models::write_element(out.type, out.data, i, values[i]);
+}
+
+void write_ints(models::Tensor& out, std::span<const int32_t> values) {
+  const size_t n = std::min<size_t>(values.size(), out.data.size() / std::max<uint32_t>(1, models::element_size(out.type)));
+  if (out.type == OperandType::TENSOR_QUANT8_ASYMM || out.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    for (size_t i = 0; i < n; ++i) out.data[i] = static_cast<uint8_t>(values[i]);  // two's complement for int8
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) models::write_element(out.type, out.data, i, values[i]);
+}
+
+bool is_quant8(OperandType t) {
+  return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
+void quant8_range(OperandType t, int32_t* qmin, int32_t* qmax) {
+  if (t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    *qmin = -128;
+    *qmax = 127;
+  } else {
+    *qmin = 0;
+    *qmax = 255;
+  }
+}
+
+bool bias_scale_matches(float input_scale, float filter_scale, float bias_scale) {
+  const double product = input_scale * filter_scale;  // float product, as NNAPI computes it
+  const double bias = bias_scale;
+  return std::fabs(product - bias) <= 1e-6 * std::min(product, bias);
+}
+
+fx::QuantizedMultiplier conv_multiplier(float input_scale, float filter_scale, float output_scale) {
+  const double product = input_scale * filter_scale;
+  return fx::quantize_multiplier(product / static_cast<double>(output_scale));
+}
+
+std::optional<std::vector<uint32_t>> merge_shapes(const std::vector<uint32_t>& declared,
+                                                  const std::vector<uint32_t>& inferred) {
+  if (declared.empty()) return inferred;
+  if (inferred.empty()) return declared;
+  if (declared.size() != inferred.size()) return std::nullopt;
+  std::vector<uint32_t> out(declared.size());
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (declared[i] != 0 && inferred[i] != 0 && declared[i] != inferred[i]) return std::nullopt;
+    out[i] = declared[i] != 0 ? declared[i] : inferred[i];
+  }
+  return out;
+}
+
+std::optional<uint64_t> known_product(std::span<const uint32_t> dims) {
+  uint64_t p = 1;
+  for (uint32_t d : dims) {
+    if (d == 0) return std::nullopt;
+    if (p > std::numeric_limits<uint64_t>::max() / d) return std::nullopt;
+    p *= d;
+  }
+  return p;
+}
+
+}  // namespace npu::hal::ops::detail

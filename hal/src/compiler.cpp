@@ -1,0 +1,363 @@
+#include "npu/hal/compiler.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "npu/common/fixed_point.h"
+#include "npu/common/log.h"
+#include "npu/hal/ops/conv_2d.h"
+#include "npu/hal/ops/fully_connected.h"
+
+namespace npu::hal {
+namespace {
+
+using models::Lifetime;
+using models::OperandType;
+using models::OperationType;
+
+constexpr uint64_t kSramAlign = 64;
+constexpr uint64_t kArenaAlign = 256;
+uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// A convolution in NHWC terms; FULLY_CONNECTED is batch rows of a 1×1 convolution.
+struct ConvSpec {
+  uint32_t input, filter, bias, output;  // operand indices
+  uint32_t batch, in_h, in_w, in_c, out_h, out_w, out_c, kh, kw;
+  uint32_t stride_h, stride_w, dil_h, dil_w;
+  int32_t pad_top, pad_left;
+  fx::FusedActivation activation;
+};
+
+Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
+  const auto& g = m.main;
+  const auto& op = g.operations[index];
+  ConvSpec s{};
+  if (op.type == OperationType::CONV_2D) {
+    auto p = ops::conv_2d_params(g, op);
+    if (!p) return make_error(p.error());
+    if (p->nchw) return make_error("NCHW layout is not supported by the NPU");
+    const auto& in = g.operands[op.inputs[0]].dimensions;
+    const auto& f = g.operands[op.inputs[1]].dimensions;
+    const auto& out = g.operands[op.outputs[0]].dimensions;
+    if (in.size() != 4 || f.size() != 4 || out.size() != 4) return make_error("shapes must be rank 4");
+    s = {op.inputs[0], op.inputs[1], op.inputs[2], op.outputs[0], in[0], in[1], in[2], in[3], out[1], out[2],
+         out[3], f[1], f[2], p->stride_h, p->stride_w, p->dilation_h, p->dilation_w,
+         static_cast<int32_t>(p->pad_top), static_cast<int32_t>(p->pad_left), p->activation};
+  } else if (op.type == OperationType::FULLY_CONNECTED) {
+    auto p = ops::fully_connected_params(g, op);
+    if (!p) return make_error(p.error());
+    s = {op.inputs[0], op.inputs[1], op.inputs[2], op.outputs[0], 1, p->batch_size, 1, p->input_size, p->batch_size,
+         1, p->num_units, 1, 1, 1, 1, 1, 1, 0, 0, p->activation};
+  } else {
+    return make_error(std::string(models::to_string(op.type)) + " has no NPU lowering");
+  }
+  for (uint32_t i : {s.input, s.output}) {
+    if (!g.operands[i].fully_specified()) return make_error("operand " + std::to_string(i) + " has unknown dimensions");
+  }
+  if (!g.operands[s.filter].is_constant() || !g.operands[s.bias].is_constant())
+    return make_error("filter and bias must be constants for the NPU");
+  return s;
+}
+
+bool is_quant8(OperandType t) {
+  return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
+uint32_t elem_bytes(OperandType t) { return t == OperandType::TENSOR_FLOAT32 ? 4 : 1; }
+
+struct Tile {
+  uint32_t cout_block, row_band;
+};
+
+struct SramLayout {
+  uint64_t w, bias, quant, in, out, total;
+};
+
+uint32_t input_rows_for(const ConvSpec& s, uint32_t band) {
+  return std::min<uint64_t>(s.in_h, static_cast<uint64_t>(band - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1);
+}
+
+SramLayout sram_layout(const ConvSpec& s, uint32_t elem, Tile t) {
+  SramLayout l{};
+  const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
+  l.w = 0;
+  l.bias = align(l.w + k * t.cout_block * elem, kSramAlign);
+  l.quant = align(l.bias + 4ull * t.cout_block, kSramAlign);
+  l.in = align(l.quant + 8ull * t.cout_block, kSramAlign);
+  l.out = align(l.in + static_cast<uint64_t>(input_rows_for(s, t.row_band)) * s.in_w * s.in_c * elem, kSramAlign);
+  l.total = l.out + static_cast<uint64_t>(t.row_band) * s.out_w * t.cout_block * elem;
+  return l;
+}
+
+// Largest tile that fits: the whole output if possible, else halve the row band, then the channel block.
+Result<Tile> choose_tile(const ConvSpec& s, uint32_t elem, const NpuTarget& target) {
+  Tile t{s.out_c, s.out_h};
+  while (sram_layout(s, elem, t).total > target.sram_bytes) {
+    if (t.row_band > 1) {
+      t.row_band = (t.row_band + 1) / 2;
+    } else if (t.cout_block > target.array_cols) {
+      t.cout_block = std::max(target.array_cols,
+                              static_cast<uint32_t>(align((t.cout_block + 1) / 2, target.array_cols)));
+    } else {
+      return make_error("one output row of " + std::to_string(t.cout_block) + " channels needs " +
+                        std::to_string(sram_layout(s, elem, t).total) + " bytes of SRAM, the channel has " +
+                        std::to_string(target.sram_bytes));
+    }
+  }
+  return t;
+}
+
+template <class T>
+void append(std::vector<uint8_t>& image, const T* values, size_t count) {
+  const size_t at = image.size();
+  image.resize(at + count * sizeof(T));
+  std::memcpy(image.data() + at, values, count * sizeof(T));
+}
+
+// Packs weights, bias and requantisation for output channels [o0, o0 + ob) into the weights image;
+// returns the offsets of the three parts.
+struct PackedBlock {
+  uint64_t w, bias, quant;
+};
+
+PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, uint32_t ob,
+                       std::vector<uint8_t>& image) {
+  const auto& g = m.main;
+  const auto& in = g.operands[s.input];
+  const auto& f = g.operands[s.filter];
+  const auto& b = g.operands[s.bias];
+  const auto& out = g.operands[s.output];
+  const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
+  PackedBlock p{};
+  auto filter_at = [&](uint32_t o, uint64_t kk) { return static_cast<uint64_t>(o) * k + kk; };  // OHWI
+  image.resize(align(image.size(), kArenaAlign));
+  p.w = image.size();
+  if (in.type == OperandType::TENSOR_FLOAT32) {
+    std::vector<float> w(k * ob), bias(ob);
+    const auto* fv = reinterpret_cast<const float*>(f.data.data());
+    for (uint64_t kk = 0; kk < k; ++kk)
+      for (uint32_t j = 0; j < ob; ++j) std::memcpy(&w[kk * ob + j], &fv[filter_at(o0 + j, kk)], 4);
+    std::memcpy(bias.data(), b.data.data() + 4ull * o0, 4ull * ob);
+    append(image, w.data(), w.size());
+    image.resize(align(image.size(), kSramAlign));
+    p.bias = image.size();
+    append(image, bias.data(), bias.size());
+    p.quant = p.bias;
+    return p;
+  }
+  // Quantised: operands are int8 (x − 128 for uint8), so
+  //   Σ(a − za)(w − zw) = Σ a'w' − zw'·Σ a' − za'·Σ w' + K·za'·zw'   (primes: int8 domain)
+  // and the two constant terms fold into the bias; zw' becomes the descriptor's weight_offset.
+  const bool in_unsigned = in.type == OperandType::TENSOR_QUANT8_ASYMM;
+  const bool per_channel = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  const bool w_unsigned = f.type == OperandType::TENSOR_QUANT8_ASYMM;
+  const int32_t za = in.zero_point - (in_unsigned ? 128 : 0);
+  const int32_t zw = per_channel ? 0 : f.zero_point - (w_unsigned ? 128 : 0);
+  std::vector<int8_t> w(k * ob);
+  std::vector<int32_t> bias(ob), mult(ob), shift(ob);
+  for (uint32_t j = 0; j < ob; ++j) {
+    int64_t wsum = 0;
+    for (uint64_t kk = 0; kk < k; ++kk) {
+      const uint8_t raw = f.data[filter_at(o0 + j, kk)];
+      const auto v = static_cast<int8_t>(w_unsigned ? (raw ^ 0x80u) : raw);
+      w[kk * ob + j] = v;
+      wsum += v;
+    }
+    int32_t b32;
+    std::memcpy(&b32, b.data.data() + 4ull * (o0 + j), 4);
+    bias[j] = static_cast<int32_t>(b32 - za * wsum + static_cast<int64_t>(k) * za * zw);
+    const double w_scale = per_channel ? f.per_channel->scales[o0 + j] : f.scale;
+    const auto qm = fx::quantize_multiplier(static_cast<double>(in.scale) * w_scale / out.scale);
+    mult[j] = qm.multiplier;
+    shift[j] = qm.shift;
+  }
+  append(image, w.data(), w.size());
+  image.resize(align(image.size(), kSramAlign));
+  p.bias = image.size();
+  append(image, bias.data(), bias.size());
+  image.resize(align(image.size(), kSramAlign));
+  p.quant = image.size();
+  append(image, mult.data(), mult.size());
+  append(image, shift.data(), shift.size());
+  return p;
+}
+
+class Emitter {
+ public:
+  explicit Emitter(NpuStep& step) : step_(step) {}
+  void dma(desc::Opcode op, Region region, uint64_t dev, uint64_t sram, uint64_t row_bytes, uint64_t rows,
+           uint64_t dev_stride, uint64_t sram_stride) {
+    desc::Dma d{};
+    d.h = {op, next_id_++};
+    d.dev = dev;
+    d.sram = static_cast<uint32_t>(sram);
+    d.row_bytes = static_cast<uint32_t>(row_bytes);
+    d.rows = static_cast<uint32_t>(rows);
+    d.dev_stride = static_cast<uint32_t>(dev_stride);
+    d.sram_stride = static_cast<uint32_t>(sram_stride);
+    step_.relocations.push_back({static_cast<uint32_t>(step_.commands.size()), region});
+    step_.commands.push_back(desc::encode(d));
+  }
+  void conv(desc::Conv c) {
+    c.h.id = next_id_++;
+    step_.commands.push_back(desc::encode(c));
+  }
+
+ private:
+  NpuStep& step_;
+  uint32_t next_id_ = 0;
+};
+
+Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarget& target, Program& prog,
+                        NpuStep& step) {
+  const auto& g = m.main;
+  const auto& in = g.operands[s.input];
+  const auto& out = g.operands[s.output];
+  const uint32_t elem = elem_bytes(in.type);
+  auto tile = choose_tile(s, elem, target);
+  if (!tile) return make_error(tile.error());
+  const uint64_t in_base = prog.arena.at(s.input).offset;
+  const uint64_t out_base = prog.arena.at(s.output).offset;
+  const uint64_t in_row_bytes = static_cast<uint64_t>(s.in_w) * s.in_c * elem;
+  Emitter emit(step);
+
+  desc::Conv c{};
+  c.h.opcode = elem == 4 ? desc::Opcode::CONV_FP32 : desc::Opcode::CONV_INT8;
+  c.in_w = s.in_w;
+  c.in_c = s.in_c;
+  c.kh = s.kh;
+  c.kw = s.kw;
+  c.out_w = s.out_w;
+  c.stride_h = s.stride_h;
+  c.stride_w = s.stride_w;
+  c.dilation_h = s.dil_h;
+  c.dilation_w = s.dil_w;
+  c.col_origin = -s.pad_left;
+  if (elem == 4) {
+    float lo, hi;
+    fx::float_activation_range(s.activation, &lo, &hi);
+    c.clamp_lo = std::bit_cast<int32_t>(lo);
+    c.clamp_hi = std::bit_cast<int32_t>(hi);
+  } else {
+    const bool in_unsigned = in.type == OperandType::TENSOR_QUANT8_ASYMM;
+    const bool out_unsigned = out.type == OperandType::TENSOR_QUANT8_ASYMM;
+    const auto& f = g.operands[s.filter];
+    c.pad_value = in.zero_point - (in_unsigned ? 128 : 0);
+    c.weight_offset = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL
+                          ? 0
+                          : f.zero_point - (f.type == OperandType::TENSOR_QUANT8_ASYMM ? 128 : 0);
+    c.out_zero_point = out.zero_point;
+    const auto range = fx::quantized_activation_range(s.activation, out.scale, out.zero_point,
+                                                      out_unsigned ? 0 : -128, out_unsigned ? 255 : 127);
+    c.clamp_lo = range.lo;
+    c.clamp_hi = range.hi;
+    c.flags = (in_unsigned ? desc::kConvInputUnsigned : 0) | (out_unsigned ? desc::kConvOutputUnsigned : 0);
+  }
+
+  const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
+  for (uint32_t o0 = 0; o0 < s.out_c; o0 += tile->cout_block) {
+    const uint32_t ob = std::min(tile->cout_block, s.out_c - o0);
+    const SramLayout l = sram_layout(s, elem, {ob, tile->row_band});
+    const PackedBlock p = pack_block(m, s, o0, ob, prog.weights);
+    emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.w, l.w, k * ob * elem, 1, 0, 0);
+    emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.bias, l.bias, 4ull * ob, 1, 0, 0);
+    if (elem == 1) emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.quant, l.quant, 8ull * ob, 1, 0, 0);
+    for (uint32_t n = 0; n < s.batch; ++n) {
+      for (uint32_t oy0 = 0; oy0 < s.out_h; oy0 += tile->row_band) {
+        const uint32_t rb = std::min(tile->row_band, s.out_h - oy0);
+        // Input rows this band reads, clamped to the image; rows outside are padding.
+        const int64_t first = static_cast<int64_t>(oy0) * s.stride_h - s.pad_top;
+        const int64_t last = static_cast<int64_t>(oy0 + rb - 1) * s.stride_h - s.pad_top +
+                             static_cast<int64_t>(s.kh - 1) * s.dil_h;
+        int64_t a = std::clamp<int64_t>(first, 0, s.in_h - 1);
+        int64_t b = std::clamp<int64_t>(last, 0, s.in_h - 1);
+        if (b < a) b = a;
+        const uint64_t rows = static_cast<uint64_t>(b - a + 1);
+        emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
+                 in_base + (static_cast<uint64_t>(n) * s.in_h + a) * in_row_bytes, l.in, rows * in_row_bytes, 1, 0,
+                 0);
+        desc::Conv tc = c;
+        tc.in_sram = static_cast<uint32_t>(l.in);
+        tc.in_h = static_cast<uint32_t>(rows);
+        tc.w_sram = static_cast<uint32_t>(l.w);
+        tc.bias_sram = static_cast<uint32_t>(l.bias);
+        tc.quant_sram = static_cast<uint32_t>(l.quant);
+        tc.out_sram = static_cast<uint32_t>(l.out);
+        tc.cout = ob;
+        tc.out_h = rb;
+        tc.row_origin = static_cast<int32_t>(first - a);
+        emit.conv(tc);
+        ++prog.tiles;
+        const uint64_t out_pixel0 = (static_cast<uint64_t>(n) * s.out_h + oy0) * s.out_w;
+        emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + o0) * elem, l.out,
+                 static_cast<uint64_t>(ob) * elem, static_cast<uint64_t>(rb) * s.out_w,
+                 static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(ob) * elem);
+      }
+    }
+  }
+  step.macs += static_cast<uint64_t>(s.batch) * s.out_h * s.out_w * s.out_c * k;
+  return {};
+}
+
+std::string type_reason(const models::Model& m, const ConvSpec& s) {
+  const auto& g = m.main;
+  const auto t = g.operands[s.input].type;
+  const auto ft = g.operands[s.filter].type;
+  if (t == OperandType::TENSOR_FLOAT32) return ft == t ? "" : "filter type differs from input type";
+  if (!is_quant8(t)) return std::string("data type ") + std::string(models::to_string(t)) + " is not supported";
+  if (ft != t && ft != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) return "filter type is not supported";
+  if (g.operands[s.output].type != t) return "output type differs from input type";
+  return "";
+}
+
+}  // namespace
+
+std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  auto s = conv_spec(m, index);
+  if (!s) return s.error();
+  if (auto r = type_reason(m, *s); !r.empty()) return r;
+  auto t = choose_tile(*s, elem_bytes(m.main.operands[s->input].type), target);
+  if (!t) return t.error();
+  return "";
+}
+
+Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target) {
+  auto log = log::get("compilation");
+  Program prog;
+  const auto& g = m.main;
+  for (uint32_t i = 0; i < g.operands.size(); ++i) {
+    const auto& o = g.operands[i];
+    if (o.is_constant() || o.lifetime == Lifetime::NO_VALUE || o.lifetime == Lifetime::SUBGRAPH) continue;
+    if (!o.fully_specified()) return make_error("operand " + std::to_string(i) + " has unknown dimensions");
+    prog.arena[i] = {prog.arena_bytes, o.byte_size()};
+    prog.arena_bytes = align(prog.arena_bytes + o.byte_size(), kArenaAlign);
+  }
+  NpuStep step;
+  for (uint32_t i = 0; i < g.operations.size(); ++i) {
+    if (auto reason = npu_unsupported_reason(m, i, target); !reason.empty())
+      return make_error("operations[" + std::to_string(i) + "] (" + std::string(models::to_string(g.operations[i].type)) +
+                        "): " + reason);
+    auto s = conv_spec(m, i);
+    if (auto r = lower_conv(m, *s, target, prog, step); !r)
+      return make_error("operations[" + std::to_string(i) + "]: " + r.error());
+    step.operations.push_back(i);
+  }
+  step.commands.push_back(desc::encode(desc::Fence{{desc::Opcode::FENCE, 0xFFFFFFFF}, 1}));
+  log->info("compiled {} operations: {} tiles, {} descriptors, {} B weights, {} B arena", g.operations.size(),
+            prog.tiles, step.commands.size(), prog.weights.size(), prog.arena_bytes);
+  prog.steps.push_back(std::move(step));
+  return prog;
+}
+
+std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base) {
+  std::vector<desc::Raw> out = step.commands;
+  for (const auto& r : step.relocations) {
+    auto d = desc::decode<desc::Dma>(out[r.descriptor]);
+    d.dev += r.region == Region::WEIGHTS ? weights_base : arena_base;
+    out[r.descriptor] = desc::encode(d);
+  }
+  return out;
+}
+
+}  // namespace npu::hal

@@ -1,0 +1,72 @@
+// The whole simulated phone: one SystemC simulation holding the NPU (sim/), the driver bound to it
+// through the sim port, and the HAL devices on top, built from a hardware config before simulation
+// starts. Apps run as simulated host threads. A SystemC kernel cannot be reset, so a process builds at
+// most one System.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "npu/common/config.h"
+#include "npu/common/result.h"
+#include "npu/common/stats.h"
+#include "npu/drv/driver.h"
+#include "npu/hal/device.h"
+#include "npu/sim/npu_config.h"
+
+namespace npu::sim {
+class Npu;
+}
+namespace npu::drv {
+class SimPort;
+}
+
+namespace npu::system {
+
+struct SystemConfig {
+  sim::NpuConfig npu;
+  hal::HostCost host;
+  drv::DriverConfig driver;
+  std::string waves_path;  // RTL waveforms, empty = off
+
+  // Declares every parameter of the hardware config file (npu.*, host.*).
+  void declare(cfg::Schema& schema);
+};
+
+// Reads a hardware config file and applies `path=value` overrides; errors name the file or the
+// override and the JSON path.
+Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides);
+// Every parameter with its default, unit and description.
+std::string explain_system_config();
+
+class System {
+ public:
+  static Result<std::unique_ptr<System>> create(const SystemConfig& cfg);
+  ~System();
+
+  // Runs `app` as a host thread from simulated time 0 until it returns (or `limit_s` of simulated
+  // time pass: an error). Returns the simulated time at the end.
+  Result<double> run(const std::function<void(System&)>& app, double limit_s = 3600.0);
+
+  drv::Driver& driver() { return *driver_; }
+  hal::NpuDevice& npu_device(int uid = 10000, int pid = 1000);
+  hal::CpuDevice& cpu_device() { return *cpu_; }
+  stats::Registry& stats() { return stats_; }
+  sim::Npu& npu() { return *npu_; }
+  const SystemConfig& config() const { return cfg_; }
+  drv::Os& os();
+
+ private:
+  System() = default;
+  SystemConfig cfg_;
+  stats::Registry stats_;
+  std::unique_ptr<sim::Npu> npu_;
+  std::unique_ptr<drv::SimPort> port_;
+  std::unique_ptr<drv::Driver> driver_;
+  std::unique_ptr<hal::CpuDevice> cpu_;
+  std::vector<std::unique_ptr<hal::NpuDevice>> npu_devices_;
+};
+
+}  // namespace npu::system

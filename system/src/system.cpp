@@ -1,0 +1,118 @@
+#include "npu/system/system.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "npu/drv/port/sim_port.h"
+#include "npu/models/model_json.h"
+#include "npu/sim/npu.h"
+#ifdef NPUSIM_WITH_RTL
+#include "npu/rtl/rtl_compute_core.h"
+#endif
+
+namespace npu::system {
+
+void SystemConfig::declare(cfg::Schema& s) {
+  npu.declare(s);
+  s.f64("host.cpu_gmacs", &host.cpu_gmacs, 8.0, "GMAC/s", "Host CPU throughput of the reference kernels", 0.001,
+        10000.0);
+  s.f64("host.memcpy_gbps", &host.memcpy_gbps, 10.0, "GB/s", "Host copies into and out of device memory", 0.001,
+        10000.0);
+  s.u64("host.ioctl_ns", &driver.ioctl_ns, 2000, "ns", "CPU cost of one driver call");
+  s.u64("host.irq_top_half_ns", &driver.irq_top_half_ns, 500, "ns", "CPU cost of the interrupt handler");
+  s.u64("host.bottom_half_ns", &driver.bottom_half_ns, 1500, "ns", "CPU cost of handling one channel event");
+}
+
+Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides) {
+  SystemConfig cfg;
+  cfg::Schema schema;
+  cfg.declare(schema);
+  auto text = models::read_text_file(path);
+  if (!text) return make_error(text.error());
+  auto doc = models::parse_json_text(*text, path);
+  if (!doc) return make_error(doc.error());
+  if (auto r = schema.apply(*doc, path); !r) return make_error(r.error());
+  for (const auto& o : overrides) {
+    if (auto r = schema.set(o); !r) return make_error(r.error());
+  }
+  return cfg;
+}
+
+std::string explain_system_config() {
+  SystemConfig cfg;
+  cfg::Schema schema;
+  cfg.declare(schema);
+  return schema.explain();
+}
+
+namespace {
+
+std::unique_ptr<sim::ComputeCore> make_core(const SystemConfig& cfg, const std::string& name,
+                                            const sim::ChannelConfig& ch, const sim::ClockDomain& clock,
+                                            std::string* error) {
+#ifdef NPUSIM_WITH_RTL
+  if (ch.compute_core == "rtl") {
+    const std::string waves = cfg.waves_path.empty() ? "" : cfg.waves_path + "." + name + ".vcd";
+    return rtl::make_rtl_compute_core(name.c_str(), sim::ArrayGeometry{ch.array_rows, ch.array_cols},
+                                      [&clock] { return clock.period(); }, waves, error);
+  }
+#else
+  (void)cfg;
+#endif
+  return sim::make_tlm_compute_core(name, ch, clock, error);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
+  std::unique_ptr<System> s(new System());
+  s->cfg_ = cfg;
+  try {
+    s->npu_ = std::make_unique<sim::Npu>("npu", cfg.npu, s->stats_,
+                                         [&cfg](const std::string& name, const sim::ChannelConfig& ch,
+                                                const sim::ClockDomain& clock, std::string* error) {
+                                           return make_core(cfg, name, ch, clock, error);
+                                         });
+  } catch (const std::exception& e) {
+    return make_error(e.what());
+  }
+  s->port_ = std::make_unique<drv::SimPort>("host_port", *s->npu_);
+  s->driver_ = std::make_unique<drv::Driver>(s->port_->hardware(), s->port_->os(), cfg.driver);
+  s->cpu_ = std::make_unique<hal::CpuDevice>(s->port_->os(), cfg.host);
+  return s;
+}
+
+System::~System() = default;
+
+drv::Os& System::os() { return port_->os(); }
+
+hal::NpuDevice& System::npu_device(int uid, int pid) {
+  const hal::NpuTarget target{cfg_.npu.channel.array_rows, cfg_.npu.channel.array_cols,
+                              static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024};
+  npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, target, cfg_.host, uid, pid));
+  return *npu_devices_.back();
+}
+
+Result<double> System::run(const std::function<void(System&)>& app, double limit_s) {
+  bool finished = false;
+  std::string probe_error;
+  sc_core::sc_spawn(
+      [&] {
+        if (auto p = driver_->probe(); !p) {
+          probe_error = p.error();
+        } else {
+          app(*this);
+        }
+        finished = true;
+        sc_core::sc_stop();
+      },
+      "host_app");
+  // sc_stop() ending the run is the normal case, not news.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
+  if (!probe_error.empty()) return make_error("driver: " + probe_error);
+  if (!finished) return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");
+  return sc_core::sc_time_stamp().to_seconds();
+}
+
+}  // namespace npu::system

@@ -1,0 +1,290 @@
+// npusim: the command line. Subcommands: run (one inference), config (parameters), regmap (register map).
+// Every error is one line naming the file, JSON path or argument, and the exit status is non-zero.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "npu/common/log.h"
+#include "npu/models/builder.h"
+#include "npu/models/io_json.h"
+#include "npu/models/model_json.h"
+#include "npu/models/validate.h"
+#include "npu/regmap/npu_regs.h"
+#include "npu/sim/npu.h"
+#include "npu/system/system.h"
+
+namespace {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "npusim: %s\n", message.c_str());
+  return 1;
+}
+
+std::string dims_text(const std::vector<uint32_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+bool write_file(const std::string& path, const std::string& text, std::string* error) {
+  std::ofstream out(path);
+  if (!out) {
+    *error = path + ": cannot write";
+    return false;
+  }
+  out << text;
+  return static_cast<bool>(out);
+}
+
+struct RunOptions {
+  std::string hw = "configs/npu/default.json";
+  std::string model, inputs, outputs, stats, waves;
+  std::vector<std::string> sets;
+  bool json = false;
+  bool check = false;
+  std::string device = "npu";
+};
+
+// SPEC §3 validation precision: fp32 |e − a| ≤ 1e-5 + 5·ε·|e|; quantised exact (issue 2 demands it).
+struct Comparison {
+  double max_abs_error = 0;
+  uint64_t mismatches = 0;
+  uint64_t elements = 0;
+};
+
+Comparison compare(const npu::hal::TensorMap& got, const npu::hal::TensorMap& want) {
+  Comparison c;
+  for (const auto& [idx, w] : want) {
+    const auto it = got.find(idx);
+    if (it == got.end() || it->second.data.size() != w.data.size()) {
+      c.mismatches += w.element_count();
+      continue;
+    }
+    const bool is_float = npu::models::is_float_type(w.type);
+    for (uint64_t i = 0; i < w.element_count(); ++i) {
+      const double e = npu::models::read_element(w.type, w.data, i);
+      const double a = npu::models::read_element(w.type, it->second.data, i);
+      const double err = std::fabs(e - a);
+      c.max_abs_error = std::max(c.max_abs_error, err);
+      const double tol = is_float ? 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e) : 0.0;
+      if (err > tol) ++c.mismatches;
+      ++c.elements;
+    }
+  }
+  return c;
+}
+
+int run_command(const RunOptions& o) {
+  using namespace npu;
+  auto model = models::load_model_json(o.model);
+  if (!model) return fail(model.error());
+  if (auto v = models::validate_model(*model); !v) return fail(o.model + ": " + v.error());
+  auto inputs = models::load_io_json(o.inputs, *model);
+  if (!inputs) return fail(inputs.error());
+  auto cfg = system::load_system_config(o.hw, o.sets);
+  if (!cfg) return fail(cfg.error());
+  cfg->waves_path = o.waves;
+  auto sys = system::System::create(*cfg);
+  if (!sys) return fail(o.hw + ": " + sys.error());
+
+  hal::ExecutionResult result, reference;
+  hal::Status prepare_status;
+  std::string placement;
+  uint64_t prepare_ns = 0;
+  auto end = (*sys)->run([&](system::System& s) {
+    hal::Device& dev = o.device == "cpu" ? static_cast<hal::Device&>(s.cpu_device()) : s.npu_device();
+    const uint64_t t0 = s.os().now_ns();
+    auto prepared = dev.prepare_model(*model);
+    prepare_ns = s.os().now_ns() - t0;
+    prepare_status = prepared.status;
+    if (!prepared.status.ok()) return;
+    placement = prepared.model->placement();
+    result = prepared.model->execute_synchronously(*inputs, true);
+    if (o.check) {
+      auto ref = s.cpu_device().prepare_model(*model);
+      if (ref.status.ok()) reference = ref.model->execute_synchronously(*inputs, false);
+      else reference.status = ref.status;
+    }
+  });
+  if (!end) return fail(end.error());
+  if (!prepare_status.ok())
+    return fail(o.model + ": prepareModel: " + hal::to_string(prepare_status.code) + ": " + prepare_status.message);
+  if (!result.status.ok())
+    return fail(o.model + ": execute: " + hal::to_string(result.status.code) + ": " + result.status.message);
+
+  std::string error;
+  if (!write_file(o.outputs, models::dump_json_pretty(models::io_to_json(result.outputs)), &error)) return fail(error);
+  auto& stats = (*sys)->stats();
+  stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
+      static_cast<double>(result.timing.time_in_driver_us);
+  stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
+      static_cast<double>(result.timing.time_on_device_us);
+  stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
+  stats.value("hal.prepare.time_us", "us", "Simulated time of prepareModel") = prepare_ns / 1000.0;
+  if (!o.stats.empty() && !write_file(o.stats, stats.to_json().dump(2) + "\n", &error)) return fail(error);
+
+  Comparison cmp;
+  if (o.check) {
+    if (!reference.status.ok())
+      return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " + reference.status.message);
+    cmp = compare(result.outputs, reference.outputs);
+  }
+  const auto& hwc = (*sys)->config().npu;
+  if (o.json) {
+    nlohmann::json j = {{"model", o.model},
+                        {"placement", placement},
+                        {"latency_us", result.timing.time_in_driver_us},
+                        {"device_us", result.timing.time_on_device_us},
+                        {"npu_cycles", result.device_cycles},
+                        {"npu_jobs", result.npu_jobs},
+                        {"simulated_end_s", *end},
+                        {"outputs", o.outputs}};
+    if (o.check)
+      j["check"] = {{"elements", cmp.elements}, {"mismatches", cmp.mismatches}, {"max_abs_error", cmp.max_abs_error}};
+    std::cout << j.dump(2) << "\n";
+    return o.check && cmp.mismatches ? 3 : 0;
+  }
+  std::printf("npusim run: %s on %s (%u channel%s, %ux%u %s array, %.0f MHz)\n", o.model.c_str(),
+              (*sys)->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
+              hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(), hwc.clock_mhz);
+  std::printf("  placement       %s\n", placement.c_str());
+  std::printf("  prepare         %.1f us simulated\n", prepare_ns / 1000.0);
+  std::printf("  latency         %llu us simulated (time in driver)\n",
+              static_cast<unsigned long long>(result.timing.time_in_driver_us));
+  if (result.npu_jobs) {
+    std::printf("  on device       %llu us\n", static_cast<unsigned long long>(result.timing.time_on_device_us));
+    std::printf("  NPU cycles      %llu in %u job%s\n", static_cast<unsigned long long>(result.device_cycles),
+                result.npu_jobs, result.npu_jobs == 1 ? "" : "s");
+  }
+  for (const auto& [idx, t] : result.outputs) {
+    std::printf("  output %-8u %s %s\n", idx, std::string(models::to_string(t.type)).c_str(),
+                dims_text(t.dimensions).c_str());
+  }
+  if (o.check) {
+    std::printf("  vs CPU reference %llu of %llu elements within tolerance, max |error| %.3g%s\n",
+                static_cast<unsigned long long>(cmp.elements - cmp.mismatches),
+                static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error, cmp.mismatches ? "  MISMATCH" : "");
+  }
+  std::printf("  outputs written to %s\n", o.outputs.c_str());
+  if (!o.stats.empty()) std::printf("  stats written to %s\n", o.stats.c_str());
+  return o.check && cmp.mismatches ? 3 : 0;
+}
+
+// Seeded example models for demos and smoke tests: NAME.model.json and NAME.inputs.json in `dir`.
+int example_command(const std::string& name, const std::string& dir, uint64_t seed) {
+  using namespace npu::models;
+  using npu::fx::FusedActivation;
+  ModelBuilder b(seed);
+  const QuantParams in_q{0.02f, 128}, w_q{0.01f, 120}, mid_q{0.05f, 100}, out_q{0.1f, 128};
+  if (name == "fc-quant8") {
+    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {4, 256}, in_q);
+    b.mark_output(b.fully_connected(x, 100, FusedActivation::RELU, w_q, out_q));
+  } else if (name == "fc-float") {
+    const uint32_t x = b.input(OperandType::TENSOR_FLOAT32, {4, 256});
+    b.mark_output(b.fully_connected(x, 100, FusedActivation::NONE));
+  } else if (name == "conv-quant8") {
+    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 32, 32, 16}, in_q);
+    b.mark_output(b.conv_2d(x, 40, 3, 3, 1, 2, FusedActivation::RELU6, w_q, out_q));
+  } else if (name == "conv-float") {
+    const uint32_t x = b.input(OperandType::TENSOR_FLOAT32, {1, 31, 31, 8});
+    b.mark_output(b.conv_2d(x, 24, 3, 3, 2, 1, FusedActivation::RELU));
+  } else if (name == "net-quant8") {
+    // A small classifier: three convolutions then a fully-connected head.
+    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 64, 64, 3}, in_q);
+    uint32_t h = b.conv_2d(x, 32, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
+    h = b.conv_2d(h, 64, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
+    h = b.conv_2d(h, 64, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
+    b.mark_output(b.fully_connected(h, 10, FusedActivation::NONE, w_q, out_q));
+  } else {
+    return fail("example: unknown name \"" + name + "\" (fc-quant8, fc-float, conv-quant8, conv-float, net-quant8)");
+  }
+  auto inputs = b.random_inputs();
+  const std::string base = dir + "/" + name;
+  if (auto r = save_model_json(b.model(), base + ".model.json"); !r) return fail(r.error());
+  std::string error;
+  if (!write_file(base + ".inputs.json", dump_json_pretty(io_to_json(inputs)), &error)) return fail(error);
+  std::printf("%s.model.json\n%s.inputs.json\n", base.c_str(), base.c_str());
+  return 0;
+}
+
+int regmap_command() {
+  using namespace npu::regs;
+  auto access = [](Access a) {
+    switch (a) {
+      case Access::RO: return "RO";
+      case Access::RW: return "RW";
+      case Access::W1C: return "W1C";
+      case Access::WO: return "WO";
+    }
+    return "?";
+  };
+  std::printf("# NPU register map\n\nGenerated by `npusim regmap` from common/include/npu/regmap/npu_regs.h.\n\n");
+  std::printf("## Global block (offset from MMIO base)\n\n| offset | name | access | reset | description |\n|---|---|---|---|---|\n");
+  for (const auto& r : kGlobalRegisters)
+    std::printf("| 0x%03X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(), access(r.access),
+                r.reset, std::string(r.description).c_str());
+  std::printf("\n## Channel block n (offset from 0x%X + n·0x%X, n < %u)\n\n| offset | name | access | reset | description |\n|---|---|---|---|---|\n",
+              kChannelBase, kChannelStride, kMaxChannels);
+  for (const auto& r : kChannelRegisters)
+    std::printf("| 0x%02X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(), access(r.access),
+                r.reset, std::string(r.description).c_str());
+  return 0;
+}
+
+}  // namespace
+
+// SystemC's library provides main() and calls sc_main().
+int sc_main(int argc, char* argv[]) {
+  CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager"};
+  app.require_subcommand(1);
+  std::string log_filter;
+  app.add_option("--log", log_filter, "Log tags/components to print (overrides NPUSIM_LOG): all, or a list");
+
+  RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "Run one inference of a model on the simulated NPU");
+  run_cmd->add_option("--hw", run.hw, "Hardware config JSON")->capture_default_str();
+  run_cmd->add_option("--model", run.model, "Model JSON (SPEC §4)")->required();
+  run_cmd->add_option("--inputs", run.inputs, "Inputs JSON {\"<operand>\": [values]}")->required();
+  run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON")->required();
+  run_cmd->add_option("--stats", run.stats, "Where to write the stats tree JSON");
+  run_cmd->add_option("--set", run.sets, "Override a hardware parameter: path=value (repeatable)");
+  run_cmd->add_option("--waves", run.waves, "RTL waveform file prefix (with compute_core.model=rtl)");
+  run_cmd->add_flag("--json", run.json, "Print a machine-readable JSON summary");
+  run_cmd->add_flag("--check", run.check, "Also run the CPU reference and compare (exit 3 on mismatch)");
+  run_cmd->add_option("--device", run.device, "Device to run on")->check(CLI::IsMember({"npu", "cpu"}))->capture_default_str();
+
+  std::string example_name, example_dir = ".";
+  uint64_t example_seed = 1;
+  auto* example_cmd = app.add_subcommand("example", "Write a seeded example model and inputs");
+  example_cmd->add_option("name", example_name, "fc-quant8 | fc-float | conv-quant8 | conv-float | net-quant8")->required();
+  example_cmd->add_option("--dir", example_dir, "Output folder")->capture_default_str();
+  example_cmd->add_option("--seed", example_seed, "Random seed")->capture_default_str();
+
+  bool explain = false;
+  auto* config_cmd = app.add_subcommand("config", "Hardware configuration parameters");
+  config_cmd->add_flag("--explain", explain, "List every parameter with default, unit and description");
+
+  auto* regmap_cmd = app.add_subcommand("regmap", "Print the register map as Markdown");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "npusim: %s (see npusim --help)\n", e.what());
+    return 2;
+  }
+  if (!log_filter.empty()) npu::log::set_filter(log_filter);
+  if (run_cmd->parsed()) return run_command(run);
+  if (config_cmd->parsed()) {
+    std::fputs(npu::system::explain_system_config().c_str(), stdout);
+    return 0;
+  }
+  if (regmap_cmd->parsed()) return regmap_command();
+  if (example_cmd->parsed()) return example_command(example_name, example_dir, example_seed);
+  return 1;
+}
