@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -238,7 +239,7 @@ int regmap_command() {
 
 }  // namespace
 
-// SystemC's library provides main() and calls sc_main().
+// Entered through sc_elab_and_sim() from main() below.
 int sc_main(int argc, char* argv[]) {
   CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager"};
   app.require_subcommand(1);
@@ -287,4 +288,10 @@ int sc_main(int argc, char* argv[]) {
   if (regmap_cmd->parsed()) return regmap_command();
   if (example_cmd->parsed()) return example_command(example_name, example_dir, example_seed);
   return 1;
+}
+
+// libsystemc's own main() would print its banner before anything can silence it.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -171,13 +171,13 @@ void check_status_has_message(bool ok, const std::string& message, int round) {
 
 TEST(Fuzz, RandomCorruptionsAlwaysReturnAStatus) {
   const auto start = std::chrono::steady_clock::now();
-  const Model bases[] = {small_quant_model(), small_float_model()};
+  const Model bases[] = {small_quant_model(), small_float_model(), small_mixed_model()};
   int validated = 0;
   int ran = 0;
   constexpr int kCases = 20000;
   for (int round = 0; round < kCases; ++round) {
     Mutator mut(static_cast<uint32_t>(round) * 2654435761u + 17u);
-    Model m = bases[round % 2];
+    Model m = bases[round % 3];
     const uint32_t mutations = 1 + mut.below(3);
     for (uint32_t i = 0; i < mutations; ++i) mut.mutate(m);
 
@@ -224,7 +224,7 @@ TEST(Fuzz, RandomCorruptionsAlwaysReturnAStatus) {
 TEST(Fuzz, WeightByteFlipsStillRun) {
   for (int round = 0; round < 500; ++round) {
     std::mt19937 rng(static_cast<uint32_t>(round));
-    Model m = small_quant_model();
+    Model m = round % 2 ? small_quant_model() : small_mixed_model();
     auto& filter = m.main.operands[1].data;
     filter[rng() % filter.size()] = static_cast<uint8_t>(rng());
     auto r = run_reference(m, inputs_for(m, static_cast<uint32_t>(round)));

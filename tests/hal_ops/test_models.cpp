@@ -148,6 +148,30 @@ Model small_float_model() {
   return g.build();
 }
 
+Model small_mixed_model() {
+  GraphBuilder g;
+  constexpr auto Q8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const uint32_t in = g.input(Q8, {1, 4, 4, 2}, 0.5f, 128);
+  std::vector<int32_t> fv;
+  for (int i = 0; i < 18; ++i) fv.push_back(120 + (i * 7) % 17);
+  const uint32_t f = g.ints(Q8, {1, 3, 3, 2}, fv, 0.25f, 128);
+  const uint32_t b = g.ints(OperandType::TENSOR_INT32, {2}, {3, -3}, 0.125f);
+  const uint32_t dw = g.temp(Q8, {1, 4, 4, 2}, 0.5f, 128);
+  g.op(OperationType::DEPTHWISE_CONV_2D, {in, f, b, g.i32(1), g.i32(1), g.i32(1), g.i32(1), g.i32(0)}, {dw});
+  const uint32_t pool = g.temp(Q8, {1, 2, 2, 2}, 0.5f, 128);
+  g.op(OperationType::AVERAGE_POOL_2D, {dw, g.i32(2), g.i32(2), g.i32(2), g.i32(2), g.i32(2), g.i32(0)}, {pool});
+  const uint32_t sum = g.temp(Q8, {1, 2, 2, 2}, 1.0f, 128);
+  g.op(OperationType::ADD, {pool, pool, g.i32(0)}, {sum});
+  const uint32_t relu = g.temp(Q8, {1, 2, 2, 2}, 1.0f, 128);
+  g.op(OperationType::RELU, {sum}, {relu});
+  const uint32_t flat = g.temp(Q8, {1, 8}, 1.0f, 128);
+  g.op(OperationType::RESHAPE, {relu, g.ints(OperandType::TENSOR_INT32, {2}, {1, -1})}, {flat});
+  const uint32_t beta = g.ints(OperandType::FLOAT32, {}, {1});
+  const uint32_t out = g.output(Q8, {1, 8}, 1.0f / 256.0f, 0);
+  g.op(OperationType::SOFTMAX, {flat, beta}, {out});
+  return g.build();
+}
+
 std::map<uint32_t, Tensor> inputs_for(const Model& m, uint32_t seed) {
   std::mt19937 rng(seed);
   std::map<uint32_t, Tensor> inputs;

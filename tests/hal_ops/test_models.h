@@ -51,6 +51,8 @@ bool fp32_close(float expected, float actual);
 // A valid small quantised CONV_2D -> FULLY_CONNECTED model (used by the fuzz test) and its inputs.
 Model small_quant_model();
 Model small_float_model();
+// Quantised DEPTHWISE_CONV_2D -> AVERAGE_POOL_2D -> ADD -> RELU -> RESHAPE -> SOFTMAX.
+Model small_mixed_model();
 std::map<uint32_t, Tensor> inputs_for(const Model& m, uint32_t seed);
 
 }  // namespace npu::hal::ops::test

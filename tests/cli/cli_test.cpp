@@ -1,0 +1,125 @@
+// The npusim command line as users meet it: exit status and the one-line errors for bad input.
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+struct CliRun {
+  int status;
+  std::string output;  // stdout + stderr
+};
+
+CliRun npusim(const std::string& args) {
+  const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int rc = p ? pclose(p) : -1;
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+const std::string kHw = std::string("--hw ") + NPUSIM_SOURCE_DIR "/configs/npu/default.json";
+
+TEST(Cli, ExampleRunsAndMatchesReference) {
+  ASSERT_EQ(npusim("example conv-quant8 --dir .").status, 0);
+  const CliRun r = npusim("run " + kHw +
+                       " --model conv-quant8.model.json --inputs conv-quant8.inputs.json --outputs o.json "
+                       "--stats s.json --check");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("NPU cycles"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("10240 of 10240 elements within tolerance"), std::string::npos) << r.output;
+  std::ifstream stats("s.json");
+  EXPECT_TRUE(stats.good());
+}
+
+TEST(Cli, MissingModelFileIsOneLine) {
+  const CliRun r = npusim("run " + kHw + " --model nope.json --inputs in.json --outputs o.json");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("nope.json: cannot open"), std::string::npos) << r.output;
+}
+
+TEST(Cli, MalformedJsonNamesTheFile) {
+  write("bad.json", "{\"operands\": [");
+  const CliRun r = npusim("run " + kHw + " --model bad.json --inputs in.json --outputs o.json");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("bad.json: not valid JSON"), std::string::npos) << r.output;
+}
+
+TEST(Cli, OperandIndexOutOfRangeIsNamed) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  std::ifstream in("fc-quant8.model.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("\"outputs\": [");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"outputs\": [").size(), "\"outputs\": [99, ");
+  text.erase(text.find("99, ") + 2, text.find(']', at) - (text.find("99, ") + 2));
+  write("broken.json", text);
+  const CliRun r = npusim("run " + kHw + " --model broken.json --inputs fc-quant8.inputs.json --outputs o.json");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("broken.json"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("operand 99 out of range"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ShapeMismatchIsNamed) {
+  ASSERT_EQ(npusim("example fc-float --dir .").status, 0);
+  std::ifstream in("fc-float.model.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The weights become [100, 255] while the input stays [4, 256].
+  const auto at = text.find("[100,256]");
+  ASSERT_NE(at, std::string::npos) << text.substr(0, 400);
+  text.replace(at, 9, "[100,255]");
+  write("shape.json", text);
+  const CliRun r = npusim("run " + kHw + " --model shape.json --inputs fc-float.inputs.json --outputs o.json");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("shape.json"), std::string::npos) << r.output;
+}
+
+TEST(Cli, BadOverrideNamesThePath) {
+  ASSERT_EQ(npusim("example fc-float --dir .").status, 0);
+  const CliRun r = npusim("run " + kHw + " --model fc-float.model.json --inputs fc-float.inputs.json --outputs o.json "
+                       "--set npu.channels=99");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("npu.channels"), std::string::npos) << r.output;
+}
+
+TEST(Cli, UnknownConfigKeyNamesTheJsonPath) {
+  write("hw.json", "{\"npu\": {\"channel\": {\"sram\": {\"kb\": 4}}}}");
+  ASSERT_EQ(npusim("example fc-float --dir .").status, 0);
+  const CliRun r = npusim("run --hw hw.json --model fc-float.model.json --inputs fc-float.inputs.json --outputs o.json");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("hw.json: $.npu.channel.sram.kb: unknown parameter"), std::string::npos) << r.output;
+}
+
+TEST(Cli, UnknownArgumentFails) {
+  const CliRun r = npusim("run --frobnicate");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+}
+
+TEST(Cli, ConfigExplainListsEveryParameter) {
+  const CliRun r = npusim("config --explain");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("npu.channel.sram.kib = 512 [KiB]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("npu.dram.bandwidth_gbps"), std::string::npos);
+}
+
+}  // namespace
