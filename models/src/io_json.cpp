@@ -29,7 +29,8 @@ Result<std::map<uint32_t, Tensor>> parse_io_json(const json& doc, const std::str
   auto fail = [&](const std::string& path, const std::string& what) {
     return make_error(source_name + ": " + path + ": " + what);
   };
-  if (!doc.is_object()) return fail("$", "expected an object keyed by operand index, got " + describe_json_value(doc));
+  if (!doc.is_object())
+    return fail("$", "expected an object keyed by operand index, got " + describe_json_value(doc));
   const Subgraph& g = model.main;
   const auto& allowed = role == IoRole::Inputs ? g.input_indexes : g.output_indexes;
   const std::string role_name = role == IoRole::Inputs ? "input" : "output";
@@ -38,7 +39,8 @@ Result<std::map<uint32_t, Tensor>> parse_io_json(const json& doc, const std::str
     const std::string path = "$[" + json(key).dump() + "]";
     uint32_t index = 0;
     const auto res = std::from_chars(key.data(), key.data() + key.size(), index);
-    if (key.empty() || res.ec != std::errc() || res.ptr != key.data() + key.size() || (key.size() > 1 && key[0] == '0')) {
+    if (key.empty() || res.ec != std::errc() || res.ptr != key.data() + key.size() ||
+        (key.size() > 1 && key[0] == '0')) {
       return fail(path, "key must be an operand index (decimal integer)");
     }
     if (std::find(allowed.begin(), allowed.end(), index) == allowed.end() || index >= g.operands.size()) {
@@ -60,18 +62,21 @@ Result<std::map<uint32_t, Tensor>> parse_io_json(const json& doc, const std::str
       if (d == value.end()) return fail(path, "missing required key \"dimensions\"");
       if (v == value.end()) return fail(path, "missing required key \"data\"");
       const std::string dpath = path + ".dimensions";
-      if (!d->is_array()) return fail(dpath, "expected an array of positive integers, got " + describe_json_value(*d));
+      if (!d->is_array())
+        return fail(dpath, "expected an array of positive integers, got " + describe_json_value(*d));
       std::vector<uint32_t> given;
       for (size_t i = 0; i < d->size(); ++i) {
         const json& e = (*d)[i];
-        if (!e.is_number_unsigned() || e.get<uint64_t>() == 0 || e.get<uint64_t>() > std::numeric_limits<uint32_t>::max()) {
+        if (!e.is_number_unsigned() || e.get<uint64_t>() == 0 ||
+            e.get<uint64_t>() > std::numeric_limits<uint32_t>::max()) {
           return fail(detail::child(dpath, i), "expected a positive integer, got " + describe_json_value(e));
         }
         given.push_back(static_cast<uint32_t>(e.get<uint64_t>()));
       }
       // The given shape must refine the model's: same rank (when known), same known extents.
-      bool compatible = is_tensor(desc.type) ? (desc.dimensions.empty() || desc.dimensions.size() == given.size())
-                                             : given.empty();
+      bool compatible = is_tensor(desc.type)
+                            ? (desc.dimensions.empty() || desc.dimensions.size() == given.size())
+                            : given.empty();
       for (size_t i = 0; compatible && i < desc.dimensions.size() && i < given.size(); ++i) {
         compatible = desc.dimensions[i] == 0 || desc.dimensions[i] == given[i];
       }
@@ -95,7 +100,8 @@ Result<std::map<uint32_t, Tensor>> parse_io_json(const json& doc, const std::str
     }
     std::vector<uint8_t> bytes;
     if (!values->is_array()) {
-      if (is_tensor(desc.type)) return fail(values_path, "expected an array of values, got " + describe_json_value(*values));
+      if (is_tensor(desc.type))
+        return fail(values_path, "expected an array of values, got " + describe_json_value(*values));
       if (auto e = detail::append_json_element(desc.type, *values, bytes)) return fail(values_path, *e);
     } else {
       if (values->size() != count) {
@@ -122,8 +128,8 @@ Result<std::map<uint32_t, Tensor>> parse_io_json(const json& doc, const std::str
   if (role == IoRole::Inputs) {
     for (uint32_t idx : g.input_indexes) {
       if (!out.count(idx)) {
-        return fail("$", "missing graph input " + std::to_string(idx) + " (graph inputs: " +
-                             list_to_string(g.input_indexes) + ")");
+        return fail("$", "missing graph input " + std::to_string(idx) +
+                             " (graph inputs: " + list_to_string(g.input_indexes) + ")");
       }
     }
   }

@@ -75,7 +75,8 @@ std::optional<std::string> append_json_element(OperandType t, const nlohmann::js
   if (!integer_range(t, &lo, &hi)) return "type " + type_name(t) + " has no element values";
   const bool is_bool = t == OperandType::BOOL || t == OperandType::TENSOR_BOOL8;
   auto bad = [&]() -> std::string {
-    if (is_bool) return "expected true, false, 0 or 1 for " + type_name(t) + ", got " + describe_json_value(value);
+    if (is_bool)
+      return "expected true, false, 0 or 1 for " + type_name(t) + ", got " + describe_json_value(value);
     return "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] for " +
            type_name(t) + ", got " + describe_json_value(value);
   };

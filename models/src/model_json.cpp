@@ -14,8 +14,8 @@
 
 namespace npu::models {
 
-using nlohmann::json;
 using detail::child;
+using nlohmann::json;
 
 namespace {
 
@@ -35,8 +35,9 @@ class ModelParser {
   Result<Model> parse(const json& doc) {
     const std::string root = "$";
     if (!doc.is_object()) return fail(root, "expected an object, got " + describe_json_value(doc));
-    if (auto r = check_keys(doc, root, {"operands", "operations", "inputIndexes", "outputIndexes",
-                                        "relaxComputationFloat32toFloat16", "referenced"});
+    if (auto r = check_keys(doc, root,
+                            {"operands", "operations", "inputIndexes", "outputIndexes",
+                             "relaxComputationFloat32toFloat16", "referenced"});
         !r) {
       return make_error(r.error());
     }
@@ -53,7 +54,8 @@ class ModelParser {
     }
     if (auto it = doc.find("referenced"); it != doc.end()) {
       const std::string path = child(root, "referenced");
-      if (!it->is_array()) return fail(path, "expected an array of subgraphs, got " + describe_json_value(*it));
+      if (!it->is_array())
+        return fail(path, "expected an array of subgraphs, got " + describe_json_value(*it));
       for (size_t i = 0; i < it->size(); ++i) {
         const std::string sp = child(path, i);
         const json& s = (*it)[i];
@@ -109,7 +111,8 @@ class ModelParser {
   }
 
   Result<std::vector<uint32_t>> u32_list(const json& v, const std::string& path) const {
-    if (!v.is_array()) return fail(path, "expected an array of non-negative integers, got " + describe_json_value(v));
+    if (!v.is_array())
+      return fail(path, "expected an array of non-negative integers, got " + describe_json_value(v));
     std::vector<uint32_t> out;
     out.reserve(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
@@ -149,7 +152,8 @@ class ModelParser {
       if (!v) return make_error(v.error());
       auto list = u32_list(**v, child(path, key));
       if (!list) return make_error(list.error());
-      (std::string_view(key) == "inputIndexes" ? sg.input_indexes : sg.output_indexes) = std::move(list.value());
+      (std::string_view(key) == "inputIndexes" ? sg.input_indexes : sg.output_indexes) =
+          std::move(list.value());
     }
     return sg;
   }
@@ -162,10 +166,13 @@ class ModelParser {
     if (!type) return make_error(type.error());
     const std::string type_path = child(path, "type");
     if (!(*type)->is_string()) {
-      return fail(type_path, "expected an operation type name (e.g. CONV_2D), got " + describe_json_value(**type));
+      return fail(type_path,
+                  "expected an operation type name (e.g. CONV_2D), got " + describe_json_value(**type));
     }
     auto t = operation_type_from_string((*type)->get<std::string>());
-    if (!t) return fail(type_path, "expected an operation type name (e.g. CONV_2D), got " + describe_json_value(**type));
+    if (!t)
+      return fail(type_path,
+                  "expected an operation type name (e.g. CONV_2D), got " + describe_json_value(**type));
     op.type = *t;
     for (const char* key : {"inputs", "outputs"}) {
       auto v = required(obj, path, key);
@@ -179,8 +186,9 @@ class ModelParser {
 
   Result<Operand> operand(const json& obj, const std::string& path) const {
     if (!obj.is_object()) return fail(path, "expected an operand object, got " + describe_json_value(obj));
-    if (auto r = check_keys(obj, path, {"type", "dimensions", "scale", "zeroPoint", "lifetime", "data",
-                                        "channelQuant", "subgraph"});
+    if (auto r = check_keys(
+            obj, path,
+            {"type", "dimensions", "scale", "zeroPoint", "lifetime", "data", "channelQuant", "subgraph"});
         !r) {
       return make_error(r.error());
     }
@@ -191,7 +199,8 @@ class ModelParser {
     std::optional<OperandType> t;
     if ((*type)->is_string()) t = operand_type_from_string((*type)->get<std::string>());
     if (!t) {
-      return fail(type_path, "expected an operand type name (e.g. TENSOR_FLOAT32), got " + describe_json_value(**type));
+      return fail(type_path,
+                  "expected an operand type name (e.g. TENSOR_FLOAT32), got " + describe_json_value(**type));
     }
     op.type = *t;
     if (auto it = obj.find("dimensions"); it != obj.end()) {
@@ -206,11 +215,13 @@ class ModelParser {
       op.scale = static_cast<float>(it->get<double>());
     }
     if (auto it = obj.find("zeroPoint"); it != obj.end()) {
-      const bool fits = it->is_number_integer() &&
-                        (it->is_number_unsigned() ? it->get<uint64_t>() <= std::numeric_limits<int32_t>::max()
-                                                  : it->get<int64_t>() >= std::numeric_limits<int32_t>::min() &&
-                                                        it->get<int64_t>() <= std::numeric_limits<int32_t>::max());
-      if (!fits) return fail(child(path, "zeroPoint"), "expected a 32-bit integer, got " + describe_json_value(*it));
+      const bool fits =
+          it->is_number_integer() &&
+          (it->is_number_unsigned() ? it->get<uint64_t>() <= std::numeric_limits<int32_t>::max()
+                                    : it->get<int64_t>() >= std::numeric_limits<int32_t>::min() &&
+                                          it->get<int64_t>() <= std::numeric_limits<int32_t>::max());
+      if (!fits)
+        return fail(child(path, "zeroPoint"), "expected a 32-bit integer, got " + describe_json_value(*it));
       op.zero_point = static_cast<int32_t>(it->get<int64_t>());
     }
     if (auto it = obj.find("lifetime"); it != obj.end()) {
@@ -238,7 +249,8 @@ class ModelParser {
       op.subgraph = *k;
     }
     if (auto it = obj.find("data"); it != obj.end()) {
-      auto data = it->is_object() ? side_file_data(*it, child(path, "data"), op) : inline_data(*it, child(path, "data"), op);
+      auto data = it->is_object() ? side_file_data(*it, child(path, "data"), op)
+                                  : inline_data(*it, child(path, "data"), op);
       if (!data) return make_error(data.error());
       op.data = std::move(data.value());
     }
@@ -246,13 +258,15 @@ class ModelParser {
   }
 
   Result<PerChannelQuant> channel_quant(const json& obj, const std::string& path) const {
-    if (!obj.is_object()) return fail(path, "expected {\"scales\": [...], \"channelDim\": n}, got " + describe_json_value(obj));
+    if (!obj.is_object())
+      return fail(path, "expected {\"scales\": [...], \"channelDim\": n}, got " + describe_json_value(obj));
     if (auto r = check_keys(obj, path, {"scales", "channelDim"}); !r) return make_error(r.error());
     PerChannelQuant pc;
     auto scales = required(obj, path, "scales");
     if (!scales) return make_error(scales.error());
     const std::string sp = child(path, "scales");
-    if (!(*scales)->is_array()) return fail(sp, "expected an array of numbers, got " + describe_json_value(**scales));
+    if (!(*scales)->is_array())
+      return fail(sp, "expected an array of numbers, got " + describe_json_value(**scales));
     for (size_t i = 0; i < (*scales)->size(); ++i) {
       const json& s = (**scales)[i];
       if (!s.is_number() || !std::isfinite(s.get<double>()) || !detail::fits_float(s.get<double>())) {
@@ -269,18 +283,22 @@ class ModelParser {
   }
 
   Result<std::vector<uint8_t>> inline_data(const json& v, const std::string& path, const Operand& op) const {
-    if (op.type == OperandType::SUBGRAPH) return fail(path, "SUBGRAPH operands carry no data (use \"subgraph\")");
+    if (op.type == OperandType::SUBGRAPH)
+      return fail(path, "SUBGRAPH operands carry no data (use \"subgraph\")");
     std::vector<uint8_t> bytes;
     if (!v.is_array()) {
       // A bare value is allowed for scalars, which keeps parameter operands short.
-      if (is_tensor(op.type)) return fail(path, "expected an array of values or a {\"file\": ...} object, got " + describe_json_value(v));
+      if (is_tensor(op.type))
+        return fail(path,
+                    "expected an array of values or a {\"file\": ...} object, got " + describe_json_value(v));
       if (auto e = detail::append_json_element(op.type, v, bytes)) return fail(path, *e);
       return bytes;
     }
     const uint64_t expected = op.element_count();
     if (op.fully_specified() && expected != v.size()) {
       return fail(path, "expected " + std::to_string(expected) + " value" + (expected == 1 ? "" : "s") +
-                            (is_tensor(op.type) ? " (dimensions " + dims_to_string(op.dimensions) + ")" : " (scalar)") +
+                            (is_tensor(op.type) ? " (dimensions " + dims_to_string(op.dimensions) + ")"
+                                                : " (scalar)") +
                             ", got " + std::to_string(v.size()));
     }
     bytes.reserve(v.size() * element_size(op.type));
@@ -290,7 +308,8 @@ class ModelParser {
     return bytes;
   }
 
-  Result<std::vector<uint8_t>> side_file_data(const json& obj, const std::string& path, const Operand& op) const {
+  Result<std::vector<uint8_t>> side_file_data(const json& obj, const std::string& path,
+                                              const Operand& op) const {
     if (auto r = check_keys(obj, path, {"file", "offset", "length"}); !r) return make_error(r.error());
     auto file = required(obj, path, "file");
     if (!file) return make_error(file.error());
@@ -299,37 +318,45 @@ class ModelParser {
     }
     uint64_t offset = 0;
     if (auto it = obj.find("offset"); it != obj.end()) {
-      if (!it->is_number_unsigned()) return fail(child(path, "offset"), "expected a non-negative integer, got " + describe_json_value(*it));
+      if (!it->is_number_unsigned())
+        return fail(child(path, "offset"),
+                    "expected a non-negative integer, got " + describe_json_value(*it));
       offset = it->get<uint64_t>();
     }
     const bool sized = op.fully_specified() && op.element_count() <= max_operand_bytes();
     const uint64_t byte_size = sized ? op.byte_size() : 0;
     uint64_t length = byte_size;
     if (auto it = obj.find("length"); it != obj.end()) {
-      if (!it->is_number_unsigned()) return fail(child(path, "length"), "expected a non-negative integer, got " + describe_json_value(*it));
+      if (!it->is_number_unsigned())
+        return fail(child(path, "length"),
+                    "expected a non-negative integer, got " + describe_json_value(*it));
       length = it->get<uint64_t>();
       if (sized && length != byte_size) {
         return fail(child(path, "length"), "expected " + std::to_string(byte_size) + " (byte size of " +
-                                               std::string(to_string(op.type)) + " " + dims_to_string(op.dimensions) +
-                                               "), got " + std::to_string(length));
+                                               std::string(to_string(op.type)) + " " +
+                                               dims_to_string(op.dimensions) + "), got " +
+                                               std::to_string(length));
       }
     } else if (!sized) {
       return fail(path, "needs \"length\" because the operand's dimensions are not fully specified");
     }
-    if (length > max_operand_bytes()) return fail(child(path, "length"), "too large (" + std::to_string(length) + " bytes)");
+    if (length > max_operand_bytes())
+      return fail(child(path, "length"), "too large (" + std::to_string(length) + " bytes)");
     const std::string name = (*file)->get<std::string>();
     const std::filesystem::path full = std::filesystem::path(name).is_absolute() || base_dir_.empty()
                                            ? std::filesystem::path(name)
                                            : std::filesystem::path(base_dir_) / name;
     FilePtr f(std::fopen(full.c_str(), "rb"));
     if (!f) return fail(child(path, "file"), "cannot open \"" + full.string() + "\": " + os_reason());
-    if (std::fseek(f.get(), 0, SEEK_END) != 0) return fail(child(path, "file"), "cannot read \"" + full.string() + "\": " + os_reason());
+    if (std::fseek(f.get(), 0, SEEK_END) != 0)
+      return fail(child(path, "file"), "cannot read \"" + full.string() + "\": " + os_reason());
     const long end = std::ftell(f.get());
     if (end < 0) return fail(child(path, "file"), "cannot read \"" + full.string() + "\": " + os_reason());
     const auto file_size = static_cast<uint64_t>(end);
     if (offset > file_size || length > file_size - offset) {
-      return fail(path, "side file \"" + name + "\" has " + std::to_string(file_size) + " bytes, cannot read " +
-                            std::to_string(length) + " bytes at offset " + std::to_string(offset));
+      return fail(path, "side file \"" + name + "\" has " + std::to_string(file_size) +
+                            " bytes, cannot read " + std::to_string(length) + " bytes at offset " +
+                            std::to_string(offset));
     }
     std::vector<uint8_t> bytes(static_cast<size_t>(length));
     if (std::fseek(f.get(), static_cast<long>(offset), SEEK_SET) != 0 ||
@@ -349,15 +376,16 @@ json subgraph_to_json(const Subgraph& sg) {
     json o;
     o["type"] = to_string(op.type);
     o["dimensions"] = op.dimensions;
-    if (op.scale != 0.0f) o["scale"] = detail::element_to_json(OperandType::FLOAT32, std::span<const uint8_t>(
-                                                                   reinterpret_cast<const uint8_t*>(&op.scale), 4), 0);
+    if (op.scale != 0.0f)
+      o["scale"] = detail::element_to_json(
+          OperandType::FLOAT32, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&op.scale), 4), 0);
     if (op.zero_point != 0) o["zeroPoint"] = op.zero_point;
     o["lifetime"] = to_string(op.lifetime);
     if (op.per_channel) {
       json scales = json::array();
       for (float s : op.per_channel->scales) {
-        scales.push_back(detail::element_to_json(OperandType::FLOAT32,
-                                                 std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&s), 4), 0));
+        scales.push_back(detail::element_to_json(
+            OperandType::FLOAT32, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&s), 4), 0));
       }
       o["channelQuant"] = {{"scales", scales}, {"channelDim", op.per_channel->channel_dim}};
     }
@@ -423,7 +451,8 @@ Result<Model> load_model_json(const std::string& path) {
   auto model = parse_model_json(*doc, path, base_dir);
   if (model) {
     log::get("model")->debug("loaded {}: {} operands, {} operations, {} referenced subgraphs", path,
-                             model->main.operands.size(), model->main.operations.size(), model->referenced.size());
+                             model->main.operands.size(), model->main.operations.size(),
+                             model->referenced.size());
   }
   return model;
 }

@@ -112,21 +112,31 @@ T saturate(double v) {
 double read_element(OperandType t, std::span<const uint8_t> data, uint64_t i) {
   switch (t) {
     case OperandType::FLOAT32:
-    case OperandType::TENSOR_FLOAT32: return load<float>(data, i);
+    case OperandType::TENSOR_FLOAT32:
+      return load<float>(data, i);
     case OperandType::FLOAT16:
-    case OperandType::TENSOR_FLOAT16: return half_to_float(load<uint16_t>(data, i));
+    case OperandType::TENSOR_FLOAT16:
+      return half_to_float(load<uint16_t>(data, i));
     case OperandType::INT32:
-    case OperandType::TENSOR_INT32: return load<int32_t>(data, i);
-    case OperandType::UINT32: return load<uint32_t>(data, i);
-    case OperandType::TENSOR_QUANT8_ASYMM: return load<uint8_t>(data, i);
+    case OperandType::TENSOR_INT32:
+      return load<int32_t>(data, i);
+    case OperandType::UINT32:
+      return load<uint32_t>(data, i);
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return load<uint8_t>(data, i);
     case OperandType::BOOL:
-    case OperandType::TENSOR_BOOL8: return load<uint8_t>(data, i) != 0 ? 1.0 : 0.0;
+    case OperandType::TENSOR_BOOL8:
+      return load<uint8_t>(data, i) != 0 ? 1.0 : 0.0;
     case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
     case OperandType::TENSOR_QUANT8_SYMM:
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return load<int8_t>(data, i);
-    case OperandType::TENSOR_QUANT16_SYMM: return load<int16_t>(data, i);
-    case OperandType::TENSOR_QUANT16_ASYMM: return load<uint16_t>(data, i);
-    case OperandType::SUBGRAPH: return 0.0;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return load<int8_t>(data, i);
+    case OperandType::TENSOR_QUANT16_SYMM:
+      return load<int16_t>(data, i);
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      return load<uint16_t>(data, i);
+    case OperandType::SUBGRAPH:
+      return 0.0;
   }
   return 0.0;
 }
@@ -134,21 +144,40 @@ double read_element(OperandType t, std::span<const uint8_t> data, uint64_t i) {
 void write_element(OperandType t, std::span<uint8_t> data, uint64_t i, double v) {
   switch (t) {
     case OperandType::FLOAT32:
-    case OperandType::TENSOR_FLOAT32: store<float>(data, i, static_cast<float>(v)); return;
+    case OperandType::TENSOR_FLOAT32:
+      store<float>(data, i, static_cast<float>(v));
+      return;
     case OperandType::FLOAT16:
-    case OperandType::TENSOR_FLOAT16: store<uint16_t>(data, i, float_to_half(static_cast<float>(v))); return;
+    case OperandType::TENSOR_FLOAT16:
+      store<uint16_t>(data, i, float_to_half(static_cast<float>(v)));
+      return;
     case OperandType::INT32:
-    case OperandType::TENSOR_INT32: store<int32_t>(data, i, saturate<int32_t>(v)); return;
-    case OperandType::UINT32: store<uint32_t>(data, i, saturate<uint32_t>(v)); return;
-    case OperandType::TENSOR_QUANT8_ASYMM: store<uint8_t>(data, i, saturate<uint8_t>(v)); return;
+    case OperandType::TENSOR_INT32:
+      store<int32_t>(data, i, saturate<int32_t>(v));
+      return;
+    case OperandType::UINT32:
+      store<uint32_t>(data, i, saturate<uint32_t>(v));
+      return;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      store<uint8_t>(data, i, saturate<uint8_t>(v));
+      return;
     case OperandType::BOOL:
-    case OperandType::TENSOR_BOOL8: store<uint8_t>(data, i, v != 0.0 ? 1 : 0); return;
+    case OperandType::TENSOR_BOOL8:
+      store<uint8_t>(data, i, v != 0.0 ? 1 : 0);
+      return;
     case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
     case OperandType::TENSOR_QUANT8_SYMM:
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: store<int8_t>(data, i, saturate<int8_t>(v)); return;
-    case OperandType::TENSOR_QUANT16_SYMM: store<int16_t>(data, i, saturate<int16_t>(v)); return;
-    case OperandType::TENSOR_QUANT16_ASYMM: store<uint16_t>(data, i, saturate<uint16_t>(v)); return;
-    case OperandType::SUBGRAPH: return;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      store<int8_t>(data, i, saturate<int8_t>(v));
+      return;
+    case OperandType::TENSOR_QUANT16_SYMM:
+      store<int16_t>(data, i, saturate<int16_t>(v));
+      return;
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      store<uint16_t>(data, i, saturate<uint16_t>(v));
+      return;
+    case OperandType::SUBGRAPH:
+      return;
   }
 }
 

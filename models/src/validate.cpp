@@ -23,12 +23,14 @@ Result<void> check_quant(const Operand& op, const std::string& where) {
   const OperandType t = op.type;
   auto zp_in = [&](int64_t lo, int64_t hi) -> Result<void> {
     if (op.zero_point < lo || op.zero_point > hi) {
-      return err(where, name(t) + " zeroPoint " + std::to_string(op.zero_point) + " out of range " + range_msg(lo, hi));
+      return err(where, name(t) + " zeroPoint " + std::to_string(op.zero_point) + " out of range " +
+                            range_msg(lo, hi));
     }
     return {};
   };
   auto scale_positive = [&]() -> Result<void> {
-    if (!positive_finite(op.scale)) return err(where, name(t) + " needs scale > 0, got " + std::to_string(op.scale));
+    if (!positive_finite(op.scale))
+      return err(where, name(t) + " needs scale > 0, got " + std::to_string(op.scale));
     return {};
   };
   switch (t) {
@@ -61,7 +63,8 @@ Result<void> check_quant(const Operand& op, const std::string& where) {
       const uint32_t channels = op.dimensions[pc.channel_dim];
       if (channels != 0 && pc.scales.size() != channels) {
         return err(where, "channelQuant has " + std::to_string(pc.scales.size()) + " scales, expected " +
-                              std::to_string(channels) + " (dimension " + std::to_string(pc.channel_dim) + ")");
+                              std::to_string(channels) + " (dimension " + std::to_string(pc.channel_dim) +
+                              ")");
       }
       for (size_t i = 0; i < pc.scales.size(); ++i) {
         if (!positive_finite(pc.scales[i])) {
@@ -79,8 +82,8 @@ Result<void> check_quant(const Operand& op, const std::string& where) {
       return {};
     default:
       if (op.scale != 0.0f || op.zero_point != 0) {
-        return err(where, name(t) + " must have scale 0 and zeroPoint 0 (got " + std::to_string(op.scale) + ", " +
-                              std::to_string(op.zero_point) + ")");
+        return err(where, name(t) + " must have scale 0 and zeroPoint 0 (got " + std::to_string(op.scale) +
+                              ", " + std::to_string(op.zero_point) + ")");
       }
       return {};
   }
@@ -89,7 +92,8 @@ Result<void> check_quant(const Operand& op, const std::string& where) {
 }  // namespace
 
 Result<void> validate_operand(const Operand& op, size_t num_referenced, const std::string& where) {
-  if (!is_valid(op.type)) return err(where, "invalid operand type code " + std::to_string(static_cast<int32_t>(op.type)));
+  if (!is_valid(op.type))
+    return err(where, "invalid operand type code " + std::to_string(static_cast<int32_t>(op.type)));
   if (!is_valid(op.lifetime)) {
     return err(where, "invalid lifetime code " + std::to_string(static_cast<int>(op.lifetime)));
   }
@@ -102,11 +106,13 @@ Result<void> validate_operand(const Operand& op, size_t num_referenced, const st
       return err(where, "SUBGRAPH reference " + std::to_string(op.subgraph) + " out of range (model has " +
                             std::to_string(num_referenced) + " referenced subgraphs)");
     }
-    if (!op.dimensions.empty() || !op.data.empty()) return err(where, "SUBGRAPH operand must have no dimensions or data");
+    if (!op.dimensions.empty() || !op.data.empty())
+      return err(where, "SUBGRAPH operand must have no dimensions or data");
     return {};
   }
   if (!is_tensor(op.type) && !op.dimensions.empty()) {
-    return err(where, "scalar " + name(op.type) + " must have no dimensions, got " + dims_to_string(op.dimensions));
+    return err(where,
+               "scalar " + name(op.type) + " must have no dimensions, got " + dims_to_string(op.dimensions));
   }
   if (op.per_channel && op.type != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
     return err(where, "channelQuant is only valid on TENSOR_QUANT8_SYMM_PER_CHANNEL, not " + name(op.type));
@@ -117,7 +123,8 @@ Result<void> validate_operand(const Operand& op, size_t num_referenced, const st
   if (auto r = check_quant(op, where); !r) return r;
   if (op.is_constant()) {
     if (!op.fully_specified()) {
-      return err(where, "constant operand needs fully specified dimensions, got " + dims_to_string(op.dimensions));
+      return err(where,
+                 "constant operand needs fully specified dimensions, got " + dims_to_string(op.dimensions));
     }
     if (op.data.size() != op.byte_size()) {
       return err(where, "constant data has " + std::to_string(op.data.size()) + " bytes, expected " +
@@ -136,7 +143,9 @@ Result<void> validate_subgraph(const Subgraph& sg, size_t num_referenced, const 
   if (sg.operations.empty()) return err(graph, "graph has no operations");
   if (sg.output_indexes.empty()) return err(graph, "graph has no outputs");
   for (size_t i = 0; i < n; ++i) {
-    if (auto r = validate_operand(sg.operands[i], num_referenced, prefix + "operands[" + std::to_string(i) + "]"); !r) {
+    if (auto r =
+            validate_operand(sg.operands[i], num_referenced, prefix + "operands[" + std::to_string(i) + "]");
+        !r) {
       return r;
     }
   }
@@ -157,8 +166,8 @@ Result<void> validate_subgraph(const Subgraph& sg, size_t num_referenced, const 
       const uint32_t idx = list[i];
       if (idx >= n) return out_of_range(where, idx);
       if (sg.operands[idx].lifetime != want) {
-        return err(where, "operand " + std::to_string(idx) + " has lifetime " + name(sg.operands[idx].lifetime) +
-                              ", expected " + name(want));
+        return err(where, "operand " + std::to_string(idx) + " has lifetime " +
+                              name(sg.operands[idx].lifetime) + ", expected " + name(want));
       }
       if (listed[idx]) return err(where, "operand " + std::to_string(idx) + " listed twice");
       listed[idx] = 1;
@@ -204,7 +213,8 @@ Result<void> validate_subgraph(const Subgraph& sg, size_t num_referenced, const 
   for (size_t i = 0; i < n; ++i) {
     const Lifetime l = sg.operands[i].lifetime;
     if ((l == Lifetime::TEMPORARY_VARIABLE || l == Lifetime::SUBGRAPH_OUTPUT) && writer[i] == kNone) {
-      return err(prefix + "operands[" + std::to_string(i) + "]", name(l) + " is never written by any operation");
+      return err(prefix + "operands[" + std::to_string(i) + "]",
+                 name(l) + " is never written by any operation");
     }
   }
   // NNAPI requires operations in topological order: every computed input comes from an earlier one.
@@ -215,8 +225,9 @@ Result<void> validate_subgraph(const Subgraph& sg, size_t num_referenced, const 
       const Lifetime l = sg.operands[idx].lifetime;
       if ((l == Lifetime::TEMPORARY_VARIABLE || l == Lifetime::SUBGRAPH_OUTPUT) && writer[idx] >= k) {
         return err(prefix + "operations[" + std::to_string(k) + "].inputs[" + std::to_string(j) + "]",
-                   "operand " + std::to_string(idx) + " is read before it is written (by " + prefix + "operations[" +
-                       std::to_string(writer[idx]) + "]); operations must be in topological order");
+                   "operand " + std::to_string(idx) + " is read before it is written (by " + prefix +
+                       "operations[" + std::to_string(writer[idx]) +
+                       "]); operations must be in topological order");
       }
     }
   }
@@ -227,7 +238,8 @@ Result<void> validate_model(const Model& model) {
   const size_t r = model.referenced.size();
   if (auto res = validate_subgraph(model.main, r, ""); !res) return res;
   for (size_t i = 0; i < r; ++i) {
-    if (auto res = validate_subgraph(model.referenced[i], r, "referenced[" + std::to_string(i) + "]."); !res) {
+    if (auto res = validate_subgraph(model.referenced[i], r, "referenced[" + std::to_string(i) + "].");
+        !res) {
       return res;
     }
   }

@@ -5,7 +5,12 @@
 #include <type_traits>
 #include <utility>
 
+// verilated_sc.h first: it includes systemc.h, which the SystemC flavour of verilated.h expects (the
+// target is built with VM_SC=0, see rtl/CMakeLists.txt, so verilated.h does not include it itself).
+#include <verilated_sc.h>
+// clang-format off
 #include <verilated.h>
+// clang-format on
 #include <verilated_vcd_c.h>
 
 #include "Vnpu_core_sc_16x16.h"

@@ -104,7 +104,7 @@ void Channel::command_processor() {
         break;
       }
       const sc_core::sc_time fetch_start = sc_core::sc_time_stamp();
-      dram_.transfer(desc::kDescriptorBytes, clock_.period() / cfg_.dma_bytes_per_cycle);
+      dram_.transfer(desc::kDescriptorBytes, dma_ns_per_byte());
       desc::Raw raw;
       dram_.read(addr, raw.bytes, sizeof raw.bytes);
       sc_core::wait(clock_.cycles(cfg_.descriptor_fetch_cycles));
@@ -136,6 +136,8 @@ void Channel::command_processor() {
   }
 }
 
+double Channel::dma_ns_per_byte() const { return clock_.period().to_seconds() * 1e9 / cfg_.dma_bytes_per_cycle; }
+
 bool Channel::sram_range_ok(uint64_t offset, uint64_t bytes) const {
   return offset <= sram_.size() && bytes <= sram_.size() - offset;
 }
@@ -161,7 +163,7 @@ ChannelError Channel::dma(const desc::Dma& d, bool to_sram) {
   const sc_core::sc_time start = sc_core::sc_time_stamp();
   sc_core::wait(clock_.cycles(cfg_.dma_setup_cycles));
   const uint64_t bytes = static_cast<uint64_t>(d.rows) * d.row_bytes;
-  dram_.transfer(bytes, clock_.period() / cfg_.dma_bytes_per_cycle);
+  dram_.transfer(bytes, dma_ns_per_byte());
   for (uint32_t r = 0; r < d.rows; ++r) {
     uint8_t* s = sram_.data() + d.sram + static_cast<uint64_t>(r) * d.sram_stride;
     const uint64_t a = d.dev + static_cast<uint64_t>(r) * d.dev_stride;

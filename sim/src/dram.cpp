@@ -13,7 +13,7 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry&
       host("host"),
       cfg_(cfg),
       size_(static_cast<uint64_t>(cfg.size_mib) << 20),
-      time_per_byte_(1.0 / cfg.bandwidth_gbps, SC_NS),
+      ns_per_byte_(1.0 / cfg.bandwidth_gbps),
       bytes_read_(stats.counter(std::string(this->name()) + ".host_bytes_read", "B", "Bytes the host read")),
       bytes_written_(
           stats.counter(std::string(this->name()) + ".host_bytes_written", "B", "Bytes the host wrote")),
@@ -60,17 +60,18 @@ void Dram::write(uint64_t addr, const void* src, uint64_t len) {
   }
 }
 
-void Dram::transfer(uint64_t bytes, const sc_time& requester_time_per_byte) {
+void Dram::transfer(uint64_t bytes, double requester_ns_per_byte) {
   dma_bytes_ += bytes;
   sc_core::wait(sc_time(cfg_.latency_ns, SC_NS));
   while (bytes > 0) {
     const uint64_t quantum = std::min<uint64_t>(bytes, cfg_.arbitration_bytes);
     const sc_time now = sc_core::sc_time_stamp();
     const sc_time start = std::max(now, next_free_);
-    const sc_time port_time = time_per_byte_ * static_cast<double>(quantum);
+    // Built from double nanoseconds: a per-byte sc_time would round to the 1 ps resolution.
+    const sc_time port_time(ns_per_byte_ * static_cast<double>(quantum), SC_NS);
     next_free_ = start + port_time;
     busy_ns_ += port_time.to_seconds() * 1e9;
-    const sc_time done = std::max(next_free_, now + requester_time_per_byte * static_cast<double>(quantum));
+    const sc_time done = std::max(next_free_, now + sc_time(requester_ns_per_byte * static_cast<double>(quantum), SC_NS));
     sc_core::wait(done - now);
     bytes -= quantum;
   }
@@ -95,7 +96,7 @@ void Dram::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {
     bytes_written_ += len;
   }
   // Host accesses share the DRAM port too but are not arbitrated against DMA (not modelled).
-  delay += sc_time(cfg_.latency_ns, SC_NS) + time_per_byte_ * static_cast<double>(len);
+  delay += sc_time(cfg_.latency_ns + ns_per_byte_ * static_cast<double>(len), SC_NS);
   gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

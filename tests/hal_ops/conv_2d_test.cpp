@@ -2,9 +2,10 @@
 // conv_quant8, conv_quant8_2, conv_quant8_large; V1_2 conv2d_v1_2, conv2d_dilation) plus hand-worked
 // cases for stride 2, SAME with stride, NCHW, per-channel and signed quant8. Float results are checked
 // with the SPEC fp32 tolerance, quant8 exactly.
+#include "npu/hal/ops/conv_2d.h"
+
 #include <gtest/gtest.h>
 
-#include "npu/hal/ops/conv_2d.h"
 #include "npu/hal/ops/operation.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "test_models.h"
@@ -27,7 +28,8 @@ Tensor run_one(const Model& m, const Tensor& input) {
 void expect_floats(const std::vector<float>& expected, const Tensor& t) {
   const std::vector<float> got = floats_of(t);
   ASSERT_EQ(got.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(fp32_close(expected[i], got[i])) << i << ": " << got[i];
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_TRUE(fp32_close(expected[i], got[i])) << i << ": " << got[i];
 }
 
 // conv_float (V1_0): 3x3 input of ones with 0.5 in the centre, 2x2 filter of 0.25, explicit padding 0.
@@ -79,7 +81,8 @@ TEST(Conv2D, CtsDilationNchwDilationOne) {
   const uint32_t z = g.i32(0), one = g.i32(1);
   const uint32_t out = g.output(F32, {1, 1, 2, 2});
   g.op(OperationType::CONV_2D, {in, f, b, z, z, z, z, one, one, z, g.boolean(true), one, one}, {out});
-  expect_floats({.875f, .875f, .875f, .875f}, run_one(g.build(), float_tensor({1, 1, 3, 3}, {1, 1, 1, 1, .5f, 1, 1, 1, 1})));
+  expect_floats({.875f, .875f, .875f, .875f},
+                run_one(g.build(), float_tensor({1, 1, 3, 3}, {1, 1, 1, 1, .5f, 1, 1, 1, 1})));
 }
 
 // conv2d_dilation (V1_2) nhwc_2: 9x9 input with a 3x3 block of ones at rows/cols 3..5, 3x3 filter 1..9,
@@ -143,17 +146,21 @@ TEST(Conv2D, NchwMatchesNhwc) {
   const std::vector<float> nchw = {1, 2, 3, 4, 10, 20, 30, 40};
   auto build = [](bool is_nchw) {
     GraphBuilder g;
-    const uint32_t in = g.input(F32, is_nchw ? std::vector<uint32_t>{1, 2, 2, 2} : std::vector<uint32_t>{1, 2, 2, 2});
+    const uint32_t in =
+        g.input(F32, is_nchw ? std::vector<uint32_t>{1, 2, 2, 2} : std::vector<uint32_t>{1, 2, 2, 2});
     // Filter [2,1,1,2]: oc0 = c0 + c1, oc1 = c0 - 0.5 c1.
     const uint32_t f = g.floats({2, 1, 1, 2}, {1, 1, 1, -0.5f});
     const uint32_t b = g.floats({2}, {0.5f, 0});
     const uint32_t out = g.output(F32, {1, 2, 2, 2});
-    g.op(OperationType::CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(0), g.boolean(is_nchw)}, {out});
+    g.op(OperationType::CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(0), g.boolean(is_nchw)},
+         {out});
     return g.build();
   };
   // oc0 = 11p + 0.5, oc1 = p - 5p = -4p.
-  expect_floats({11.5f, -4, 22.5f, -8, 33.5f, -12, 44.5f, -16}, run_one(build(false), float_tensor({1, 2, 2, 2}, nhwc)));
-  expect_floats({11.5f, 22.5f, 33.5f, 44.5f, -4, -8, -12, -16}, run_one(build(true), float_tensor({1, 2, 2, 2}, nchw)));
+  expect_floats({11.5f, -4, 22.5f, -8, 33.5f, -12, 44.5f, -16},
+                run_one(build(false), float_tensor({1, 2, 2, 2}, nhwc)));
+  expect_floats({11.5f, 22.5f, 33.5f, 44.5f, -4, -8, -12, -16},
+                run_one(build(true), float_tensor({1, 2, 2, 2}, nchw)));
 }
 
 // conv_quant8 (V1_0, weights as constants): real input 4 with a 2 in the centre, real filter 1, bias 1:
@@ -226,7 +233,8 @@ TEST(Conv2D, CtsConvQuant8Large) {
   std::vector<int32_t> x;
   for (int v = 1; v <= 18; ++v) x.push_back(v);
   const Tensor r = run_one(g.build(), int_tensor(Q8, {1, 2, 3, 3}, x, 0.5f, 0));
-  EXPECT_EQ(ints_of(r), (std::vector<int32_t>{8, 9, 11, 17, 21, 24, 26, 32, 38, 35, 43, 51, 44, 54, 65, 53, 66, 78}));
+  EXPECT_EQ(ints_of(r),
+            (std::vector<int32_t>{8, 9, 11, 17, 21, 24, 26, 32, 38, 35, 43, 51, 44, 54, 65, 53, 66, 78}));
 }
 
 // conv2d_v1_2 channel_nhwc_quant8: depth-3 pixel of 10 (real 5), filters 1..9 (scale 0.5), output
@@ -273,7 +281,8 @@ TEST(Conv2D, QuantRelu6Clamp) {
   const uint32_t b = g.ints(I32, {1}, {0}, 1.0f);
   const uint32_t out = g.output(Q8, {1, 1, 1, 1}, 0.25f, 100);
   g.op(OperationType::CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(3)}, {out});
-  EXPECT_EQ(ints_of(run_one(g.build(), int_tensor(Q8, {1, 1, 1, 1}, {200}, 1.0f, 0))), (std::vector<int32_t>{124}));
+  EXPECT_EQ(ints_of(run_one(g.build(), int_tensor(Q8, {1, 1, 1, 1}, {200}, 1.0f, 0))),
+            (std::vector<int32_t>{124}));
 }
 
 // Float16 runs through the float path (computed in fp32, stored as half).
@@ -314,12 +323,13 @@ TEST(Conv2D, ParamsForLowering) {
   const uint32_t f = g.floats({1, 3, 3, 1}, std::vector<float>(9, 1.0f));
   const uint32_t b = g.floats({1}, {0});
   const uint32_t out = g.output(F32, {1, 2, 2, 1});
-  g.op(OperationType::CONV_2D, {in, f, b, g.i32(1), g.i32(2), g.i32(2), g.i32(3), g.boolean(false), g.i32(1), g.i32(1)},
-       {out});
+  g.op(OperationType::CONV_2D,
+       {in, f, b, g.i32(1), g.i32(2), g.i32(2), g.i32(3), g.boolean(false), g.i32(1), g.i32(1)}, {out});
   const Model m = g.build();
   auto p = conv_2d_params(m.main, m.main.operations[0]);
   ASSERT_TRUE(p.ok()) << p.error();
-  // SAME, stride 2 on 3x4 with a 3x3 filter: height needs (2-1)*2+3-3 = 2 -> 1/1; width (2-1)*2+3-4 = 1 -> 0/1.
+  // SAME, stride 2 on 3x4 with a 3x3 filter: height needs (2-1)*2+3-3 = 2 -> 1/1; width (2-1)*2+3-4 = 1 ->
+  // 0/1.
   EXPECT_EQ(p->padding_scheme, 1);
   EXPECT_EQ(p->pad_top, 1u);
   EXPECT_EQ(p->pad_bottom, 1u);
@@ -348,30 +358,49 @@ TEST(Conv2D, ValidationErrors) {
     return r.ok() ? std::string("<valid>") : r.error();
   };
   EXPECT_EQ(error_for([](Model& m) { m.main.operands[2].scale = 0.3f; }),
-            "operations[0] (CONV_2D): input 2 (bias): scale 0.300000 must equal input scale * filter scale = 0.250000");
+            "operations[0] (CONV_2D): input 2 (bias): scale 0.300000 must equal input scale * filter scale = "
+            "0.250000");
   EXPECT_EQ(error_for([](Model& m) { m.main.operations[0].inputs.pop_back(); }),
-            "operations[0] (CONV_2D): expected 7, 8 or 10 inputs (implicit padding) or 10, 11 or 13 inputs (explicit "
+            "operations[0] (CONV_2D): expected 7, 8 or 10 inputs (implicit padding) or 10, 11 or 13 inputs "
+            "(explicit "
             "padding), got 9");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[1].dimensions = {1, 4, 1}; }),
+  EXPECT_EQ(error_for([](Model& m) {
+              m.main.operands[1].dimensions = {1, 4, 1};
+            }),
             "operations[0] (CONV_2D): input 1 (filter): expected rank 4, got 3 [1,4,1]");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[1].dimensions = {1, 2, 1, 2}; }),
+  EXPECT_EQ(error_for([](Model& m) {
+              m.main.operands[1].dimensions = {1, 2, 1, 2};
+            }),
             "operations[0] (CONV_2D): input 1 (filter): depth_in 2 does not match the input depth 1");
   EXPECT_EQ(error_for([](Model& m) { m.main.operands[2].type = OperandType::TENSOR_FLOAT32; }),
             "operations[0] (CONV_2D): input 2 (bias): expected TENSOR_INT32, got TENSOR_FLOAT32");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[4].data = {0, 0, 0, 0}; }),  // stride 0
+  EXPECT_EQ(error_for([](Model& m) {
+              m.main.operands[4].data = {0, 0, 0, 0};
+            }),  // stride 0
             "operations[0] (CONV_2D): input 7 (stride width): expected a value >= 1, got 0");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[5].data = {4, 0, 0, 0}; }),
+  EXPECT_EQ(error_for([](Model& m) {
+              m.main.operands[5].data = {4, 0, 0, 0};
+            }),
             "operations[0] (CONV_2D): input 9 (fused activation): expected a value in [0, 3], got 4");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[3].data = {0xff, 0xff, 0xff, 0xff}; }),
+  EXPECT_EQ(error_for([](Model& m) {
+              m.main.operands[3].data = {0xff, 0xff, 0xff, 0xff};
+            }),
             "operations[0] (CONV_2D): input 3 (padding left): expected a value >= 0, got -1");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[6].dimensions = {1, 3, 3, 1}; }),
-            "operations[0] (CONV_2D): output 0 (operand 6): declared dimensions [1,3,3,1] but the operation produces "
+  EXPECT_EQ(error_for([](Model& m) {
+              m.main.operands[6].dimensions = {1, 3, 3, 1};
+            }),
+            "operations[0] (CONV_2D): output 0 (operand 6): declared dimensions [1,3,3,1] but the operation "
+            "produces "
             "[1,2,2,1]");
   EXPECT_EQ(error_for([](Model& m) { m.main.operands[6].type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED; }),
             "operations[0] (CONV_2D): output 0: expected TENSOR_QUANT8_ASYMM (the input type), got "
             "TENSOR_QUANT8_ASYMM_SIGNED");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[1].dimensions = {1, 4, 4, 1}; m.main.operands[1].data.resize(16); }),
-            "operations[0] (CONV_2D): input 0 (input): padded height is smaller than the dilated filter height");
+  EXPECT_EQ(
+      error_for([](Model& m) {
+        m.main.operands[1].dimensions = {1, 4, 4, 1};
+        m.main.operands[1].data.resize(16);
+      }),
+      "operations[0] (CONV_2D): input 0 (input): padded height is smaller than the dilated filter height");
 }
 
 }  // namespace

@@ -58,13 +58,14 @@ TEST(ReferenceExecutor, InputErrors) {
   auto r = run_reference(m, {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "graph input operand 0: no value given");
-  r = run_reference(m, {{0, float_tensor({1, 1, 5, 5}, std::vector<float>(25, 1.0f))},
-                        {3, float_tensor({1}, {1.0f})}});
+  r = run_reference(
+      m, {{0, float_tensor({1, 1, 5, 5}, std::vector<float>(25, 1.0f))}, {3, float_tensor({1}, {1.0f})}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "input for operand 3, which is not a graph input");
   r = run_reference(m, {{0, float_tensor({1, 1, 5, 4}, std::vector<float>(20, 1.0f))}});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "graph input operand 0: value dimensions [1,1,5,4] do not fully specify the operand's [1,1,5,5]");
+  EXPECT_EQ(r.error(),
+            "graph input operand 0: value dimensions [1,1,5,4] do not fully specify the operand's [1,1,5,5]");
   Tensor t = float_tensor({1, 1, 5, 5}, std::vector<float>(25, 1.0f));
   t.data.pop_back();
   r = run_reference(m, {{0, t}});
@@ -73,7 +74,8 @@ TEST(ReferenceExecutor, InputErrors) {
   t = int_tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 1, 5, 5}, std::vector<int32_t>(25, 1), 0.5f, 0);
   r = run_reference(m, {{0, t}});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "graph input operand 0: value has type TENSOR_QUANT8_ASYMM, operand is TENSOR_FLOAT32");
+  EXPECT_EQ(r.error(),
+            "graph input operand 0: value has type TENSOR_QUANT8_ASYMM, operand is TENSOR_FLOAT32");
 }
 
 TEST(ReferenceExecutor, UnsupportedOperationsAreReported) {
@@ -85,7 +87,8 @@ TEST(ReferenceExecutor, UnsupportedOperationsAreReported) {
   extra.lifetime = Lifetime::SUBGRAPH_OUTPUT;
   m.main.operands.push_back(extra);
   const uint32_t prev_out = m.main.output_indexes[0];
-  m.main.operations.push_back({OperationType::TANH, {prev_out}, {static_cast<uint32_t>(m.main.operands.size() - 1)}});
+  m.main.operations.push_back(
+      {OperationType::TANH, {prev_out}, {static_cast<uint32_t>(m.main.operands.size() - 1)}});
   m.main.output_indexes.push_back(static_cast<uint32_t>(m.main.operands.size() - 1));
   auto v = validate_operations(m);
   ASSERT_FALSE(v.ok());
@@ -116,12 +119,15 @@ TEST(ReferenceExecutor, RuntimeParametersAreCheckedAtExecution) {
   g.op(OperationType::FULLY_CONNECTED, {in, w, b, act}, {out});
   const Model m = g.build();
   EXPECT_TRUE(validate_operations(m).ok());
-  auto ok = run_reference(m, {{in, float_tensor({1, 2}, {-3, 1})}, {act, int_tensor(OperandType::INT32, {}, {1})}});
+  auto ok =
+      run_reference(m, {{in, float_tensor({1, 2}, {-3, 1})}, {act, int_tensor(OperandType::INT32, {}, {1})}});
   ASSERT_TRUE(ok.ok()) << ok.error();
   EXPECT_EQ(floats_of(ok->at(out)), (std::vector<float>{0}));  // RELU(-2)
-  auto bad = run_reference(m, {{in, float_tensor({1, 2}, {-3, 1})}, {act, int_tensor(OperandType::INT32, {}, {9})}});
+  auto bad =
+      run_reference(m, {{in, float_tensor({1, 2}, {-3, 1})}, {act, int_tensor(OperandType::INT32, {}, {9})}});
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error(), "operations[0] (FULLY_CONNECTED): input 3 (fused activation): expected a value in [0, 3], got 9");
+  EXPECT_EQ(bad.error(),
+            "operations[0] (FULLY_CONNECTED): input 3 (fused activation): expected a value in [0, 3], got 9");
 }
 
 }  // namespace

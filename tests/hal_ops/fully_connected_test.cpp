@@ -1,8 +1,9 @@
 // FULLY_CONNECTED conformance: AOSP NNAPI CTS V1_0 fully_connected_float / fully_connected_quant8 plus
 // hand-worked cases for flattening, activations, signed quant8 and signature errors.
+#include "npu/hal/ops/fully_connected.h"
+
 #include <gtest/gtest.h>
 
-#include "npu/hal/ops/fully_connected.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "test_models.h"
 
@@ -45,7 +46,8 @@ TEST(FullyConnected, CtsQuant8) {
   const uint32_t b = g.ints(I32, {1}, {4}, 0.25f);
   const uint32_t out = g.output(Q8, {3, 1}, 1.0f, 0);
   g.op(OperationType::FULLY_CONNECTED, {in, w, b, g.i32(0)}, {out});
-  EXPECT_EQ(ints_of(run_one(g.build(), int_tensor(Q8, {3, 1}, {2, 32, 16}, 0.5f, 0))), (std::vector<int32_t>{2, 17, 9}));
+  EXPECT_EQ(ints_of(run_one(g.build(), int_tensor(Q8, {3, 1}, {2, 32, 16}, 0.5f, 0))),
+            (std::vector<int32_t>{2, 17, 9}));
 }
 
 // Signed variant of CtsQuant8 with every zero point shifted by -128: outputs shift by -128.
@@ -117,11 +119,17 @@ TEST(FullyConnected, ValidationErrors) {
     EXPECT_FALSE(r.ok());
     return r.ok() ? std::string("<valid>") : r.error();
   };
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[0].dimensions = {5, 1}; }),
-            "operations[0] (FULLY_CONNECTED): input 0 (input): element count 5 is not a multiple of input_size 2");
+  EXPECT_EQ(
+      error_for([](Model& m) {
+        m.main.operands[0].dimensions = {5, 1};
+      }),
+      "operations[0] (FULLY_CONNECTED): input 0 (input): element count 5 is not a multiple of input_size 2");
   EXPECT_EQ(error_for([](Model& m) { m.main.operands[0].dimensions = {6}; }),
             "operations[0] (FULLY_CONNECTED): input 0 (input): expected rank 2 to 4, got 1");
-  EXPECT_EQ(error_for([](Model& m) { m.main.operands[2].dimensions = {2}; m.main.operands[2].data.resize(8); }),
+  EXPECT_EQ(error_for([](Model& m) {
+              m.main.operands[2].dimensions = {2};
+              m.main.operands[2].data.resize(8);
+            }),
             "operations[0] (FULLY_CONNECTED): input 2 (bias): has 2 elements, expected num_units 1");
   EXPECT_EQ(error_for([](Model& m) { m.main.operations[0].inputs.pop_back(); }),
             "operations[0] (FULLY_CONNECTED): expected 4 inputs, got 3");
@@ -129,7 +137,8 @@ TEST(FullyConnected, ValidationErrors) {
             "operations[0] (FULLY_CONNECTED): input 1 (weights): expected TENSOR_QUANT8_ASYMM, got "
             "TENSOR_QUANT8_ASYMM_SIGNED");
   EXPECT_EQ(error_for([](Model& m) { m.main.operands[2].scale = 0.26f; }),
-            "operations[0] (FULLY_CONNECTED): input 2 (bias): scale 0.260000 must equal input scale * weights scale = "
+            "operations[0] (FULLY_CONNECTED): input 2 (bias): scale 0.260000 must equal input scale * "
+            "weights scale = "
             "0.250000");
 }
 

@@ -29,8 +29,8 @@ class Mutator {
   bool coin() { return (rng_() & 1u) != 0; }
 
   uint32_t interesting_u32() {
-    static constexpr uint32_t kValues[] = {0, 1, 2, 3, 4, 7, 8, 16, 255, 256, 65535, 0x7fffffffu, 0x80000000u,
-                                           0xffffffffu};
+    static constexpr uint32_t kValues[] = {0,  1,   2,   3,     4,           7,           8,
+                                           16, 255, 256, 65535, 0x7fffffffu, 0x80000000u, 0xffffffffu};
     return coin() ? kValues[below(std::size(kValues))] : below(24);
   }
 
@@ -42,7 +42,8 @@ class Mutator {
         if (g.operations.empty()) return;
         auto& op = g.operations[below(static_cast<uint32_t>(g.operations.size()))];
         auto& list = coin() || op.outputs.empty() ? op.inputs : op.outputs;
-        if (!list.empty()) list[below(static_cast<uint32_t>(list.size()))] = coin() ? below(n + 3) : interesting_u32();
+        if (!list.empty())
+          list[below(static_cast<uint32_t>(list.size()))] = coin() ? below(n + 3) : interesting_u32();
         return;
       }
       case 1:  // an operand type code (valid or not)
@@ -88,13 +89,20 @@ class Mutator {
         return;
       }
       case 8: {  // scale
-        const float values[] = {0.0f, -1.0f, 1e-30f, 1e30f, std::numeric_limits<float>::infinity(),
-                                std::numeric_limits<float>::quiet_NaN(), 0.5f, 0.3f};
+        const float values[] = {0.0f,
+                                -1.0f,
+                                1e-30f,
+                                1e30f,
+                                std::numeric_limits<float>::infinity(),
+                                std::numeric_limits<float>::quiet_NaN(),
+                                0.5f,
+                                0.3f};
         g.operands[below(n)].scale = values[below(std::size(values))];
         return;
       }
       case 9:  // zero point
-        g.operands[below(n)].zero_point = static_cast<int32_t>(static_cast<int64_t>(interesting_u32()) - (coin() ? 128 : 0));
+        g.operands[below(n)].zero_point =
+            static_cast<int32_t>(static_cast<int64_t>(interesting_u32()) - (coin() ? 128 : 0));
         return;
       case 10: {  // per-channel parameters
         auto& o = g.operands[below(n)];

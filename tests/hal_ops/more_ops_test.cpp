@@ -31,7 +31,8 @@ Tensor run_one(const Model& m, const Tensor& input) {
 void expect_floats(const std::vector<float>& expected, const Tensor& t) {
   const std::vector<float> got = floats_of(t);
   ASSERT_EQ(got.size(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(fp32_close(expected[i], got[i])) << i << ": " << got[i];
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_TRUE(fp32_close(expected[i], got[i])) << i << ": " << got[i];
 }
 
 // depthwise_conv2d_quant8 (V1_0): 2x2 depth-2 input, 2x2 filter, multiplier 1, VALID, output scale 1.
@@ -53,13 +54,16 @@ TEST(DepthwiseConv2D, CtsQuant8) {
 TEST(DepthwiseConv2D, MultiplierAndNchw) {
   for (bool nchw : {false, true}) {
     GraphBuilder g;
-    const uint32_t in = g.input(F32, nchw ? std::vector<uint32_t>{1, 2, 1, 1} : std::vector<uint32_t>{1, 1, 1, 2});
+    const uint32_t in =
+        g.input(F32, nchw ? std::vector<uint32_t>{1, 2, 1, 1} : std::vector<uint32_t>{1, 1, 1, 2});
     const uint32_t f = g.floats({1, 1, 1, 4}, {1, 2, 3, 4});
     const uint32_t b = g.floats({4}, {0, 0, 0, 1});
     const uint32_t out = g.output(F32, {});
-    g.op(OperationType::DEPTHWISE_CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(2), g.i32(0), g.boolean(nchw)},
-         {out});
-    const Tensor r = run_one(g.build(), float_tensor(nchw ? std::vector<uint32_t>{1, 2, 1, 1} : std::vector<uint32_t>{1, 1, 1, 2}, {1, 2}));
+    g.op(OperationType::DEPTHWISE_CONV_2D,
+         {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(2), g.i32(0), g.boolean(nchw)}, {out});
+    const Tensor r = run_one(
+        g.build(),
+        float_tensor(nchw ? std::vector<uint32_t>{1, 2, 1, 1} : std::vector<uint32_t>{1, 1, 1, 2}, {1, 2}));
     EXPECT_EQ(r.dimensions, nchw ? (std::vector<uint32_t>{1, 4, 1, 1}) : (std::vector<uint32_t>{1, 1, 1, 4}));
     expect_floats({1, 2, 6, 9}, r);
   }
@@ -75,19 +79,22 @@ TEST(DepthwiseConv2D, PerChannelSigned) {
   {
     const uint32_t b = g.ints(I32, {2}, {0, 0}, 0.0f);
     const uint32_t out = g.output(S8, {1, 1, 1, 2}, 1.0f, -10);
-    g.op(OperationType::DEPTHWISE_CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(1), g.i32(0)}, {out});
+    g.op(OperationType::DEPTHWISE_CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(1), g.i32(0)},
+         {out});
     m = g.build();
   }
   m.main.operands[f].per_channel->channel_dim = 3;
-  EXPECT_EQ(ints_of(run_one(m, int_tensor(S8, {1, 1, 1, 2}, {3, -2}, 1.0f, 0))), (std::vector<int32_t>{-4, -20}));
+  EXPECT_EQ(ints_of(run_one(m, int_tensor(S8, {1, 1, 1, 2}, {3, -2}, 1.0f, 0))),
+            (std::vector<int32_t>{-4, -20}));
   auto p = depthwise_conv_2d_params(m.main, m.main.operations[0]);
   ASSERT_TRUE(p.ok()) << p.error();
   EXPECT_EQ(p->depth_multiplier, 1u);
   m.main.operands[f].per_channel->channel_dim = 0;
   auto v = validate_operations(m);
   ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.error(), "operations[0] (DEPTHWISE_CONV_2D): input 1 (filter): per-channel quantisation must be along "
-                       "dimension 3 (depth_out)");
+  EXPECT_EQ(v.error(),
+            "operations[0] (DEPTHWISE_CONV_2D): input 1 (filter): per-channel quantisation must be along "
+            "dimension 3 (depth_out)");
 }
 
 // avg_pool_quant8_1 and max_pool_float_1 (V1_0): 1x1 windows, stride 1: the identity.
@@ -99,8 +106,8 @@ TEST(Pool2D, CtsIdentityWindows) {
     const uint32_t in = g.input(t, {1, 2, 2, 1}, scale, 0);
     const uint32_t one = g.i32(1), z = g.i32(0);
     const uint32_t out = g.output(t, {1, 2, 2, 1}, scale, 0);
-    g.op(average ? OperationType::AVERAGE_POOL_2D : OperationType::MAX_POOL_2D, {in, z, z, z, z, one, one, one, one, z},
-         {out});
+    g.op(average ? OperationType::AVERAGE_POOL_2D : OperationType::MAX_POOL_2D,
+         {in, z, z, z, z, one, one, one, one, z}, {out});
     const Tensor r = average ? run_one(g.build(), int_tensor(Q8, {1, 2, 2, 1}, {1, 2, 3, 4}, 0.5f, 0))
                              : run_one(g.build(), float_tensor({1, 2, 2, 1}, {1, 2, 3, 4}));
     EXPECT_EQ(ints_of(r), (std::vector<int32_t>{1, 2, 3, 4})) << average;
@@ -116,7 +123,8 @@ TEST(Pool2D, AverageSameCountsInBoundsTaps) {
     const float s = t == F32 ? 0.0f : 1.0f;
     const uint32_t in = g.input(t, {1, 3, 3, 1}, s, 0);
     const uint32_t out = g.output(t, {1, 3, 3, 1}, s, 0);
-    g.op(OperationType::AVERAGE_POOL_2D, {in, g.i32(1), g.i32(1), g.i32(1), g.i32(2), g.i32(2), g.i32(0)}, {out});
+    g.op(OperationType::AVERAGE_POOL_2D, {in, g.i32(1), g.i32(1), g.i32(1), g.i32(2), g.i32(2), g.i32(0)},
+         {out});
     return g.build();
   };
   expect_floats({3, 4, 4.5f, 6, 7, 7.5f, 7.5f, 8.5f, 9},
@@ -149,7 +157,8 @@ TEST(Add, CtsQuant8) {
   const uint32_t b = g.input(Q8, {2}, 1.0f, 0);
   const uint32_t out = g.output(Q8, {2}, 1.0f, 0);
   g.op(OperationType::ADD, {a, b, g.i32(0)}, {out});
-  auto r = run(g.build(), {{a, int_tensor(Q8, {2}, {1, 2}, 2.0f, 0)}, {b, int_tensor(Q8, {2}, {3, 4}, 1.0f, 0)}});
+  auto r =
+      run(g.build(), {{a, int_tensor(Q8, {2}, {1, 2}, 2.0f, 0)}, {b, int_tensor(Q8, {2}, {3, 4}, 1.0f, 0)}});
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(ints_of(r.at(out)), (std::vector<int32_t>{5, 8}));
 }
@@ -222,7 +231,8 @@ TEST(Softmax, FloatAndCtsQuant8) {
   q.op(OperationType::SOFTMAX, {qin, qbeta}, {q.output(Q8, {1, 4}, 1.0f / 256.0f, 0)});
   Model qm = q.build();
   models::write_element(OperandType::FLOAT32, qm.main.operands[qbeta].data, 0, 0.00001);
-  EXPECT_EQ(ints_of(run_one(qm, int_tensor(Q8, {1, 4}, {1, 2, 10, 20}, 0.5f, 0))), (std::vector<int32_t>{64, 64, 64, 64}));
+  EXPECT_EQ(ints_of(run_one(qm, int_tensor(Q8, {1, 4}, {1, 2, 10, 20}, 0.5f, 0))),
+            (std::vector<int32_t>{64, 64, 64, 64}));
 }
 
 }  // namespace

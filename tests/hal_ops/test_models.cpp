@@ -45,8 +45,8 @@ uint32_t GraphBuilder::floats(std::vector<uint32_t> dims, const std::vector<floa
   return add(std::move(o));
 }
 
-uint32_t GraphBuilder::ints(OperandType t, std::vector<uint32_t> dims, const std::vector<int32_t>& values, float scale,
-                            int32_t zp) {
+uint32_t GraphBuilder::ints(OperandType t, std::vector<uint32_t> dims, const std::vector<int32_t>& values,
+                            float scale, int32_t zp) {
   models::Operand o = make(t, std::move(dims), Lifetime::CONSTANT_COPY, scale, zp);
   o.data.resize(values.size() * models::element_size(t));
   for (size_t i = 0; i < values.size(); ++i) models::write_element(t, o.data, i, values[i]);
@@ -114,8 +114,8 @@ Model small_quant_model() {
   GraphBuilder g;
   const uint32_t in = g.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 4, 4, 2}, 0.5f, 128);
   const uint32_t filter = g.ints(OperandType::TENSOR_QUANT8_ASYMM, {3, 2, 2, 2},
-                                 {130, 120, 128, 140, 129, 127, 126, 131, 100, 150, 128, 128, 129, 129, 127, 127,
-                                  140, 116, 132, 124, 128, 128, 128, 135},
+                                 {130, 120, 128, 140, 129, 127, 126, 131, 100, 150, 128, 128,
+                                  129, 129, 127, 127, 140, 116, 132, 124, 128, 128, 128, 135},
                                  0.25f, 128);
   const uint32_t bias = g.ints(OperandType::TENSOR_INT32, {3}, {10, -20, 0}, 0.125f);
   const uint32_t conv_out = g.temp(OperandType::TENSOR_QUANT8_ASYMM, {1, 2, 2, 3}, 0.5f, 100);
@@ -133,13 +133,14 @@ Model small_quant_model() {
 Model small_float_model() {
   GraphBuilder g;
   const uint32_t in = g.input(OperandType::TENSOR_FLOAT32, {1, 1, 5, 5});
-  const uint32_t filter = g.floats({2, 3, 3, 1}, {1, 0, -1, 2, 0, -2, 1, 0, -1, 0.5f, 0.5f, 0.5f, 0, 0, 0, -1, -1, -1});
+  const uint32_t filter =
+      g.floats({2, 3, 3, 1}, {1, 0, -1, 2, 0, -2, 1, 0, -1, 0.5f, 0.5f, 0.5f, 0, 0, 0, -1, -1, -1});
   const uint32_t bias = g.floats({2}, {0.5f, -0.25f});
   const uint32_t conv_out = g.temp(OperandType::TENSOR_FLOAT32, {1, 2, 3, 3});
   // Explicit padding 1 all round, stride 2, RELU, NCHW, dilation 1.
   g.op(OperationType::CONV_2D,
-       {in, filter, bias, g.i32(1), g.i32(1), g.i32(1), g.i32(1), g.i32(2), g.i32(2), g.i32(1), g.boolean(true),
-        g.i32(1), g.i32(1)},
+       {in, filter, bias, g.i32(1), g.i32(1), g.i32(1), g.i32(1), g.i32(2), g.i32(2), g.i32(1),
+        g.boolean(true), g.i32(1), g.i32(1)},
        {conv_out});
   const uint32_t w = g.floats({1, 18}, std::vector<float>(18, 0.125f));
   const uint32_t fc_bias = g.floats({1}, {1.0f});
@@ -159,7 +160,8 @@ Model small_mixed_model() {
   const uint32_t dw = g.temp(Q8, {1, 4, 4, 2}, 0.5f, 128);
   g.op(OperationType::DEPTHWISE_CONV_2D, {in, f, b, g.i32(1), g.i32(1), g.i32(1), g.i32(1), g.i32(0)}, {dw});
   const uint32_t pool = g.temp(Q8, {1, 2, 2, 2}, 0.5f, 128);
-  g.op(OperationType::AVERAGE_POOL_2D, {dw, g.i32(2), g.i32(2), g.i32(2), g.i32(2), g.i32(2), g.i32(0)}, {pool});
+  g.op(OperationType::AVERAGE_POOL_2D, {dw, g.i32(2), g.i32(2), g.i32(2), g.i32(2), g.i32(2), g.i32(0)},
+       {pool});
   const uint32_t sum = g.temp(Q8, {1, 2, 2, 2}, 1.0f, 128);
   g.op(OperationType::ADD, {pool, pool, g.i32(0)}, {sum});
   const uint32_t relu = g.temp(Q8, {1, 2, 2, 2}, 1.0f, 128);

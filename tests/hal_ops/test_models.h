@@ -25,9 +25,10 @@ class GraphBuilder {
   uint32_t temp(OperandType t, std::vector<uint32_t> dims, float scale = 0.0f, int32_t zp = 0);
   uint32_t floats(std::vector<uint32_t> dims, const std::vector<float>& values,
                   OperandType t = OperandType::TENSOR_FLOAT32);
-  uint32_t ints(OperandType t, std::vector<uint32_t> dims, const std::vector<int32_t>& values, float scale = 0.0f,
-                int32_t zp = 0);
-  uint32_t per_channel(std::vector<uint32_t> dims, const std::vector<int32_t>& values, std::vector<float> scales);
+  uint32_t ints(OperandType t, std::vector<uint32_t> dims, const std::vector<int32_t>& values,
+                float scale = 0.0f, int32_t zp = 0);
+  uint32_t per_channel(std::vector<uint32_t> dims, const std::vector<int32_t>& values,
+                       std::vector<float> scales);
   uint32_t i32(int32_t v);
   uint32_t boolean(bool v);
   void op(OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
@@ -40,8 +41,8 @@ class GraphBuilder {
 
 Tensor float_tensor(std::vector<uint32_t> dims, const std::vector<float>& values,
                     OperandType t = OperandType::TENSOR_FLOAT32);
-Tensor int_tensor(OperandType t, std::vector<uint32_t> dims, const std::vector<int32_t>& values, float scale = 0.0f,
-                  int32_t zp = 0);
+Tensor int_tensor(OperandType t, std::vector<uint32_t> dims, const std::vector<int32_t>& values,
+                  float scale = 0.0f, int32_t zp = 0);
 std::vector<float> floats_of(const Tensor& t);
 std::vector<int32_t> ints_of(const Tensor& t);
 

@@ -1,9 +1,10 @@
 // Inputs/outputs JSON: keys, counts, ranges, the object form for unknown shapes, and writing back.
+#include "npu/models/io_json.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 
 namespace npu::models {
@@ -35,8 +36,9 @@ std::string io_error(const char* text, IoRole role = IoRole::Inputs) {
 
 TEST(IoJson, ReadsFlatValuesAndTheObjectForm) {
   const Model m = io_model();
-  auto r = parse_io_json(json::parse(R"({"0": [0, 128, 255, 7], "1": {"dimensions": [2, 3], "data": [1, 2, 3, 4, 5, 6.5]}})"),
-                         "in.json", m);
+  auto r = parse_io_json(
+      json::parse(R"({"0": [0, 128, 255, 7], "1": {"dimensions": [2, 3], "data": [1, 2, 3, 4, 5, 6.5]}})"),
+      "in.json", m);
   ASSERT_TRUE(r.ok()) << r.error();
   const Tensor& q = r->at(0);
   EXPECT_EQ(q.type, OperandType::TENSOR_QUANT8_ASYMM);
@@ -63,9 +65,10 @@ TEST(IoJson, Errors) {
             "in.json: $[\"0\"]: expected 4 values for operand 0 (TENSOR_QUANT8_ASYMM [2,2]), got 3");
   EXPECT_EQ(io_error(R"({"0": [0, 1, 2, 300]})"),
             "in.json: $[\"0\"][3]: expected an integer in [0, 255] for TENSOR_QUANT8_ASYMM, got 300");
-  EXPECT_EQ(io_error(R"({"0": [0, 1, 2, 3], "1": [1, 2, 3]})"),
-            "in.json: $[\"1\"]: operand 1 has dimensions [0,3] with unknown extents; give {\"dimensions\": [...], "
-            "\"data\": [...]}");
+  EXPECT_EQ(
+      io_error(R"({"0": [0, 1, 2, 3], "1": [1, 2, 3]})"),
+      "in.json: $[\"1\"]: operand 1 has dimensions [0,3] with unknown extents; give {\"dimensions\": [...], "
+      "\"data\": [...]}");
   EXPECT_EQ(io_error(R"({"0": [0, 1, 2, 3], "1": {"dimensions": [2, 4], "data": []}})"),
             "in.json: $[\"1\"].dimensions: dimensions [2,4] do not match operand 1's [0,3]");
   EXPECT_EQ(io_error(R"({"0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2]}})"),

@@ -1,11 +1,11 @@
 // Model JSON: round trip, side files, and the exact one-line error for each kind of mistake.
+#include "npu/models/model_json.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
-#include "npu/models/model_json.h"
 
 namespace npu::models {
 namespace {
@@ -38,7 +38,7 @@ std::string parse_error(const json& doc) {
   return r.ok() ? std::string("<parsed>") : r.error();
 }
 
-class TempDir : public ::testing::Test {
+class ModelJsonFiles : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
@@ -139,7 +139,7 @@ TEST(ModelJson, RoundTripIsExact) {
   EXPECT_EQ(written["operands"][2]["channelQuant"]["scales"].dump(), "[0.5,0.25]");
 }
 
-TEST_F(TempDir, SaveAndLoadRoundTrip) {
+TEST_F(ModelJsonFiles, SaveAndLoadRoundTrip) {
   auto m = parse_model_json(conv_doc(), "m.json", "");
   ASSERT_TRUE(m.ok()) << m.error();
   const std::string path = (dir_ / "saved.json").string();
@@ -153,7 +153,7 @@ TEST_F(TempDir, SaveAndLoadRoundTrip) {
   EXPECT_NE(text.find("\"data\": [0.25,0.25,0.25,0.25]"), std::string::npos) << text;
 }
 
-TEST_F(TempDir, SideFileDataIsRelativeToTheModelFile) {
+TEST_F(ModelJsonFiles, SideFileDataIsRelativeToTheModelFile) {
   // Two float32 values at offset 4 of a 12-byte side file.
   std::string blob(12, '\0');
   const float values[2] = {1.5f, -2.0f};
@@ -172,11 +172,13 @@ TEST_F(TempDir, SideFileDataIsRelativeToTheModelFile) {
   EXPECT_EQ(got[1], -2.0f);
 }
 
-TEST_F(TempDir, SideFileErrors) {
+TEST_F(ModelJsonFiles, SideFileErrors) {
   write("w.bin", std::string(12, '\0'));
   auto load = [&](const std::string& data) {
-    const std::string p = write("m.json", R"({"operands": [{"type": "TENSOR_FLOAT32", "dimensions": [2],
-      "lifetime": "CONSTANT_COPY", "data": )" + data + R"(}], "operations": [], "inputIndexes": [], "outputIndexes": []})");
+    const std::string p =
+        write("m.json", R"({"operands": [{"type": "TENSOR_FLOAT32", "dimensions": [2],
+      "lifetime": "CONSTANT_COPY", "data": )" +
+                            data + R"(}], "operations": [], "inputIndexes": [], "outputIndexes": []})");
     auto m = load_model_json(p);
     EXPECT_FALSE(m.ok());
     return m.ok() ? std::string() : m.error();
@@ -186,15 +188,15 @@ TEST_F(TempDir, SideFileErrors) {
             m + ": $.operands[0].data: side file \"w.bin\" has 12 bytes, cannot read 8 bytes at offset 8");
   EXPECT_EQ(load(R"({"file": "w.bin", "length": 4})"),
             m + ": $.operands[0].data.length: expected 8 (byte size of TENSOR_FLOAT32 [2]), got 4");
-  EXPECT_EQ(load(R"({"file": "nope.bin"})"),
-            m + ": $.operands[0].data.file: cannot open \"" + (dir_ / "nope.bin").string() +
-                "\": No such file or directory");
+  EXPECT_EQ(load(R"({"file": "nope.bin"})"), m + ": $.operands[0].data.file: cannot open \"" +
+                                                 (dir_ / "nope.bin").string() +
+                                                 "\": No such file or directory");
   EXPECT_EQ(load(R"({"file": "w.bin", "size": 8})"),
             m + ": $.operands[0].data: unknown key \"size\" (expected one of: file, offset, length)");
   EXPECT_EQ(load(R"({"offset": 0})"), m + ": $.operands[0].data: missing required key \"file\"");
 }
 
-TEST_F(TempDir, FileLevelErrors) {
+TEST_F(ModelJsonFiles, FileLevelErrors) {
   const std::string missing = (dir_ / "missing.json").string();
   auto r = load_model_json(missing);
   ASSERT_FALSE(r.ok());
@@ -204,8 +206,10 @@ TEST_F(TempDir, FileLevelErrors) {
   r = load_model_json(bad);
   ASSERT_FALSE(r.ok());
   // The parser's own message, with line and column (x is at line 2, column 12).
-  EXPECT_EQ(r.error(), bad + ": not valid JSON: parse error at line 2, column 12: syntax error while parsing value - "
-                             "invalid literal; last read: '\"type\": x'");
+  EXPECT_EQ(r.error(),
+            bad +
+                ": not valid JSON: parse error at line 2, column 12: syntax error while parsing value - "
+                "invalid literal; last read: '\"type\": x'");
   EXPECT_EQ(r.error().find('\n'), std::string::npos);
 }
 
@@ -220,24 +224,29 @@ TEST(ModelJson, ErrorsNameTheFileAndJsonPath) {
   EXPECT_EQ(with([](json& d) { d["operands"][0]["dimensions"][2] = -1; }),
             "m.json: $.operands[0].dimensions[2]: expected a non-negative integer, got -1");
   EXPECT_EQ(with([](json& d) { d["operands"][0]["type"] = "TENSOR_FLOAT"; }),
-            "m.json: $.operands[0].type: expected an operand type name (e.g. TENSOR_FLOAT32), got \"TENSOR_FLOAT\"");
+            "m.json: $.operands[0].type: expected an operand type name (e.g. TENSOR_FLOAT32), got "
+            "\"TENSOR_FLOAT\"");
   EXPECT_EQ(with([](json& d) { d["operands"][0].erase("type"); }),
             "m.json: $.operands[0]: missing required key \"type\"");
-  EXPECT_EQ(with([](json& d) { d["operands"][1]["shape"] = 1; }),
-            "m.json: $.operands[1]: unknown key \"shape\" (expected one of: type, dimensions, scale, zeroPoint, "
-            "lifetime, data, channelQuant, subgraph)");
+  EXPECT_EQ(
+      with([](json& d) { d["operands"][1]["shape"] = 1; }),
+      "m.json: $.operands[1]: unknown key \"shape\" (expected one of: type, dimensions, scale, zeroPoint, "
+      "lifetime, data, channelQuant, subgraph)");
   EXPECT_EQ(with([](json& d) { d["version"] = 1; }),
-            "m.json: $: unknown key \"version\" (expected one of: operands, operations, inputIndexes, outputIndexes, "
+            "m.json: $: unknown key \"version\" (expected one of: operands, operations, inputIndexes, "
+            "outputIndexes, "
             "relaxComputationFloat32toFloat16, referenced)");
-  EXPECT_EQ(with([](json& d) { d["operands"][0]["lifetime"] = "INPUT"; }),
-            "m.json: $.operands[0].lifetime: expected one of SUBGRAPH_INPUT, SUBGRAPH_OUTPUT, TEMPORARY_VARIABLE, "
-            "CONSTANT_COPY, CONSTANT_REFERENCE, NO_VALUE, SUBGRAPH, got \"INPUT\"");
+  EXPECT_EQ(
+      with([](json& d) { d["operands"][0]["lifetime"] = "INPUT"; }),
+      "m.json: $.operands[0].lifetime: expected one of SUBGRAPH_INPUT, SUBGRAPH_OUTPUT, TEMPORARY_VARIABLE, "
+      "CONSTANT_COPY, CONSTANT_REFERENCE, NO_VALUE, SUBGRAPH, got \"INPUT\"");
   EXPECT_EQ(with([](json& d) { d["operands"][1]["data"] = json::parse("[0.25, 0.25, 0.25]"); }),
             "m.json: $.operands[1].data: expected 4 values (dimensions [1,2,2,1]), got 3");
   EXPECT_EQ(with([](json& d) { d["operands"][1]["data"][2] = "a"; }),
             "m.json: $.operands[1].data[2]: expected a number for TENSOR_FLOAT32, got \"a\"");
-  EXPECT_EQ(with([](json& d) { d["operands"][4]["data"] = 2.5; }),
-            "m.json: $.operands[4].data: expected an integer in [-2147483648, 2147483647] for INT32, got 2.5");
+  EXPECT_EQ(
+      with([](json& d) { d["operands"][4]["data"] = 2.5; }),
+      "m.json: $.operands[4].data: expected an integer in [-2147483648, 2147483647] for INT32, got 2.5");
   EXPECT_EQ(with([](json& d) { d["operands"][4]["data"] = json::parse("[1, 2]"); }),
             "m.json: $.operands[4].data: expected 1 value (scalar), got 2");
   EXPECT_EQ(with([](json& d) { d["operations"][0]["type"] = "CONV"; }),
@@ -248,7 +257,8 @@ TEST(ModelJson, ErrorsNameTheFileAndJsonPath) {
             "m.json: $.operations[0]: missing required key \"outputs\"");
   EXPECT_EQ(with([](json& d) { d["inputIndexes"] = "0"; }),
             "m.json: $.inputIndexes: expected an array of non-negative integers, got \"0\"");
-  EXPECT_EQ(with([](json& d) { d.erase("outputIndexes"); }), "m.json: $: missing required key \"outputIndexes\"");
+  EXPECT_EQ(with([](json& d) { d.erase("outputIndexes"); }),
+            "m.json: $: missing required key \"outputIndexes\"");
   EXPECT_EQ(with([](json& d) { d["relaxComputationFloat32toFloat16"] = 1; }),
             "m.json: $.relaxComputationFloat32toFloat16: expected true or false, got 1");
   EXPECT_EQ(with([](json& d) { d["operands"][0]["scale"] = "big"; }),
@@ -257,34 +267,41 @@ TEST(ModelJson, ErrorsNameTheFileAndJsonPath) {
             "m.json: $.operands[0].zeroPoint: expected a 32-bit integer, got 4294967296");
   EXPECT_EQ(with([](json& d) { d["operands"][0]["subgraph"] = 0; }),
             "m.json: $.operands[0].subgraph: only valid on operands of type SUBGRAPH");
-  EXPECT_EQ(with([](json& d) { d["referenced"] = json::parse(R"([{"operands": [], "operations": [], "inputIndexes": [],
-                                                             "outputIndexes": [], "extra": 1}])"); }),
-            "m.json: $.referenced[0]: unknown key \"extra\" (expected one of: operands, operations, inputIndexes, "
-            "outputIndexes)");
+  EXPECT_EQ(
+      with([](json& d) {
+        d["referenced"] = json::parse(R"([{"operands": [], "operations": [], "inputIndexes": [],
+                                                             "outputIndexes": [], "extra": 1}])");
+      }),
+      "m.json: $.referenced[0]: unknown key \"extra\" (expected one of: operands, operations, inputIndexes, "
+      "outputIndexes)");
   EXPECT_EQ(parse_error(json::array()), "m.json: $: expected an object, got []");
 }
 
 TEST(ModelJson, QuantValuesAreRangeChecked) {
   auto quant = [](const char* type, const char* data) {
     json d = json::parse(std::string(R"({"operands": [{"type": ")") + type +
-                         R"(", "dimensions": [1], "scale": 0.5, "lifetime": "CONSTANT_COPY", "data": )" + data +
-                         R"(}], "operations": [], "inputIndexes": [], "outputIndexes": []})");
+                         R"(", "dimensions": [1], "scale": 0.5, "lifetime": "CONSTANT_COPY", "data": )" +
+                         data + R"(}], "operations": [], "inputIndexes": [], "outputIndexes": []})");
     return parse_error(d);
   };
-  EXPECT_EQ(quant("TENSOR_QUANT8_ASYMM", "[300]"),
-            "m.json: $.operands[0].data[0]: expected an integer in [0, 255] for TENSOR_QUANT8_ASYMM, got 300");
+  EXPECT_EQ(
+      quant("TENSOR_QUANT8_ASYMM", "[300]"),
+      "m.json: $.operands[0].data[0]: expected an integer in [0, 255] for TENSOR_QUANT8_ASYMM, got 300");
   EXPECT_EQ(quant("TENSOR_QUANT8_ASYMM", "[-1]"),
             "m.json: $.operands[0].data[0]: expected an integer in [0, 255] for TENSOR_QUANT8_ASYMM, got -1");
   EXPECT_EQ(quant("TENSOR_QUANT8_ASYMM_SIGNED", "[128]"),
-            "m.json: $.operands[0].data[0]: expected an integer in [-128, 127] for TENSOR_QUANT8_ASYMM_SIGNED, got 128");
+            "m.json: $.operands[0].data[0]: expected an integer in [-128, 127] for "
+            "TENSOR_QUANT8_ASYMM_SIGNED, got 128");
   EXPECT_EQ(quant("TENSOR_QUANT16_SYMM", "[1.5]"),
-            "m.json: $.operands[0].data[0]: expected an integer in [-32768, 32767] for TENSOR_QUANT16_SYMM, got 1.5");
+            "m.json: $.operands[0].data[0]: expected an integer in [-32768, 32767] for TENSOR_QUANT16_SYMM, "
+            "got 1.5");
   EXPECT_EQ(quant("TENSOR_BOOL8", "[2]"),
             "m.json: $.operands[0].data[0]: expected true, false, 0 or 1 for TENSOR_BOOL8, got 2");
   EXPECT_EQ(quant("TENSOR_FLOAT16", "[70000]"),
             "m.json: $.operands[0].data[0]: expected a number within +-65504 for TENSOR_FLOAT16, got 70000");
-  EXPECT_EQ(quant("TENSOR_FLOAT32", "[1e39]"),
-            "m.json: $.operands[0].data[0]: expected a number within +-3.4028235e38 for TENSOR_FLOAT32, got 1e+39");
+  EXPECT_EQ(
+      quant("TENSOR_FLOAT32", "[1e39]"),
+      "m.json: $.operands[0].data[0]: expected a number within +-3.4028235e38 for TENSOR_FLOAT32, got 1e+39");
 }
 
 }  // namespace

@@ -100,8 +100,8 @@ TEST(ModelTypes, HalfConversion) {
   EXPECT_EQ(float_to_half(1.0f), 0x3c00);
   EXPECT_EQ(float_to_half(-2.0f), 0xc000);
   EXPECT_EQ(float_to_half(65504.0f), 0x7bff);
-  EXPECT_EQ(float_to_half(65520.0f), 0x7c00);            // rounds past the largest half: inf
-  EXPECT_EQ(float_to_half(5.9604645e-8f), 0x0001);       // smallest subnormal 2^-24
+  EXPECT_EQ(float_to_half(65520.0f), 0x7c00);               // rounds past the largest half: inf
+  EXPECT_EQ(float_to_half(5.9604645e-8f), 0x0001);          // smallest subnormal 2^-24
   EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048.0f), 0x3c00);  // exact tie rounds to even
   EXPECT_EQ(float_to_half(1.0f + 3.0f / 2048.0f), 0x3c02);  // tie rounds to even (up)
   EXPECT_TRUE(std::isnan(half_to_float(float_to_half(std::nanf("")))));

@@ -1,9 +1,9 @@
 // validate_model: one failing case per structural rule, each naming the offending index.
+#include "npu/models/validate.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
-
-#include "npu/models/validate.h"
 
 namespace npu::models {
 namespace {
@@ -37,12 +37,12 @@ Model two_convs() {
   Model m;
   auto& g = m.main;
   g.operands = {
-      tensor(OperandType::TENSOR_FLOAT32, {1, 2, 2, 1}, Lifetime::SUBGRAPH_INPUT),  // 0
-      float_const({1, 1, 1, 1}, 2.0f),                                              // 1 filter
-      float_const({1}, 0.0f),                                                       // 2 bias
-      int_const(2),                                                                 // 3 VALID
-      int_const(1),                                                                 // 4 stride
-      int_const(0),                                                                 // 5 activation
+      tensor(OperandType::TENSOR_FLOAT32, {1, 2, 2, 1}, Lifetime::SUBGRAPH_INPUT),      // 0
+      float_const({1, 1, 1, 1}, 2.0f),                                                  // 1 filter
+      float_const({1}, 0.0f),                                                           // 2 bias
+      int_const(2),                                                                     // 3 VALID
+      int_const(1),                                                                     // 4 stride
+      int_const(0),                                                                     // 5 activation
       tensor(OperandType::TENSOR_FLOAT32, {1, 2, 2, 1}, Lifetime::TEMPORARY_VARIABLE),  // 6
       tensor(OperandType::TENSOR_FLOAT32, {1, 2, 2, 1}, Lifetime::SUBGRAPH_OUTPUT),     // 7
   };
@@ -90,7 +90,8 @@ TEST(ValidateModel, GraphInputsAndOutputsAgreeWithLifetimes) {
   EXPECT_EQ(error_of(m), "operands[0]: lifetime SUBGRAPH_INPUT but not listed in inputIndexes");
   m = two_convs();
   m.main.output_indexes = {6};
-  EXPECT_EQ(error_of(m), "outputIndexes[0]: operand 6 has lifetime TEMPORARY_VARIABLE, expected SUBGRAPH_OUTPUT");
+  EXPECT_EQ(error_of(m),
+            "outputIndexes[0]: operand 6 has lifetime TEMPORARY_VARIABLE, expected SUBGRAPH_OUTPUT");
   m = two_convs();
   m.main.operands.push_back(tensor(OperandType::TENSOR_FLOAT32, {1}, Lifetime::SUBGRAPH_OUTPUT));
   EXPECT_EQ(error_of(m), "operands[8]: lifetime SUBGRAPH_OUTPUT but not listed in outputIndexes");
@@ -120,19 +121,22 @@ TEST(ValidateModel, SingleWriterAndTopologicalOrder) {
   EXPECT_EQ(error_of(m), "operations[1].outputs[0]: operand 6 is already written by operations[0]");
   m = two_convs();
   std::swap(m.main.operations[0], m.main.operations[1]);
-  EXPECT_EQ(error_of(m), "operations[0].inputs[0]: operand 6 is read before it is written (by operations[1]); "
-                         "operations must be in topological order");
+  EXPECT_EQ(error_of(m),
+            "operations[0].inputs[0]: operand 6 is read before it is written (by operations[1]); "
+            "operations must be in topological order");
   m = two_convs();
   m.main.operations[1].outputs = {0};
-  EXPECT_EQ(error_of(m), "operations[1].outputs[0]: operand 0 has lifetime SUBGRAPH_INPUT; operation outputs must be "
-                         "TEMPORARY_VARIABLE or SUBGRAPH_OUTPUT");
+  EXPECT_EQ(error_of(m),
+            "operations[1].outputs[0]: operand 0 has lifetime SUBGRAPH_INPUT; operation outputs must be "
+            "TEMPORARY_VARIABLE or SUBGRAPH_OUTPUT");
   m = two_convs();
   m.main.operations.pop_back();
   EXPECT_EQ(error_of(m), "operands[7]: SUBGRAPH_OUTPUT is never written by any operation");
   m = two_convs();
   m.main.operations[0].inputs[0] = 6;  // reads its own output
-  EXPECT_EQ(error_of(m), "operations[0].inputs[0]: operand 6 is read before it is written (by operations[0]); "
-                         "operations must be in topological order");
+  EXPECT_EQ(error_of(m),
+            "operations[0].inputs[0]: operand 6 is read before it is written (by operations[0]); "
+            "operations must be in topological order");
 }
 
 TEST(ValidateModel, QuantisationParameters) {
@@ -165,7 +169,8 @@ TEST(ValidateModel, PerChannelParameters) {
   EXPECT_EQ(error_of(m), "operands[1]: channelQuant scales[1] must be > 0, got -1.000000");
   m = two_convs();
   m.main.operands[2].per_channel = PerChannelQuant{{1.0f}, 0};
-  EXPECT_EQ(error_of(m), "operands[2]: channelQuant is only valid on TENSOR_QUANT8_SYMM_PER_CHANNEL, not TENSOR_FLOAT32");
+  EXPECT_EQ(error_of(m),
+            "operands[2]: channelQuant is only valid on TENSOR_QUANT8_SYMM_PER_CHANNEL, not TENSOR_FLOAT32");
 }
 
 TEST(ValidateModel, SubgraphReferences) {
@@ -177,8 +182,9 @@ TEST(ValidateModel, SubgraphReferences) {
   m.main.operands.push_back(sub);
   EXPECT_EQ(error_of(m), "operands[8]: SUBGRAPH reference 0 out of range (model has 0 referenced subgraphs)");
   m.main.operands.back().lifetime = Lifetime::CONSTANT_COPY;
-  EXPECT_EQ(error_of(m), "operands[8]: type SUBGRAPH with lifetime CONSTANT_COPY (type SUBGRAPH and lifetime SUBGRAPH "
-                         "go together)");
+  EXPECT_EQ(error_of(m),
+            "operands[8]: type SUBGRAPH with lifetime CONSTANT_COPY (type SUBGRAPH and lifetime SUBGRAPH "
+            "go together)");
   // A referenced subgraph that references itself.
   Model c = two_convs();
   c.referenced.push_back(two_convs().main);
@@ -188,7 +194,8 @@ TEST(ValidateModel, SubgraphReferences) {
   Model r = two_convs();
   r.referenced.push_back(two_convs().main);
   r.referenced[0].operations[0].inputs[2] = 99;
-  EXPECT_EQ(error_of(r), "referenced[0].operations[0].inputs[2]: operand 99 out of range (model has 8 operands)");
+  EXPECT_EQ(error_of(r),
+            "referenced[0].operations[0].inputs[2]: operand 99 out of range (model has 8 operands)");
 }
 
 TEST(ValidateModel, EmptyGraphsAndInvalidCodes) {
@@ -207,7 +214,8 @@ TEST(ValidateModel, EmptyGraphsAndInvalidCodes) {
   EXPECT_EQ(error_of(m), "operations[1]: invalid operation type code -4");
   m = two_convs();
   m.main.operands[0].dimensions = {0xffffffffu, 0xffffffffu, 0xffffffffu, 1};
-  EXPECT_EQ(error_of(m), "operands[0]: operand too large (TENSOR_FLOAT32 [4294967295,4294967295,4294967295,1])");
+  EXPECT_EQ(error_of(m),
+            "operands[0]: operand too large (TENSOR_FLOAT32 [4294967295,4294967295,4294967295,1])");
 }
 
 }  // namespace

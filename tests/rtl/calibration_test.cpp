@@ -78,8 +78,8 @@ TEST_P(Calibration, FormulaMatchesRtlCycles) {
 INSTANTIATE_TEST_SUITE_P(Geometries, Calibration,
                          ::testing::Values(sim::ArrayGeometry{4, 4}, sim::ArrayGeometry{8, 8},
                                            sim::ArrayGeometry{16, 16}),
-                         [](const auto& info) {
-                           return "Array" + std::to_string(info.param.rows) + "x" + std::to_string(info.param.cols);
+                         [](const auto& param_info) {
+                           return "Array" + std::to_string(param_info.param.rows) + "x" + std::to_string(param_info.param.cols);
                          });
 
 }  // namespace

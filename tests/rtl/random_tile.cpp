@@ -62,13 +62,16 @@ RandomTile::RandomTile(TileShape shape, std::mt19937& rng) : shape_(shape) {
     shift_[j] = qm.shift;
   }
   weight_offset_ = uniform(rng, 0, 3) == 0 ? 0 : uniform(rng, -255, 255);
+  // A left shift of 8 or more can saturate the requantised value at INT32_MIN/MAX; adding a zero point
+  // to that overflows int32, undefined in the C++ reference (the RTL wraps). Keep such tiles at zp = 0.
+  const bool may_saturate = std::any_of(shift_.begin(), shift_.end(), [](int32_t sh) { return sh >= 8; });
   out_unsigned_ = uniform(rng, 0, 1) == 1;
   if (out_unsigned_) {
-    zero_point_ = uniform(rng, 0, 255);
+    zero_point_ = may_saturate ? 0 : uniform(rng, 0, 255);
     clamp_lo_ = uniform(rng, 0, 1) ? 0 : uniform(rng, 0, zero_point_);
     clamp_hi_ = uniform(rng, 0, 1) ? 255 : uniform(rng, std::max(clamp_lo_, zero_point_), 255);
   } else {
-    zero_point_ = uniform(rng, -128, 127);
+    zero_point_ = may_saturate ? 0 : uniform(rng, -128, 127);
     clamp_lo_ = uniform(rng, 0, 1) ? -128 : uniform(rng, -128, zero_point_);
     clamp_hi_ = uniform(rng, 0, 1) ? 127 : uniform(rng, std::max(clamp_lo_, zero_point_), 127);
   }

@@ -16,7 +16,8 @@ using namespace detail;
 namespace {
 
 // Broadcast shape of a and b (0 = unknown); nullopt when incompatible.
-std::optional<std::vector<uint32_t>> broadcast(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+std::optional<std::vector<uint32_t>> broadcast(const std::vector<uint32_t>& a,
+                                               const std::vector<uint32_t>& b) {
   const size_t rank = std::max(a.size(), b.size());
   std::vector<uint32_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -33,7 +34,8 @@ std::optional<std::vector<uint32_t>> broadcast(const std::vector<uint32_t>& a, c
 }
 
 // Flat index into `dims` (right-aligned against `shape`) for the multi-index of output element `flat`.
-uint64_t broadcast_index(uint64_t flat, const std::vector<uint32_t>& shape, const std::vector<uint32_t>& dims) {
+uint64_t broadcast_index(uint64_t flat, const std::vector<uint32_t>& shape,
+                         const std::vector<uint32_t>& dims) {
   uint64_t index = 0;
   uint64_t stride = 1;
   const size_t offset = shape.size() - dims.size();
@@ -57,8 +59,8 @@ class AddKernel final : public OperationKernel {
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 3) return make_error("expected 3 inputs, got " + std::to_string(in.size()));
     if (auto r = expect_type(in, 0, "input1",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
         !r) {
       return make_error(r.error());
     }
@@ -95,7 +97,8 @@ class AddKernel final : public OperationKernel {
       fx::float_activation_range(act, &lo, &hi);
       std::vector<float> r(total);
       for (uint64_t i = 0; i < total; ++i) {
-        const float v = a[broadcast_index(i, shape, in[0].dimensions)] + b[broadcast_index(i, shape, in[1].dimensions)];
+        const float v =
+            a[broadcast_index(i, shape, in[0].dimensions)] + b[broadcast_index(i, shape, in[1].dimensions)];
         r[i] = v < lo ? lo : (v > hi ? hi : v);
       }
       write_floats(o, r);
@@ -107,16 +110,20 @@ class AddKernel final : public OperationKernel {
     const double twice_max = 2.0 * std::max(in[0].scale, in[1].scale);
     const fx::QuantizedMultiplier m1 = fx::quantize_multiplier(in[0].scale / twice_max);
     const fx::QuantizedMultiplier m2 = fx::quantize_multiplier(in[1].scale / twice_max);
-    const fx::QuantizedMultiplier mo = fx::quantize_multiplier(twice_max / ((1 << kLeftShift) * static_cast<double>(o.scale)));
+    const fx::QuantizedMultiplier mo =
+        fx::quantize_multiplier(twice_max / ((1 << kLeftShift) * static_cast<double>(o.scale)));
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
     const fx::ClampRange range = fx::quantized_activation_range(act, o.scale, o.zero_point, qmin, qmax);
     std::vector<int32_t> r(total);
     for (uint64_t i = 0; i < total; ++i) {
-      const int32_t x = (a[broadcast_index(i, shape, in[0].dimensions)] - in[0].zero_point) * (1 << kLeftShift);
-      const int32_t y = (b[broadcast_index(i, shape, in[1].dimensions)] - in[1].zero_point) * (1 << kLeftShift);
-      const int32_t sum = fx::multiply_by_quantized_multiplier(x, m1) + fx::multiply_by_quantized_multiplier(y, m2);
+      const int32_t x =
+          (a[broadcast_index(i, shape, in[0].dimensions)] - in[0].zero_point) * (1 << kLeftShift);
+      const int32_t y =
+          (b[broadcast_index(i, shape, in[1].dimensions)] - in[1].zero_point) * (1 << kLeftShift);
+      const int32_t sum =
+          fx::multiply_by_quantized_multiplier(x, m1) + fx::multiply_by_quantized_multiplier(y, m2);
       const int32_t v = fx::multiply_by_quantized_multiplier(sum, mo) + o.zero_point;
       r[i] = v < range.lo ? range.lo : (v > range.hi ? range.hi : v);
     }

@@ -8,8 +8,8 @@
 
 #include "kernel_util.h"
 #include "kernels.h"
-#include "spatial.h"
 #include "npu/hal/ops/operation.h"
+#include "spatial.h"
 
 namespace npu::hal::ops {
 
@@ -63,8 +63,9 @@ Result<SpatialLayout> conv_layout(std::span<const OperandInfo> in) {
     l.dilation = n == 13 ? 11 : 0;
     return l;
   }
-  return make_error("expected 7, 8 or 10 inputs (implicit padding) or 10, 11 or 13 inputs (explicit padding), got " +
-                    std::to_string(n));
+  return make_error(
+      "expected 7, 8 or 10 inputs (implicit padding) or 10, 11 or 13 inputs (explicit padding), got " +
+      std::to_string(n));
 }
 
 class Conv2DKernel final : public OperationKernel {
@@ -76,8 +77,8 @@ class Conv2DKernel final : public OperationKernel {
     auto layout = conv_layout(in);
     if (!layout) return make_error(layout.error());
     if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
         !r) {
       return make_error(r.error());
     }
@@ -88,7 +89,8 @@ class Conv2DKernel final : public OperationKernel {
         !r) {
       return make_error(r.error());
     }
-    if (auto r = expect_type(in, 2, "bias", {quant ? OperandType::TENSOR_INT32 : t}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "bias", {quant ? OperandType::TENSOR_INT32 : t}); !r)
+      return make_error(r.error());
     if (auto r = expect_rank(in[0], 0, "input", 4); !r) return make_error(r.error());
     if (auto r = expect_rank(in[1], 1, "filter", 4); !r) return make_error(r.error());
     if (auto r = expect_rank(in[2], 2, "bias", 1); !r) return make_error(r.error());
@@ -104,13 +106,15 @@ class Conv2DKernel final : public OperationKernel {
     const uint32_t fw = f.size() == 4 ? f[2] : 0;
     const uint32_t filter_depth = f.size() == 4 ? f[3] : 0;
     if (x.c != 0 && filter_depth != 0 && x.c != filter_depth) {
-      return input_error(1, "filter", "depth_in " + std::to_string(filter_depth) + " does not match the input depth " +
-                                          std::to_string(x.c));
+      return input_error(1, "filter",
+                         "depth_in " + std::to_string(filter_depth) + " does not match the input depth " +
+                             std::to_string(x.c));
     }
     const uint32_t bias_len = in[2].dimensions.size() == 1 ? in[2].dimensions[0] : 0;
     if (bias_len != 0 && depth_out != 0 && bias_len != depth_out) {
-      return input_error(2, "bias", "has " + std::to_string(bias_len) + " elements, expected depth_out " +
-                                        std::to_string(depth_out));
+      return input_error(
+          2, "bias",
+          "has " + std::to_string(bias_len) + " elements, expected depth_out " + std::to_string(depth_out));
     }
     if (quant) {
       if (in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
@@ -118,13 +122,15 @@ class Conv2DKernel final : public OperationKernel {
           return input_error(1, "filter", "per-channel quantisation must be along dimension 0 (depth_out)");
         }
         if (depth_out != 0 && in[1].per_channel->scales.size() != depth_out) {
-          return input_error(1, "filter", "has " + std::to_string(in[1].per_channel->scales.size()) +
-                                              " channel scales, expected depth_out " + std::to_string(depth_out));
+          return input_error(1, "filter",
+                             "has " + std::to_string(in[1].per_channel->scales.size()) +
+                                 " channel scales, expected depth_out " + std::to_string(depth_out));
         }
       } else if (!bias_scale_matches(in[0].scale, in[1].scale, in[2].scale)) {
-        return input_error(2, "bias", "scale " + std::to_string(in[2].scale) +
-                                          " must equal input scale * filter scale = " +
-                                          std::to_string(in[0].scale * in[1].scale));
+        return input_error(
+            2, "bias",
+            "scale " + std::to_string(in[2].scale) +
+                " must equal input scale * filter scale = " + std::to_string(in[0].scale * in[1].scale));
       }
     }
 
@@ -211,7 +217,8 @@ class Conv2DKernel final : public OperationKernel {
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
-    const fx::ClampRange range = fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
+    const fx::ClampRange range =
+        fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
     std::vector<int32_t> result(total);
     for (uint32_t b = 0; b < x.n; ++b)
       for (uint32_t oy = 0; oy < oh; ++oy)
@@ -240,7 +247,8 @@ Result<Conv2DParams> conv_2d_params(const models::Subgraph& sg, const models::Op
   if (op.type != models::OperationType::CONV_2D) return make_error("not a CONV_2D operation");
   std::vector<OperandInfo> in;
   for (uint32_t idx : op.inputs) {
-    if (idx >= sg.operands.size()) return make_error("input operand " + std::to_string(idx) + " out of range");
+    if (idx >= sg.operands.size())
+      return make_error("input operand " + std::to_string(idx) + " out of range");
     in.push_back(operand_info(sg.operands[idx]));
   }
   auto layout = conv_layout(in);
@@ -251,8 +259,9 @@ Result<Conv2DParams> conv_2d_params(const models::Subgraph& sg, const models::Op
   const Nhwc x = input_extents(in[0], partial->nchw);
   auto p = resolve_spatial(*partial, x, in[1].dimensions[1], in[1].dimensions[2]);
   if (!p) {
-    return make_error("CONV_2D parameters must be constants" +
-                      std::string(partial->scheme ? " and the input height/width known (implicit padding)" : ""));
+    return make_error(
+        "CONV_2D parameters must be constants" +
+        std::string(partial->scheme ? " and the input height/width known (implicit padding)" : ""));
   }
   return *p;
 }

@@ -37,8 +37,9 @@ Result<SpatialLayout> depthwise_layout(std::span<const OperandInfo> in) {
     l.dilation = n == 14 ? 12 : 0;
     return l;
   }
-  return make_error("expected 8, 9 or 11 inputs (implicit padding) or 11, 12 or 14 inputs (explicit padding), got " +
-                    std::to_string(n));
+  return make_error(
+      "expected 8, 9 or 11 inputs (implicit padding) or 11, 12 or 14 inputs (explicit padding), got " +
+      std::to_string(n));
 }
 
 class DepthwiseConv2DKernel final : public OperationKernel {
@@ -50,8 +51,8 @@ class DepthwiseConv2DKernel final : public OperationKernel {
     auto layout = depthwise_layout(in);
     if (!layout) return make_error(layout.error());
     if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
         !r) {
       return make_error(r.error());
     }
@@ -62,7 +63,8 @@ class DepthwiseConv2DKernel final : public OperationKernel {
         !r) {
       return make_error(r.error());
     }
-    if (auto r = expect_type(in, 2, "bias", {quant ? OperandType::TENSOR_INT32 : t}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "bias", {quant ? OperandType::TENSOR_INT32 : t}); !r)
+      return make_error(r.error());
     if (auto r = expect_rank(in[0], 0, "input", 4); !r) return make_error(r.error());
     if (auto r = expect_rank(in[1], 1, "filter", 4); !r) return make_error(r.error());
     if (auto r = expect_rank(in[2], 2, "bias", 1); !r) return make_error(r.error());
@@ -80,14 +82,16 @@ class DepthwiseConv2DKernel final : public OperationKernel {
     }
     if (x.c != 0 && depth_out != 0 && params->multiplier &&
         uint64_t{x.c} * static_cast<uint64_t>(*params->multiplier) != depth_out) {
-      return input_error(1, "filter", "depth_out " + std::to_string(depth_out) + " must equal input depth " +
-                                          std::to_string(x.c) + " * depth multiplier " +
-                                          std::to_string(*params->multiplier));
+      return input_error(1, "filter",
+                         "depth_out " + std::to_string(depth_out) + " must equal input depth " +
+                             std::to_string(x.c) + " * depth multiplier " +
+                             std::to_string(*params->multiplier));
     }
     const uint32_t bias_len = in[2].dimensions.size() == 1 ? in[2].dimensions[0] : 0;
     if (bias_len != 0 && depth_out != 0 && bias_len != depth_out) {
-      return input_error(2, "bias", "has " + std::to_string(bias_len) + " elements, expected depth_out " +
-                                        std::to_string(depth_out));
+      return input_error(
+          2, "bias",
+          "has " + std::to_string(bias_len) + " elements, expected depth_out " + std::to_string(depth_out));
     }
     if (quant) {
       if (in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
@@ -95,13 +99,15 @@ class DepthwiseConv2DKernel final : public OperationKernel {
           return input_error(1, "filter", "per-channel quantisation must be along dimension 3 (depth_out)");
         }
         if (depth_out != 0 && in[1].per_channel->scales.size() != depth_out) {
-          return input_error(1, "filter", "has " + std::to_string(in[1].per_channel->scales.size()) +
-                                              " channel scales, expected depth_out " + std::to_string(depth_out));
+          return input_error(1, "filter",
+                             "has " + std::to_string(in[1].per_channel->scales.size()) +
+                                 " channel scales, expected depth_out " + std::to_string(depth_out));
         }
       } else if (!bias_scale_matches(in[0].scale, in[1].scale, in[2].scale)) {
-        return input_error(2, "bias", "scale " + std::to_string(in[2].scale) +
-                                          " must equal input scale * filter scale = " +
-                                          std::to_string(in[0].scale * in[1].scale));
+        return input_error(
+            2, "bias",
+            "scale " + std::to_string(in[2].scale) +
+                " must equal input scale * filter scale = " + std::to_string(in[0].scale * in[1].scale));
       }
     }
     auto shape = spatial_output_shape(*params, x, fh, fw, depth_out);
@@ -173,12 +179,14 @@ class DepthwiseConv2DKernel final : public OperationKernel {
     const int32_t f_zp = per_channel ? 0 : in[1].zero_point;
     std::vector<fx::QuantizedMultiplier> qm(oc_n);
     for (uint32_t oc = 0; oc < oc_n; ++oc) {
-      qm[oc] = conv_multiplier(in[0].scale, per_channel ? in[1].per_channel->scales[oc] : in[1].scale, o.scale);
+      qm[oc] =
+          conv_multiplier(in[0].scale, per_channel ? in[1].per_channel->scales[oc] : in[1].scale, o.scale);
     }
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
-    const fx::ClampRange range = fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
+    const fx::ClampRange range =
+        fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
     std::vector<int32_t> result(total);
     for (uint32_t b = 0; b < x.n; ++b)
       for (uint32_t oy = 0; oy < oh; ++oy)
@@ -189,7 +197,8 @@ class DepthwiseConv2DKernel final : public OperationKernel {
               acc = wrap_add(acc, int64_t{input[ii] - in_zp} * (filter[fi] - f_zp));
             });
             acc = wrap_add(acc, bias[oc]);
-            result[b * os.b + oy * os.y + ox * os.x + oc * os.c] = requantize(acc, qm[oc], o.zero_point, range);
+            result[b * os.b + oy * os.y + ox * os.x + oc * os.c] =
+                requantize(acc, qm[oc], o.zero_point, range);
           }
     write_ints(o, result);
     return {};
@@ -203,11 +212,14 @@ const OperationKernel& depthwise_conv_2d_kernel() {
   return kernel;
 }
 
-Result<DepthwiseConv2DParams> depthwise_conv_2d_params(const models::Subgraph& sg, const models::Operation& op) {
-  if (op.type != models::OperationType::DEPTHWISE_CONV_2D) return make_error("not a DEPTHWISE_CONV_2D operation");
+Result<DepthwiseConv2DParams> depthwise_conv_2d_params(const models::Subgraph& sg,
+                                                       const models::Operation& op) {
+  if (op.type != models::OperationType::DEPTHWISE_CONV_2D)
+    return make_error("not a DEPTHWISE_CONV_2D operation");
   std::vector<OperandInfo> in;
   for (uint32_t idx : op.inputs) {
-    if (idx >= sg.operands.size()) return make_error("input operand " + std::to_string(idx) + " out of range");
+    if (idx >= sg.operands.size())
+      return make_error("input operand " + std::to_string(idx) + " out of range");
     in.push_back(operand_info(sg.operands[idx]));
   }
   auto layout = depthwise_layout(in);
@@ -218,8 +230,9 @@ Result<DepthwiseConv2DParams> depthwise_conv_2d_params(const models::Subgraph& s
   const Nhwc x = input_extents(in[0], partial->nchw);
   auto p = resolve_spatial(*partial, x, in[1].dimensions[1], in[1].dimensions[2]);
   if (!p || !partial->multiplier) {
-    return make_error("DEPTHWISE_CONV_2D parameters must be constants" +
-                      std::string(partial->scheme ? " and the input height/width known (implicit padding)" : ""));
+    return make_error(
+        "DEPTHWISE_CONV_2D parameters must be constants" +
+        std::string(partial->scheme ? " and the input height/width known (implicit padding)" : ""));
   }
   return DepthwiseConv2DParams{*p, static_cast<uint32_t>(*partial->multiplier)};
 }

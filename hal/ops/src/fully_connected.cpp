@@ -34,8 +34,9 @@ Result<FcShape> fc_shape(std::span<const OperandInfo> in) {
   if (!x.empty() && s.input_size != 0) {
     if (auto total = known_product(x)) {
       if (*total % s.input_size != 0) {
-        return input_error(0, "input", "element count " + std::to_string(*total) +
-                                           " is not a multiple of input_size " + std::to_string(s.input_size));
+        return input_error(0, "input",
+                           "element count " + std::to_string(*total) + " is not a multiple of input_size " +
+                               std::to_string(s.input_size));
       }
       s.batch = *total / s.input_size;
     }
@@ -51,15 +52,16 @@ class FullyConnectedKernel final : public OperationKernel {
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 4) return make_error("expected 4 inputs, got " + std::to_string(in.size()));
     if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
         !r) {
       return make_error(r.error());
     }
     const OperandType t = in[0].type;
     const bool quant = is_quant8(t);
     if (auto r = expect_type(in, 1, "weights", {t}); !r) return make_error(r.error());
-    if (auto r = expect_type(in, 2, "bias", {quant ? OperandType::TENSOR_INT32 : t}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "bias", {quant ? OperandType::TENSOR_INT32 : t}); !r)
+      return make_error(r.error());
     if (in[0].rank_known() && (in[0].dimensions.size() < 2 || in[0].dimensions.size() > 4)) {
       return input_error(0, "input", "expected rank 2 to 4, got " + std::to_string(in[0].dimensions.size()));
     }
@@ -73,13 +75,15 @@ class FullyConnectedKernel final : public OperationKernel {
     if (!shape) return make_error(shape.error());
     const uint32_t bias_len = in[2].dimensions.size() == 1 ? in[2].dimensions[0] : 0;
     if (bias_len != 0 && shape->num_units != 0 && bias_len != shape->num_units) {
-      return input_error(2, "bias", "has " + std::to_string(bias_len) + " elements, expected num_units " +
-                                        std::to_string(shape->num_units));
+      return input_error(2, "bias",
+                         "has " + std::to_string(bias_len) + " elements, expected num_units " +
+                             std::to_string(shape->num_units));
     }
     if (quant && !bias_scale_matches(in[0].scale, in[1].scale, in[2].scale)) {
-      return input_error(2, "bias", "scale " + std::to_string(in[2].scale) +
-                                        " must equal input scale * weights scale = " +
-                                        std::to_string(in[0].scale * in[1].scale));
+      return input_error(
+          2, "bias",
+          "scale " + std::to_string(in[2].scale) +
+              " must equal input scale * weights scale = " + std::to_string(in[0].scale * in[1].scale));
     }
     if (shape->batch && *shape->batch > std::numeric_limits<uint32_t>::max()) {
       return input_error(0, "input", "batch size too large");
@@ -129,7 +133,8 @@ class FullyConnectedKernel final : public OperationKernel {
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
-    const fx::ClampRange range = fx::quantized_activation_range(activation, o.scale, o.zero_point, qmin, qmax);
+    const fx::ClampRange range =
+        fx::quantized_activation_range(activation, o.scale, o.zero_point, qmin, qmax);
     const int32_t x_zp = in[0].zero_point;
     const int32_t w_zp = in[1].zero_point;
     std::vector<int32_t> result(batch * units);
@@ -160,14 +165,17 @@ Result<FullyConnectedParams> fully_connected_params(const models::Subgraph& sg, 
   if (op.inputs.size() != 4) return make_error("expected 4 inputs, got " + std::to_string(op.inputs.size()));
   std::vector<OperandInfo> in;
   for (uint32_t idx : op.inputs) {
-    if (idx >= sg.operands.size()) return make_error("input operand " + std::to_string(idx) + " out of range");
+    if (idx >= sg.operands.size())
+      return make_error("input operand " + std::to_string(idx) + " out of range");
     in.push_back(operand_info(sg.operands[idx]));
   }
   auto shape = fc_shape(in);
   if (!shape) return make_error(shape.error());
   const auto act = in[3].type == OperandType::INT32 ? int_param(in[3]) : std::nullopt;
-  if (!act || *act < 0 || *act > 3) return make_error("input 3 (fused activation): must be a constant in [0, 3]");
-  if (shape->input_size == 0 || shape->num_units == 0) return make_error("input 1 (weights): shape must be known");
+  if (!act || *act < 0 || *act > 3)
+    return make_error("input 3 (fused activation): must be a constant in [0, 3]");
+  if (shape->input_size == 0 || shape->num_units == 0)
+    return make_error("input 1 (weights): shape must be known");
   FullyConnectedParams p;
   p.batch_size = shape->batch && *shape->batch <= std::numeric_limits<uint32_t>::max()
                      ? static_cast<uint32_t>(*shape->batch)

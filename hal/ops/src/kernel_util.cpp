@@ -45,8 +45,9 @@ Result<void> expect_type(std::span<const OperandInfo> inputs, size_t index, cons
 Result<void> expect_rank(const OperandInfo& in, size_t index, const char* role, size_t rank) {
   if (in.rank_known() && in.dimensions.size() != rank) {
     return input_error(index, role,
-                       "expected rank " + std::to_string(rank) + ", got " + std::to_string(in.dimensions.size()) +
-                           " " + models::dims_to_string(in.dimensions));
+                       "expected rank " + std::to_string(rank) + ", got " +
+                           std::to_string(in.dimensions.size()) + " " +
+                           models::dims_to_string(in.dimensions));
   }
   return {};
 }
@@ -87,8 +88,9 @@ Result<void> expect_output_count(std::span<const OperandInfo> outputs, size_t n)
 Result<void> expect_output_type(std::span<const OperandInfo> outputs, size_t index, OperandType type) {
   if (index >= outputs.size()) return make_error("output " + std::to_string(index) + ": missing");
   if (outputs[index].type != type) {
-    return make_error("output " + std::to_string(index) + ": expected " + std::string(models::to_string(type)) +
-                      " (the input type), got " + std::string(models::to_string(outputs[index].type)));
+    return make_error("output " + std::to_string(index) + ": expected " +
+                      std::string(models::to_string(type)) + " (the input type), got " +
+                      std::string(models::to_string(outputs[index].type)));
   }
   return {};
 }
@@ -137,7 +139,8 @@ std::vector<int32_t> read_ints(const OperandInfo& in) {
 }
 
 void write_floats(models::Tensor& out, std::span<const float> values) {
-  const size_t n = std::min<size_t>(values.size(), out.data.size() / std::max<uint32_t>(1, models::element_size(out.type)));
+  const size_t n = std::min<size_t>(values.size(),
+                                    out.data.size() / std::max<uint32_t>(1, models::element_size(out.type)));
   if (out.type == OperandType::TENSOR_FLOAT32) {
     std::memcpy(out.data.data(), values.data(), n * 4);
     return;
@@ -146,9 +149,11 @@ void write_floats(models::Tensor& out, std::span<const float> values) {
 }
 
 void write_ints(models::Tensor& out, std::span<const int32_t> values) {
-  const size_t n = std::min<size_t>(values.size(), out.data.size() / std::max<uint32_t>(1, models::element_size(out.type)));
+  const size_t n = std::min<size_t>(values.size(),
+                                    out.data.size() / std::max<uint32_t>(1, models::element_size(out.type)));
   if (out.type == OperandType::TENSOR_QUANT8_ASYMM || out.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
-    for (size_t i = 0; i < n; ++i) out.data[i] = static_cast<uint8_t>(values[i]);  // two's complement for int8
+    for (size_t i = 0; i < n; ++i)
+      out.data[i] = static_cast<uint8_t>(values[i]);  // two's complement for int8
     return;
   }
   for (size_t i = 0; i < n; ++i) models::write_element(out.type, out.data, i, values[i]);

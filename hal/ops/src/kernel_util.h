@@ -66,7 +66,8 @@ fx::QuantizedMultiplier conv_multiplier(float input_scale, float filter_scale, f
 
 // The quantised output stage shared by conv-like kernels: requantise the int32 accumulator, add the
 // output zero point, clamp to the activation range.
-inline int32_t requantize(int32_t acc, fx::QuantizedMultiplier qm, int32_t output_zero_point, fx::ClampRange range) {
+inline int32_t requantize(int32_t acc, fx::QuantizedMultiplier qm, int32_t output_zero_point,
+                          fx::ClampRange range) {
   int32_t v = fx::multiply_by_quantized_multiplier(acc, qm) + output_zero_point;
   if (v < range.lo) v = range.lo;
   if (v > range.hi) v = range.hi;

@@ -53,8 +53,8 @@ class Pool2DKernel final : public OperationKernel {
     auto layout = pool_layout(in);
     if (!layout) return make_error(layout.error());
     if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
         !r) {
       return make_error(r.error());
     }
@@ -64,8 +64,9 @@ class Pool2DKernel final : public OperationKernel {
     if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
     if (auto r = expect_output_type(out, 0, in[0].type); !r) return make_error(r.error());
     if (is_quant8(in[0].type) && (out[0].scale != in[0].scale || out[0].zero_point != in[0].zero_point)) {
-      return make_error("output 0: quantisation must equal the input's (scale " + std::to_string(in[0].scale) +
-                        ", zeroPoint " + std::to_string(in[0].zero_point) + ")");
+      return make_error("output 0: quantisation must equal the input's (scale " +
+                        std::to_string(in[0].scale) + ", zeroPoint " + std::to_string(in[0].zero_point) +
+                        ")");
     }
     const Nhwc x = input_extents(in[0], params->nchw);
     const auto fh = static_cast<uint32_t>(params->filter_h.value_or(0));
@@ -104,7 +105,8 @@ class Pool2DKernel final : public OperationKernel {
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
-    const fx::ClampRange range = fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
+    const fx::ClampRange range =
+        fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
     const uint64_t total = uint64_t{x.n} * os.b;
     std::vector<float> fres(quant ? 0 : total);
     std::vector<int32_t> qres(quant ? total : 0);
@@ -123,7 +125,8 @@ class Pool2DKernel final : public OperationKernel {
               for (uint32_t fx = 0; fx < fw; ++fx) {
                 const int64_t ix = int64_t{ox} * p->stride_w - p->pad_left + fx;
                 if (ix < 0 || ix >= static_cast<int64_t>(x.w)) continue;
-                const uint64_t i = b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x + c * is.c;
+                const uint64_t i =
+                    b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x + c * is.c;
                 ++count;
                 if (quant) {
                   qsum += qin[i];
@@ -180,7 +183,8 @@ Result<Pool2DParams> pool_2d_params(const models::Subgraph& sg, const models::Op
   }
   std::vector<OperandInfo> in;
   for (uint32_t idx : op.inputs) {
-    if (idx >= sg.operands.size()) return make_error("input operand " + std::to_string(idx) + " out of range");
+    if (idx >= sg.operands.size())
+      return make_error("input operand " + std::to_string(idx) + " out of range");
     in.push_back(operand_info(sg.operands[idx]));
   }
   auto layout = pool_layout(in);
@@ -193,8 +197,9 @@ Result<Pool2DParams> pool_2d_params(const models::Subgraph& sg, const models::Op
   const auto fw = static_cast<uint32_t>(*partial->filter_w);
   auto p = resolve_spatial(*partial, x, fh, fw);
   if (!p) {
-    return make_error("pool parameters must be constants" +
-                      std::string(partial->scheme ? " and the input height/width known (implicit padding)" : ""));
+    return make_error(
+        "pool parameters must be constants" +
+        std::string(partial->scheme ? " and the input height/width known (implicit padding)" : ""));
   }
   return Pool2DParams{*p, fw, fh};
 }

@@ -60,7 +60,8 @@ Result<std::vector<std::vector<uint32_t>>> infer_shapes(const Subgraph& sg, cons
     const std::string where = op_name(prefix, k, op);
     if (!indices_in_range(sg, op)) return make_error(where + ": operand index out of range");
     const OperationKernel* kernel = find_kernel(op.type);
-    if (kernel == nullptr) return make_error(where + ": no kernel in the operation library (cannot validate or run)");
+    if (kernel == nullptr)
+      return make_error(where + ": no kernel in the operation library (cannot validate or run)");
     gather(sg, op, shapes, &in, &out);
     auto inferred = kernel->prepare(in, out);
     if (!inferred) return make_error(where + ": " + inferred.error());
@@ -108,14 +109,16 @@ std::vector<bool> cpu_supported_operations(const models::Model& model) {
 
 namespace {
 
-Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const std::map<uint32_t, Tensor>& inputs) {
+Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model,
+                                             const std::map<uint32_t, Tensor>& inputs) {
   const Subgraph& sg = model.main;
   auto log = log::get("cpuexe");
   // Inputs: exactly the graph inputs, each a complete value of the declared type and a compatible shape.
   for (const auto& [idx, t] : inputs) {
     bool listed = false;
     for (uint32_t i : sg.input_indexes) listed = listed || i == idx;
-    if (!listed) return make_error("input for operand " + std::to_string(idx) + ", which is not a graph input");
+    if (!listed)
+      return make_error("input for operand " + std::to_string(idx) + ", which is not a graph input");
   }
   std::vector<std::optional<Tensor>> values(sg.operands.size());
   for (uint32_t idx : sg.input_indexes) {
@@ -125,8 +128,8 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const s
     const Operand& desc = sg.operands[idx];
     const Tensor& t = it->second;
     if (t.type != desc.type) {
-      return make_error(where + ": value has type " + std::string(models::to_string(t.type)) + ", operand is " +
-                        std::string(models::to_string(desc.type)));
+      return make_error(where + ": value has type " + std::string(models::to_string(t.type)) +
+                        ", operand is " + std::string(models::to_string(desc.type)));
     }
     Operand shaped = desc;
     shaped.dimensions = t.dimensions;
@@ -137,7 +140,8 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const s
                         " do not fully specify the operand's " + models::dims_to_string(desc.dimensions));
     }
     const uint64_t count = shaped.element_count();
-    if (count > kMaxReferenceOperandBytes / models::element_size(desc.type)) return make_error(where + ": too large");
+    if (count > kMaxReferenceOperandBytes / models::element_size(desc.type))
+      return make_error(where + ": too large");
     if (t.data.size() != count * models::element_size(desc.type)) {
       return make_error(where + ": value has " + std::to_string(t.data.size()) + " bytes, expected " +
                         std::to_string(count * models::element_size(desc.type)));
@@ -164,7 +168,8 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const s
     for (uint32_t idx : op.inputs) {
       OperandInfo info = detail::operand_info(sg.operands[idx]);
       if (info.lifetime != Lifetime::NO_VALUE) {
-        if (!values[idx]) return make_error(where + ": input operand " + std::to_string(idx) + " has no value yet");
+        if (!values[idx])
+          return make_error(where + ": input operand " + std::to_string(idx) + " has no value yet");
         info.dimensions = values[idx]->dimensions;
         info.value = &values[idx]->data;
       }
@@ -173,7 +178,8 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const s
     for (uint32_t idx : op.outputs) out.push_back(detail::operand_info(sg.operands[idx]));
     auto shapes = kernel->prepare(in, out);
     if (!shapes) return make_error(where + ": " + shapes.error());
-    if (shapes->size() != op.outputs.size()) return make_error(where + ": kernel returned the wrong number of shapes");
+    if (shapes->size() != op.outputs.size())
+      return make_error(where + ": kernel returned the wrong number of shapes");
     std::vector<Tensor*> out_ptrs;
     for (size_t j = 0; j < op.outputs.size(); ++j) {
       const uint32_t idx = op.outputs[j];
@@ -187,10 +193,11 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const s
       Operand shaped = desc;
       shaped.dimensions = *merged;
       if (!shaped.fully_specified()) {
-        return make_error(where + ": output " + std::to_string(j) + ": shape " + models::dims_to_string(*merged) +
-                          " could not be inferred");
+        return make_error(where + ": output " + std::to_string(j) + ": shape " +
+                          models::dims_to_string(*merged) + " could not be inferred");
       }
-      if (shaped.element_count() > kMaxReferenceOperandBytes / std::max<uint32_t>(1, models::element_size(desc.type))) {
+      if (shaped.element_count() >
+          kMaxReferenceOperandBytes / std::max<uint32_t>(1, models::element_size(desc.type))) {
         return make_error(where + ": output " + std::to_string(j) + " too large for the CPU reference");
       }
       values[idx] = models::make_tensor(desc, *merged);
@@ -201,7 +208,8 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const s
   }
   std::map<uint32_t, Tensor> results;
   for (uint32_t idx : sg.output_indexes) {
-    if (!values[idx]) return make_error("graph output operand " + std::to_string(idx) + " was never computed");
+    if (!values[idx])
+      return make_error("graph output operand " + std::to_string(idx) + " was never computed");
     results.emplace(idx, std::move(*values[idx]));
   }
   return results;
@@ -209,7 +217,8 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model, const s
 
 }  // namespace
 
-Result<std::map<uint32_t, Tensor>> run_reference(const models::Model& model, const std::map<uint32_t, Tensor>& inputs) {
+Result<std::map<uint32_t, Tensor>> run_reference(const models::Model& model,
+                                                 const std::map<uint32_t, Tensor>& inputs) {
   if (auto r = models::validate_model(model); !r) return make_error(r.error());
   if (auto r = validate_operations(model); !r) return make_error(r.error());
   try {

@@ -11,9 +11,17 @@ namespace {
 
 const std::array<const OperationKernel*, 11>& all_kernels() {
   static const std::array<const OperationKernel*, 11> kernels{
-      &add_kernel(),          &average_pool_2d_kernel(), &conv_2d_kernel(), &depthwise_conv_2d_kernel(),
-      &fully_connected_kernel(), &max_pool_2d_kernel(),  &relu_kernel(),    &relu1_kernel(),
-      &relu6_kernel(),        &reshape_kernel(),         &softmax_kernel(),
+      &add_kernel(),
+      &average_pool_2d_kernel(),
+      &conv_2d_kernel(),
+      &depthwise_conv_2d_kernel(),
+      &fully_connected_kernel(),
+      &max_pool_2d_kernel(),
+      &relu_kernel(),
+      &relu1_kernel(),
+      &relu6_kernel(),
+      &reshape_kernel(),
+      &softmax_kernel(),
   };
   return kernels;
 }

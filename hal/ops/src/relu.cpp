@@ -23,8 +23,8 @@ class ReluKernel final : public OperationKernel {
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 1) return make_error("expected 1 input, got " + std::to_string(in.size()));
     if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
         !r) {
       return make_error(r.error());
     }
@@ -55,7 +55,8 @@ class ReluKernel final : public OperationKernel {
     const bool same = in[0].scale == o.scale && in[0].zero_point == o.zero_point;
     const fx::QuantizedMultiplier qm = fx::quantize_multiplier(static_cast<double>(in[0].scale) / o.scale);
     for (int32_t& q : v) {
-      const int32_t r = same ? q : fx::multiply_by_quantized_multiplier(q - in[0].zero_point, qm) + o.zero_point;
+      const int32_t r =
+          same ? q : fx::multiply_by_quantized_multiplier(q - in[0].zero_point, qm) + o.zero_point;
       q = r < range.lo ? range.lo : (r > range.hi ? range.hi : r);
     }
     write_ints(o, v);

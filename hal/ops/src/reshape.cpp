@@ -18,9 +18,10 @@ class ReshapeKernel final : public OperationKernel {
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 2) return make_error("expected 2 inputs, got " + std::to_string(in.size()));
-    if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED, OperandType::TENSOR_INT32});
+    if (auto r = expect_type(
+            in, 0, "input",
+            {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
+             OperandType::TENSOR_QUANT8_ASYMM_SIGNED, OperandType::TENSOR_INT32});
         !r) {
       return make_error(r.error());
     }
@@ -45,7 +46,8 @@ class ReshapeKernel final : public OperationKernel {
         stretch = i;
         continue;
       }
-      if (target[i] <= 0) return input_error(1, "shape", "extent " + std::to_string(target[i]) + " must be > 0 or -1");
+      if (target[i] <= 0)
+        return input_error(1, "shape", "extent " + std::to_string(target[i]) + " must be > 0 or -1");
       shape[i] = static_cast<uint32_t>(target[i]);
       known *= shape[i];
       if (known > (uint64_t{1} << 40)) return input_error(1, "shape", "too large");
@@ -53,10 +55,12 @@ class ReshapeKernel final : public OperationKernel {
     const auto total = in[0].rank_known() ? known_product(in[0].dimensions) : std::nullopt;
     if (total) {
       if (stretch) {
-        if (*total % known != 0) return input_error(1, "shape", "cannot hold " + std::to_string(*total) + " elements");
+        if (*total % known != 0)
+          return input_error(1, "shape", "cannot hold " + std::to_string(*total) + " elements");
         shape[*stretch] = static_cast<uint32_t>(*total / known);
       } else if (*total != known) {
-        return input_error(1, "shape", "has " + std::to_string(known) + " elements, input has " + std::to_string(*total));
+        return input_error(1, "shape",
+                           "has " + std::to_string(known) + " elements, input has " + std::to_string(*total));
       }
     }
     return std::vector<std::vector<uint32_t>>{shape};

@@ -29,20 +29,23 @@ class SoftmaxKernel final : public OperationKernel {
 
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
-    if (in.size() != 2 && in.size() != 3) return make_error("expected 2 or 3 inputs, got " + std::to_string(in.size()));
+    if (in.size() != 2 && in.size() != 3)
+      return make_error("expected 2 or 3 inputs, got " + std::to_string(in.size()));
     if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
         !r) {
       return make_error(r.error());
     }
     const OperandType t = in[0].type;
-    if (auto r = expect_type(in, 1, "beta", {t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32});
+    if (auto r = expect_type(
+            in, 1, "beta", {t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32});
         !r) {
       return make_error(r.error());
     }
     const std::vector<float> beta = read_floats(in[1]);
-    if (in[1].has_value() && (beta.empty() || !(beta[0] > 0.0f))) return input_error(1, "beta", "must be > 0");
+    if (in[1].has_value() && (beta.empty() || !(beta[0] > 0.0f)))
+      return input_error(1, "beta", "must be > 0");
     const size_t rank = in[0].dimensions.size();
     if (in[0].rank_known() && (rank < 1 || rank > 4)) {
       return input_error(0, "input", "expected rank 1 to 4, got " + std::to_string(rank));
@@ -50,7 +53,8 @@ class SoftmaxKernel final : public OperationKernel {
     if (in.size() == 3) {
       auto axis = int_param_in_range(in, 2, "axis", -4, 3);
       if (!axis) return make_error(axis.error());
-      if (*axis && in[0].rank_known() && (**axis >= static_cast<int32_t>(rank) || **axis < -static_cast<int32_t>(rank))) {
+      if (*axis && in[0].rank_known() &&
+          (**axis >= static_cast<int32_t>(rank) || **axis < -static_cast<int32_t>(rank))) {
         return input_error(2, "axis", "out of range for rank " + std::to_string(rank));
       }
     }
@@ -69,7 +73,8 @@ class SoftmaxKernel final : public OperationKernel {
     models::Tensor& o = *out[0];
     const auto& dims = in[0].dimensions;
     const std::vector<float> betas = read_floats(in[1]);
-    if (betas.empty() || axis_out_of_range(dims, in)) return make_error("internal: execute() called with unprepared inputs");
+    if (betas.empty() || axis_out_of_range(dims, in))
+      return make_error("internal: execute() called with unprepared inputs");
     const float beta = betas[0];
     int32_t axis = in.size() == 3 ? int_param(in[2]).value_or(-1) : -1;
     if (axis < 0) axis += static_cast<int32_t>(dims.size());

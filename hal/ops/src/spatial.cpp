@@ -12,7 +12,8 @@ constexpr int32_t kMaxI32 = std::numeric_limits<int32_t>::max();
 
 Result<PartialSpatialParams> read_spatial_params(std::span<const OperandInfo> in, const SpatialLayout& l) {
   PartialSpatialParams p;
-  auto get = [&](size_t index, const char* role, int32_t lo, int32_t hi, std::optional<int32_t>* out) -> Result<void> {
+  auto get = [&](size_t index, const char* role, int32_t lo, int32_t hi,
+                 std::optional<int32_t>* out) -> Result<void> {
     auto v = int_param_in_range(in, index, role, lo, hi);
     if (!v) return make_error(v.error());
     *out = *v;
@@ -28,22 +29,28 @@ Result<PartialSpatialParams> read_spatial_params(std::span<const OperandInfo> in
     }
   }
   if (auto r = get(l.stride_w, "stride width", 1, kMaxI32, &p.stride_w); !r) return make_error(r.error());
-  if (auto r = get(l.stride_w + 1, "stride height", 1, kMaxI32, &p.stride_h); !r) return make_error(r.error());
+  if (auto r = get(l.stride_w + 1, "stride height", 1, kMaxI32, &p.stride_h); !r)
+    return make_error(r.error());
   if (l.filter_w) {
     if (auto r = get(l.filter_w, "filter width", 1, kMaxI32, &p.filter_w); !r) return make_error(r.error());
-    if (auto r = get(l.filter_w + 1, "filter height", 1, kMaxI32, &p.filter_h); !r) return make_error(r.error());
+    if (auto r = get(l.filter_w + 1, "filter height", 1, kMaxI32, &p.filter_h); !r)
+      return make_error(r.error());
   }
   if (l.multiplier) {
-    if (auto r = get(l.multiplier, "depth multiplier", 1, kMaxI32, &p.multiplier); !r) return make_error(r.error());
+    if (auto r = get(l.multiplier, "depth multiplier", 1, kMaxI32, &p.multiplier); !r)
+      return make_error(r.error());
   }
   if (auto r = get(l.activation, "fused activation", 0, 3, &p.activation); !r) return make_error(r.error());
   if (l.layout) {
-    if (auto r = expect_type(in, l.layout, "NCHW layout", {models::OperandType::BOOL}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, l.layout, "NCHW layout", {models::OperandType::BOOL}); !r)
+      return make_error(r.error());
     p.nchw = bool_param(in[l.layout]);
   }
   if (l.dilation) {
-    if (auto r = get(l.dilation, "dilation width", 1, kMaxI32, &p.dilation_w); !r) return make_error(r.error());
-    if (auto r = get(l.dilation + 1, "dilation height", 1, kMaxI32, &p.dilation_h); !r) return make_error(r.error());
+    if (auto r = get(l.dilation, "dilation width", 1, kMaxI32, &p.dilation_w); !r)
+      return make_error(r.error());
+    if (auto r = get(l.dilation + 1, "dilation height", 1, kMaxI32, &p.dilation_h); !r)
+      return make_error(r.error());
   }
   return p;
 }
@@ -66,8 +73,10 @@ Nhwc input_extents(const OperandInfo& input, std::optional<bool> nchw) {
   return e;
 }
 
-std::optional<Conv2DParams> resolve_spatial(const PartialSpatialParams& p, const Nhwc& in, uint32_t fh, uint32_t fw) {
-  if (!p.stride_w || !p.stride_h || !p.dilation_w || !p.dilation_h || !p.activation || !p.nchw) return std::nullopt;
+std::optional<Conv2DParams> resolve_spatial(const PartialSpatialParams& p, const Nhwc& in, uint32_t fh,
+                                            uint32_t fw) {
+  if (!p.stride_w || !p.stride_h || !p.dilation_w || !p.dilation_h || !p.activation || !p.nchw)
+    return std::nullopt;
   Conv2DParams c;
   c.stride_w = static_cast<uint32_t>(*p.stride_w);
   c.stride_h = static_cast<uint32_t>(*p.stride_h);
@@ -100,7 +109,8 @@ Result<std::vector<uint32_t>> spatial_output_shape(const PartialSpatialParams& p
   uint32_t ow = 0;
   if (c && in.h != 0 && fh != 0) {
     oh = conv_output_size(in.h, fh, c->dilation_h, c->stride_h, c->pad_top, c->pad_bottom);
-    if (oh == 0) return make_error("input 0 (input): padded height is smaller than the dilated filter height");
+    if (oh == 0)
+      return make_error("input 0 (input): padded height is smaller than the dilated filter height");
   }
   if (c && in.w != 0 && fw != 0) {
     ow = conv_output_size(in.w, fw, c->dilation_w, c->stride_w, c->pad_left, c->pad_right);

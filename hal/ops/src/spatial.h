@@ -23,7 +23,7 @@ struct SpatialLayout {
   size_t multiplier = 0;  // DEPTHWISE_CONV_2D: depth multiplier
   size_t activation = 0;
   size_t layout = 0;
-  size_t dilation = 0;    // dilation_h follows
+  size_t dilation = 0;  // dilation_h follows
 };
 
 struct PartialSpatialParams {
@@ -43,7 +43,8 @@ struct Nhwc {
 Nhwc input_extents(const OperandInfo& input, std::optional<bool> nchw);
 
 // Resolves the parameters (implicit padding from the input extents) once every value is known.
-std::optional<Conv2DParams> resolve_spatial(const PartialSpatialParams& p, const Nhwc& in, uint32_t fh, uint32_t fw);
+std::optional<Conv2DParams> resolve_spatial(const PartialSpatialParams& p, const Nhwc& in, uint32_t fh,
+                                            uint32_t fw);
 
 // Output dims [n, oh, ow, c] in the operation's layout (0 for unknown extents, all unknown while the
 // layout is); errors when the padded input is smaller than the (dilated) window.

@@ -8,9 +8,8 @@
 
 #include <cstdint>
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "npu/common/result.h"
 #include "npu/models/model.h"

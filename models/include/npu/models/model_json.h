@@ -12,9 +12,8 @@
 // "NaN", "Infinity", "-Infinity".
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "npu/common/result.h"
 #include "npu/models/model.h"

@@ -44,6 +44,7 @@ class Channel : public sc_core::sc_module {
   regs::ChannelError conv_int8(const desc::Conv& d);
   regs::ChannelError conv_fp32(const desc::Conv& d);
   bool sram_range_ok(uint64_t offset, uint64_t bytes) const;
+  double dma_ns_per_byte() const;
   void raise(uint32_t bits);
 
   uint32_t index_;

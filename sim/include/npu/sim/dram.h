@@ -33,8 +33,8 @@ class Dram : public sc_core::sc_module {
   void write(uint64_t addr, const void* src, uint64_t len);
 
   // Blocks the calling SC_THREAD for the time `bytes` take through the shared DRAM port, given that
-  // the requester itself cannot go faster than `min_time_per_quantum` per arbitration quantum.
-  void transfer(uint64_t bytes, const sc_core::sc_time& requester_time_per_byte);
+  // the requester itself cannot go faster than `requester_ns_per_byte`.
+  void transfer(uint64_t bytes, double requester_ns_per_byte);
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -43,7 +43,7 @@ class Dram : public sc_core::sc_module {
 
   DramConfig cfg_;
   uint64_t size_;
-  sc_core::sc_time time_per_byte_;
+  double ns_per_byte_;
   sc_core::sc_time next_free_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
   uint64_t& bytes_read_;

@@ -51,7 +51,8 @@ class OperationKernel {
   // Computes the outputs. Preconditions (the executor guarantees them): prepare() succeeded on the same
   // inputs, every input has a value of exactly its byte size, and each output tensor is allocated with
   // the dimensions prepare() returned and the declared output type and quantisation.
-  virtual Result<void> execute(std::span<const OperandInfo> inputs, std::span<models::Tensor* const> outputs) const = 0;
+  virtual Result<void> execute(std::span<const OperandInfo> inputs,
+                               std::span<models::Tensor* const> outputs) const = 0;
 };
 
 // The kernel for an operation type, or nullptr when the library has none.

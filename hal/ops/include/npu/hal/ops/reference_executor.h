@@ -29,7 +29,8 @@ Result<void> validate_operations(const models::Model& model);
 
 // Best known dimensions of every operand of `sg` after propagating shapes through the operations in
 // order (declared extents refined by inferred ones; 0 = still unknown). Errors as validate_operations.
-Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Subgraph& sg, const std::string& prefix = "");
+Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Subgraph& sg,
+                                                        const std::string& prefix = "");
 
 // True when the CPU reference can run this operation of `sg` as declared: a kernel exists and accepts
 // the operation's signature. Out-of-range operand indices give false.

@@ -33,7 +33,8 @@ struct Pool2DParams {
   uint32_t filter_h = 1;
 };
 
-Result<DepthwiseConv2DParams> depthwise_conv_2d_params(const models::Subgraph& sg, const models::Operation& op);
+Result<DepthwiseConv2DParams> depthwise_conv_2d_params(const models::Subgraph& sg,
+                                                       const models::Operation& op);
 // For AVERAGE_POOL_2D and MAX_POOL_2D.
 Result<Pool2DParams> pool_2d_params(const models::Subgraph& sg, const models::Operation& op);
 
