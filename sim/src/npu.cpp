@@ -31,7 +31,8 @@ Npu::Npu(sc_core::sc_module_name name, const NpuConfig& cfg, stats::Registry& st
   for (uint32_t i = 0; i < cfg.channels; ++i) {
     const std::string ch_name = "ch" + std::to_string(i);
     std::string error;
-    auto core = core_factory(std::string(this->name()) + "." + ch_name + ".core", cfg.channel, clock_, &error);
+    // Created while this module is being built, so the core becomes the child npu.<ch>_core.
+    auto core = core_factory(ch_name + "_core", cfg.channel, clock_, &error);
     if (!core) throw std::invalid_argument(error);
     channels_.push_back(std::make_unique<Channel>(ch_name.c_str(), i, cfg.channel, clock_, dram_, std::move(core), stats));
     channels_.back()->on_irq_change([this] { update_irq(); });

@@ -1,6 +1,7 @@
 #include "npu/system/system.h"
 
 #include <fstream>
+#include <stdexcept>
 #include <sstream>
 
 #include "npu/drv/port/sim_port.h"
@@ -53,8 +54,13 @@ std::unique_ptr<sim::ComputeCore> make_core(const SystemConfig& cfg, const std::
 #ifdef NPUSIM_WITH_RTL
   if (ch.compute_core == "rtl") {
     const std::string waves = cfg.waves_path.empty() ? "" : cfg.waves_path + "." + name + ".vcd";
-    return rtl::make_rtl_compute_core(name.c_str(), sim::ArrayGeometry{ch.array_rows, ch.array_cols},
-                                      [&clock] { return clock.period(); }, waves, error);
+    try {
+      return rtl::make_rtl_compute_core(name.c_str(), sim::ArrayGeometry{ch.array_rows, ch.array_cols},
+                                        [&clock] { return clock.period(); }, waves);
+    } catch (const std::invalid_argument& e) {
+      *error = std::string("npu.channel.compute_core.model=rtl: ") + e.what();
+      return nullptr;
+    }
   }
 #else
   (void)cfg;

@@ -123,3 +123,16 @@ TEST(Cli, ConfigExplainListsEveryParameter) {
 }
 
 }  // namespace
+
+namespace {
+
+// docs/register_map.md is generated: it must be what `npusim regmap` prints today.
+TEST(Cli, RegisterMapDocIsUpToDate) {
+  const CliRun r = npusim("regmap");
+  ASSERT_EQ(r.status, 0);
+  std::ifstream in(NPUSIM_SOURCE_DIR "/docs/register_map.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(doc, r.output) << "regenerate with: build/tools/npusim regmap > docs/register_map.md";
+}
+
+}  // namespace

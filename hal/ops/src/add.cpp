@@ -108,10 +108,10 @@ class AddKernel final : public OperationKernel {
     const std::vector<int32_t> b = read_ints(in[1]);
     constexpr int kLeftShift = 20;
     const double twice_max = 2.0 * std::max(in[0].scale, in[1].scale);
-    const fx::QuantizedMultiplier m1 = fx::quantize_multiplier(in[0].scale / twice_max);
-    const fx::QuantizedMultiplier m2 = fx::quantize_multiplier(in[1].scale / twice_max);
+    const fx::QuantizedMultiplier m1 = safe_multiplier(in[0].scale / twice_max);
+    const fx::QuantizedMultiplier m2 = safe_multiplier(in[1].scale / twice_max);
     const fx::QuantizedMultiplier mo =
-        fx::quantize_multiplier(twice_max / ((1 << kLeftShift) * static_cast<double>(o.scale)));
+        safe_multiplier(twice_max / ((1 << kLeftShift) * static_cast<double>(o.scale)));
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);

@@ -104,7 +104,7 @@ std::vector<float> read_floats(const OperandInfo& in) {
   const size_t n = bytes.size() / size;
   out.resize(n);
   if (in.type == OperandType::TENSOR_FLOAT32 || in.type == OperandType::FLOAT32) {
-    std::memcpy(out.data(), bytes.data(), n * 4);
+    if (n > 0) std::memcpy(out.data(), bytes.data(), n * 4);  // empty vectors may hold null
     return out;
   }
   for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(models::read_element(in.type, bytes, i));
@@ -130,7 +130,7 @@ std::vector<int32_t> read_ints(const OperandInfo& in) {
       return out;
     case OperandType::TENSOR_INT32:
     case OperandType::INT32:
-      std::memcpy(out.data(), bytes.data(), n * 4);
+      if (n > 0) std::memcpy(out.data(), bytes.data(), n * 4);
       return out;
     default:
       for (size_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(models::read_element(in.type, bytes, i));
@@ -142,7 +142,7 @@ void write_floats(models::Tensor& out, std::span<const float> values) {
   const size_t n = std::min<size_t>(values.size(),
                                     out.data.size() / std::max<uint32_t>(1, models::element_size(out.type)));
   if (out.type == OperandType::TENSOR_FLOAT32) {
-    std::memcpy(out.data.data(), values.data(), n * 4);
+    if (n > 0) std::memcpy(out.data.data(), values.data(), n * 4);
     return;
   }
   for (size_t i = 0; i < n; ++i) models::write_element(out.type, out.data, i, values[i]);
@@ -179,9 +179,18 @@ bool bias_scale_matches(float input_scale, float filter_scale, float bias_scale)
   return std::fabs(product - bias) <= 1e-6 * std::min(product, bias);
 }
 
+fx::QuantizedMultiplier safe_multiplier(double real_multiplier) {
+  if (!(real_multiplier > 0.0) || !std::isfinite(real_multiplier)) {
+    return real_multiplier > 0.0 ? fx::QuantizedMultiplier{1 << 30, 31} : fx::QuantizedMultiplier{0, 0};
+  }
+  fx::QuantizedMultiplier qm = fx::quantize_multiplier(real_multiplier);
+  if (qm.shift > 31) qm.shift = 31;
+  return qm;
+}
+
 fx::QuantizedMultiplier conv_multiplier(float input_scale, float filter_scale, float output_scale) {
   const double product = input_scale * filter_scale;
-  return fx::quantize_multiplier(product / static_cast<double>(output_scale));
+  return safe_multiplier(product / static_cast<double>(output_scale));
 }
 
 std::optional<std::vector<uint32_t>> merge_shapes(const std::vector<uint32_t>& declared,

@@ -61,6 +61,11 @@ void quant8_range(OperandType t, int32_t* qmin, int32_t* qmax);
 // GetQuantizedConvolutionMultipler checks); the product is formed in float first, as NNAPI does.
 bool bias_scale_matches(float input_scale, float filter_scale, float bias_scale);
 
+// fx::quantize_multiplier with the left shift capped at 31. Any shift >= 31 saturates every non-zero
+// accumulator in multiply_by_quantized_multiplier, so the cap changes no result; it keeps absurd
+// scale ratios (corrupted models) away from a 64-bit shift overflow in the fixed-point helper.
+fx::QuantizedMultiplier safe_multiplier(double real_multiplier);
+
 // The real multiplier input_scale * filter_scale / output_scale, encoded for the fixed-point stage.
 fx::QuantizedMultiplier conv_multiplier(float input_scale, float filter_scale, float output_scale);
 

@@ -53,7 +53,7 @@ class ReluKernel final : public OperationKernel {
     quant8_range(o.type, &qmin, &qmax);
     const fx::ClampRange range = fx::quantized_activation_range(act_, o.scale, o.zero_point, qmin, qmax);
     const bool same = in[0].scale == o.scale && in[0].zero_point == o.zero_point;
-    const fx::QuantizedMultiplier qm = fx::quantize_multiplier(static_cast<double>(in[0].scale) / o.scale);
+    const fx::QuantizedMultiplier qm = safe_multiplier(static_cast<double>(in[0].scale) / o.scale);
     for (int32_t& q : v) {
       const int32_t r =
           same ? q : fx::multiply_by_quantized_multiplier(q - in[0].zero_point, qm) + o.zero_point;

@@ -20,7 +20,8 @@
 
 namespace npu::sim {
 
-// Builds the compute core of channel `index` for the configured model name ("tlm" | "rtl"). Returns
+// Builds a channel's compute core (module name `instance_name`, e.g. "ch0_core") for the configured
+// model ("tlm" | "rtl"). Returns
 // nullptr with `error` set when the model cannot be built (e.g. no RTL for that array size).
 using ComputeCoreFactory = std::function<std::unique_ptr<ComputeCore>(
     const std::string& instance_name, const ChannelConfig& cfg, const ClockDomain& clock, std::string* error)>;
