@@ -44,7 +44,7 @@ bool write_file(const std::string& path, const std::string& text, std::string* e
 
 struct RunOptions {
   std::string hw = "configs/npu/default.json";
-  std::string model, inputs, outputs, stats, waves;
+  std::string model, inputs, outputs, stats, waves, trace;
   std::vector<std::string> sets;
   bool json = false;
   bool check = false;
@@ -90,6 +90,7 @@ int run_command(const RunOptions& o) {
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return fail(cfg.error());
   cfg->waves_path = o.waves;
+  cfg->trace = !o.trace.empty();
   auto sys = system::System::create(*cfg);
   if (!sys) return fail(o.hw + ": " + sys.error());
 
@@ -128,6 +129,9 @@ int run_command(const RunOptions& o) {
   stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
   stats.value("hal.prepare.time_us", "us", "Simulated time of prepareModel") = prepare_ns / 1000.0;
   if (!o.stats.empty() && !write_file(o.stats, stats.to_json().dump(2) + "\n", &error)) return fail(error);
+  if (!o.trace.empty()) {
+    if (auto w = (*sys)->tracer()->write(o.trace); !w) return fail(w.error());
+  }
 
   Comparison cmp;
   if (o.check) {
@@ -173,6 +177,7 @@ int run_command(const RunOptions& o) {
   }
   std::printf("  outputs written to %s\n", o.outputs.c_str());
   if (!o.stats.empty()) std::printf("  stats written to %s\n", o.stats.c_str());
+  if (!o.trace.empty()) std::printf("  trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());
   return o.check && cmp.mismatches ? 3 : 0;
 }
 
@@ -254,6 +259,7 @@ int sc_main(int argc, char* argv[]) {
   run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON")->required();
   run_cmd->add_option("--stats", run.stats, "Where to write the stats tree JSON");
   run_cmd->add_option("--set", run.sets, "Override a hardware parameter: path=value (repeatable)");
+  run_cmd->add_option("--trace", run.trace, "Where to write a Perfetto-loadable trace (Chrome trace-event JSON)");
   run_cmd->add_option("--waves", run.waves, "RTL waveform file prefix (with compute_core.model=rtl)");
   run_cmd->add_flag("--json", run.json, "Print a machine-readable JSON summary");
   run_cmd->add_flag("--check", run.check, "Also run the CPU reference and compare (exit 3 on mismatch)");

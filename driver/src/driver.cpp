@@ -50,6 +50,11 @@ Result<void> Driver::probe() {
   running_.assign(channels_, nullptr);
   pending_irq_.assign(channels_, 0);
   bottom_half_wake_ = os_.make_wait_queue();
+  if (tracer_) {
+    for (const char* level : {"REALTIME", "HIGH", "NORMAL", "LOW"})
+      queue_tracks_.push_back(tracer_->track("driver", std::string("queue ") + level));
+    for (uint32_t ch = 0; ch < channels_; ++ch) channel_tracks_.push_back(tracer_->track("driver", "ch" + std::to_string(ch) + " jobs"));
+  }
   hw_.irq.set_handler([this] { irq_handler(); });
   os_.spawn("npu_bottom_half", [this] { bottom_half(); });
   probed_ = true;
@@ -210,6 +215,7 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
   job->fence->waiters = os_.make_wait_queue();
   job->request = std::move(request);
   const auto level = queue_level_for(job->request.effective_priority);
+  job->level = level;
   logger()->debug("job {} ({}) queued at level {}, {} descriptors", job->id, job->request.label,
                   static_cast<uint32_t>(level), job->request.commands.size());
   run_queues_[static_cast<uint32_t>(level)].push_back(job);
@@ -240,6 +246,9 @@ void Driver::dispatch() {
     hw_.regs.write32(base + regs::CH_CMD_COUNT, static_cast<uint32_t>(job->request.commands.size()));
     hw_.regs.write32(base + regs::CH_DOORBELL, 1);
     logger()->debug("job {} started on channel {}", job->id, ch);
+    if (tracer_)
+      tracer_->span(queue_tracks_[static_cast<uint32_t>(job->level)], job->request.label, job->fence->submit_ns,
+                    job->fence->start_ns - job->fence->submit_ns, {{"job", job->id}, {"ctx", job->ctx}});
   }
 }
 
@@ -289,6 +298,9 @@ void Driver::finish(uint32_t ch, JobStatus status, const std::string& error) {
   job->fence->device_cycles = hw_.regs.read32(base + regs::CH_CYCLES_LO) |
                               (static_cast<uint64_t>(hw_.regs.read32(base + regs::CH_CYCLES_HI)) << 32);
   release(job->cmd_address);
+  if (tracer_)
+    tracer_->span(channel_tracks_[ch], job->request.label, job->fence->start_ns, os_.now_ns() - job->fence->start_ns,
+                  {{"job", job->id}, {"ctx", job->ctx}, {"status", to_string(status)}, {"cycles", job->fence->device_cycles}});
   logger()->debug("job {} {} on channel {} after {} cycles", job->id, to_string(status), ch,
                   job->fence->device_cycles);
   signal(*job->fence, status, error);

@@ -79,6 +79,29 @@ void Channel::write_reg(uint32_t offset, uint32_t value) {
   }
 }
 
+void Channel::set_tracer(trace::Tracer* tracer) {
+  tracer_ = tracer;
+  if (tracer_) track_ = tracer_->track("npu", name());
+}
+
+namespace {
+
+const char* opcode_name(desc::Opcode op) {
+  switch (op) {
+    case desc::Opcode::NOP: return "NOP";
+    case desc::Opcode::DMA_IN: return "DMA_IN";
+    case desc::Opcode::DMA_OUT: return "DMA_OUT";
+    case desc::Opcode::CONV_INT8: return "CONV_INT8";
+    case desc::Opcode::CONV_FP32: return "CONV_FP32";
+    case desc::Opcode::FENCE: return "FENCE";
+  }
+  return "UNKNOWN";
+}
+
+uint64_t now_ns() { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); }
+
+}  // namespace
+
 void Channel::raise(uint32_t bits) {
   irq_status_ |= bits;
   if (irq_changed_) irq_changed_();
@@ -110,6 +133,11 @@ void Channel::command_processor() {
       sc_core::wait(clock_.cycles(cfg_.descriptor_fetch_cycles));
       dma_cycles_ += static_cast<uint64_t>((sc_core::sc_time_stamp() - fetch_start) / clock_.period());
       error_ = execute(raw);
+      if (tracer_) {
+        const uint64_t t0 = static_cast<uint64_t>(fetch_start.to_seconds() * 1e9 + 0.5);
+        tracer_->span(track_, opcode_name(desc::opcode_of(raw)), t0, now_ns() - t0,
+                      {{"index", i}, {"id", desc::decode<desc::Header>(raw).id}});
+      }
       if (error_ != ChannelError::NONE) {
         log->warn("descriptor {} failed with error {}", i, static_cast<uint32_t>(error_));
         break;

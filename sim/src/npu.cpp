@@ -42,6 +42,10 @@ Npu::Npu(sc_core::sc_module_name name, const NpuConfig& cfg, stats::Registry& st
   dont_initialize();
 }
 
+void Npu::set_tracer(trace::Tracer* tracer) {
+  for (auto& ch : channels_) ch->set_tracer(tracer);
+}
+
 uint64_t Npu::cycle() const { return static_cast<uint64_t>(sc_core::sc_time_stamp() / clock_.period()); }
 
 uint32_t Npu::read_reg(uint32_t offset) const {

@@ -85,6 +85,10 @@ Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
   s->port_ = std::make_unique<drv::SimPort>("host_port", *s->npu_);
   s->driver_ = std::make_unique<drv::Driver>(s->port_->hardware(), s->port_->os(), cfg.driver);
   s->cpu_ = std::make_unique<hal::CpuDevice>(s->port_->os(), cfg.host);
+  if (cfg.trace) {
+    s->npu_->set_tracer(&s->tracer_);
+    s->driver_->set_tracer(&s->tracer_);
+  }
   return s;
 }
 

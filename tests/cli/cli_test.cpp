@@ -136,3 +136,21 @@ TEST(Cli, RegisterMapDocIsUpToDate) {
 }
 
 }  // namespace
+
+namespace {
+
+// --trace writes Chrome trace-event JSON: named tracks (metadata) and one span per descriptor.
+TEST(Cli, TraceHasChannelAndQueueTracks) {
+  ASSERT_EQ(npusim("example conv-quant8 --dir .").status, 0);
+  const CliRun r = npusim("run " + kHw + " --model conv-quant8.model.json --inputs conv-quant8.inputs.json "
+                          "--outputs o.json --trace t.json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in("t.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(text.find("\"name\":\"npu.ch0\""), std::string::npos) << "channel track";
+  EXPECT_NE(text.find("\"name\":\"queue NORMAL\""), std::string::npos) << "run-queue track";
+  EXPECT_NE(text.find("\"name\":\"CONV_INT8\""), std::string::npos) << "descriptor span";
+}
+
+}  // namespace

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "npu/common/result.h"
+#include "npu/common/trace.h"
 #include "npu/drv/hw.h"
 #include "npu/regmap/descriptors.h"
 
@@ -90,6 +91,8 @@ class Driver {
   Result<std::shared_ptr<Fence>> submit(ContextId ctx, JobRequest job);
   // Sleeps the calling thread until the fence is signalled.
   void wait(Fence& fence);
+  // Records queue waits per run-queue level and jobs per channel (nullptr = off). Call before probe().
+  void set_tracer(trace::Tracer* tracer) { tracer_ = tracer; }
 
  private:
   struct Context {
@@ -98,6 +101,7 @@ class Driver {
   };
   struct Job {
     uint64_t id = 0;
+    QueueLevel level = QueueLevel::NORMAL;
     ContextId ctx = 0;
     JobRequest request;
     uint64_t cmd_address = 0;  // kernel copy of the command buffer
@@ -134,6 +138,8 @@ class Driver {
   std::vector<std::shared_ptr<Job>> running_;  // per channel
   std::vector<uint32_t> pending_irq_;          // per channel, recorded by the top half
   std::unique_ptr<WaitQueue> bottom_half_wake_;
+  trace::Tracer* tracer_ = nullptr;
+  std::vector<uint32_t> queue_tracks_, channel_tracks_;
 };
 
 }  // namespace npu::drv

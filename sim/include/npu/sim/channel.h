@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include "npu/common/stats.h"
+#include "npu/common/trace.h"
 #include "npu/regmap/descriptors.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/clock.h"
@@ -36,6 +37,8 @@ class Channel : public sc_core::sc_module {
   // Called whenever irq_status changes, so the interrupt controller can update the line.
   void on_irq_change(std::function<void()> cb) { irq_changed_ = std::move(cb); }
   const ComputeCore& core() const { return *core_; }
+  // Records one span per descriptor on this channel's track (nullptr = off).
+  void set_tracer(trace::Tracer* tracer);
 
  private:
   void command_processor();
@@ -55,6 +58,8 @@ class Channel : public sc_core::sc_module {
   std::vector<uint8_t> sram_;
   std::function<void()> irq_changed_;
   sc_core::sc_event doorbell_;
+  trace::Tracer* tracer_ = nullptr;
+  uint32_t track_ = 0;
 
   uint64_t cmd_base_ = 0;
   uint32_t cmd_count_ = 0;

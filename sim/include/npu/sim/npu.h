@@ -43,6 +43,7 @@ class Npu : public sc_core::sc_module {
   ClockDomain& clock() { return clock_; }
   const NpuConfig& config() const { return cfg_; }
   uint64_t cycle() const;
+  void set_tracer(trace::Tracer* tracer);
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

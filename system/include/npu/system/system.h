@@ -12,6 +12,7 @@
 #include "npu/common/config.h"
 #include "npu/common/result.h"
 #include "npu/common/stats.h"
+#include "npu/common/trace.h"
 #include "npu/drv/driver.h"
 #include "npu/hal/device.h"
 #include "npu/sim/npu_config.h"
@@ -30,6 +31,7 @@ struct SystemConfig {
   hal::HostCost host;
   drv::DriverConfig driver;
   std::string waves_path;  // RTL waveforms, empty = off
+  bool trace = false;      // record a Perfetto timeline (System::tracer())
 
   // Declares every parameter of the hardware config file (npu.*, host.*).
   void declare(cfg::Schema& schema);
@@ -54,6 +56,7 @@ class System {
   hal::NpuDevice& npu_device(int uid = 10000, int pid = 1000);
   hal::CpuDevice& cpu_device() { return *cpu_; }
   stats::Registry& stats() { return stats_; }
+  trace::Tracer* tracer() { return cfg_.trace ? &tracer_ : nullptr; }
   sim::Npu& npu() { return *npu_; }
   const SystemConfig& config() const { return cfg_; }
   drv::Os& os();
@@ -62,6 +65,7 @@ class System {
   System() = default;
   SystemConfig cfg_;
   stats::Registry stats_;
+  trace::Tracer tracer_;
   std::unique_ptr<sim::Npu> npu_;
   std::unique_ptr<drv::SimPort> port_;
   std::unique_ptr<drv::Driver> driver_;
