@@ -128,6 +128,11 @@ int run_command(const RunOptions& o) {
       static_cast<double>(result.timing.time_on_device_us);
   stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
   stats.value("hal.prepare.time_us", "us", "Simulated time of prepareModel") = prepare_ns / 1000.0;
+  // Channels busy on average while the execution was on the device: the multi-channel speed-up.
+  const double device_cycles_elapsed = result.timing.time_on_device_us * (*sys)->config().npu.clock_mhz;
+  stats.value("hal.execution.channel_parallelism", "channels",
+              "NPU busy cycles over elapsed device cycles (average channels in use)") =
+      device_cycles_elapsed > 0 ? static_cast<double>(result.device_cycles) / device_cycles_elapsed : 0.0;
   if (!o.stats.empty() && !write_file(o.stats, stats.to_json().dump(2) + "\n", &error)) return fail(error);
   if (!o.trace.empty()) {
     if (auto w = (*sys)->tracer()->write(o.trace); !w) return fail(w.error());
@@ -206,8 +211,13 @@ int example_command(const std::string& name, const std::string& dir, uint64_t se
     h = b.conv_2d(h, 64, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
     h = b.conv_2d(h, 64, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
     b.mark_output(b.fully_connected(h, 10, FusedActivation::NONE, w_q, out_q));
+  } else if (name == "block-quant8") {
+    // A ResNet-18 stage-2-sized pair of 3x3 convolutions on 56x56x64: 231 M MACs.
+    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 56, 56, 64}, in_q);
+    const uint32_t h = b.conv_2d(x, 64, 3, 3, 1, 1, FusedActivation::RELU, w_q, mid_q);
+    b.mark_output(b.conv_2d(h, 64, 3, 3, 1, 1, FusedActivation::RELU, w_q, out_q));
   } else {
-    return fail("example: unknown name \"" + name + "\" (fc-quant8, fc-float, conv-quant8, conv-float, net-quant8)");
+    return fail("example: unknown name \"" + name + "\" (fc-quant8, fc-float, conv-quant8, conv-float, net-quant8, block-quant8)");
   }
   auto inputs = b.random_inputs();
   const std::string base = dir + "/" + name;
@@ -268,7 +278,7 @@ int sc_main(int argc, char* argv[]) {
   std::string example_name, example_dir = ".";
   uint64_t example_seed = 1;
   auto* example_cmd = app.add_subcommand("example", "Write a seeded example model and inputs");
-  example_cmd->add_option("name", example_name, "fc-quant8 | fc-float | conv-quant8 | conv-float | net-quant8")->required();
+  example_cmd->add_option("name", example_name, "fc-quant8 | fc-float | conv-quant8 | conv-float | net-quant8 | block-quant8")->required();
   example_cmd->add_option("--dir", example_dir, "Output folder")->capture_default_str();
   example_cmd->add_option("--seed", example_seed, "Random seed")->capture_default_str();
 

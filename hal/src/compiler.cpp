@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 
 #include "npu/common/fixed_point.h"
 #include "npu/common/log.h"
@@ -104,6 +105,15 @@ Result<Tile> choose_tile(const ConvSpec& s, uint32_t elem, const NpuTarget& targ
                         std::to_string(sram_layout(s, elem, t).total) + " bytes of SRAM, the channel has " +
                         std::to_string(target.sram_bytes));
     }
+  }
+  // Enough tiles to keep every channel busy: split rows first, then output-channel blocks.
+  const uint32_t want = std::max(1u, target.channels);
+  t.row_band = std::min(t.row_band, std::max(1u, (s.out_h + want - 1) / want));
+  const uint32_t bands = (s.out_h + t.row_band - 1) / t.row_band * s.batch;
+  if (bands < want && t.cout_block > target.array_cols) {
+    const uint32_t blocks_wanted = (want + bands - 1) / bands;
+    t.cout_block = std::min(t.cout_block, std::max(target.array_cols,
+        static_cast<uint32_t>(align((s.out_c + blocks_wanted - 1) / blocks_wanted, target.array_cols))));
   }
   return t;
 }
@@ -210,7 +220,7 @@ class Emitter {
 };
 
 Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarget& target, Program& prog,
-                        NpuStep& step) {
+                        std::vector<NpuStep>& jobs) {
   const auto& g = m.main;
   const auto& in = g.operands[s.input];
   const auto& out = g.operands[s.output];
@@ -220,7 +230,6 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
   const uint64_t in_base = prog.arena.at(s.input).offset;
   const uint64_t out_base = prog.arena.at(s.output).offset;
   const uint64_t in_row_bytes = static_cast<uint64_t>(s.in_w) * s.in_c * elem;
-  Emitter emit(step);
 
   desc::Conv c{};
   c.h.opcode = elem == 4 ? desc::Opcode::CONV_FP32 : desc::Opcode::CONV_INT8;
@@ -255,48 +264,66 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
     c.flags = (in_unsigned ? desc::kConvInputUnsigned : 0) | (out_unsigned ? desc::kConvOutputUnsigned : 0);
   }
 
+  // Enumerate tiles (channel block-major so a job reuses loaded weights), then give each of up to
+  // `channels` jobs a contiguous run of them.
+  struct TileRef {
+    uint32_t o0, ob, n, oy0, rb;
+  };
+  std::vector<TileRef> tiles;
+  for (uint32_t o0 = 0; o0 < s.out_c; o0 += tile->cout_block)
+    for (uint32_t n = 0; n < s.batch; ++n)
+      for (uint32_t oy0 = 0; oy0 < s.out_h; oy0 += tile->row_band)
+        tiles.push_back({o0, std::min(tile->cout_block, s.out_c - o0), n, oy0, std::min(tile->row_band, s.out_h - oy0)});
+  const size_t job_count = std::min<size_t>(target.channels, tiles.size());
+  jobs.assign(job_count, NpuStep{});
+  std::map<uint32_t, PackedBlock> packed;
+  for (const auto& t : tiles)
+    if (!packed.count(t.o0)) packed[t.o0] = pack_block(m, s, t.o0, t.ob, prog.weights);
+
   const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
-  for (uint32_t o0 = 0; o0 < s.out_c; o0 += tile->cout_block) {
-    const uint32_t ob = std::min(tile->cout_block, s.out_c - o0);
-    const SramLayout l = sram_layout(s, elem, {ob, tile->row_band});
-    const PackedBlock p = pack_block(m, s, o0, ob, prog.weights);
-    emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.w, l.w, k * ob * elem, 1, 0, 0);
-    emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.bias, l.bias, 4ull * ob, 1, 0, 0);
-    if (elem == 1) emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.quant, l.quant, 8ull * ob, 1, 0, 0);
-    for (uint32_t n = 0; n < s.batch; ++n) {
-      for (uint32_t oy0 = 0; oy0 < s.out_h; oy0 += tile->row_band) {
-        const uint32_t rb = std::min(tile->row_band, s.out_h - oy0);
-        // Input rows this band reads, clamped to the image; rows outside are padding.
-        const int64_t first = static_cast<int64_t>(oy0) * s.stride_h - s.pad_top;
-        const int64_t last = static_cast<int64_t>(oy0 + rb - 1) * s.stride_h - s.pad_top +
-                             static_cast<int64_t>(s.kh - 1) * s.dil_h;
-        int64_t a = std::clamp<int64_t>(first, 0, s.in_h - 1);
-        int64_t b = std::clamp<int64_t>(last, 0, s.in_h - 1);
-        if (b < a) b = a;
-        const uint64_t rows = static_cast<uint64_t>(b - a + 1);
-        emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
-                 in_base + (static_cast<uint64_t>(n) * s.in_h + a) * in_row_bytes, l.in, rows * in_row_bytes, 1, 0,
-                 0);
-        desc::Conv tc = c;
-        tc.in_sram = static_cast<uint32_t>(l.in);
-        tc.in_h = static_cast<uint32_t>(rows);
-        tc.w_sram = static_cast<uint32_t>(l.w);
-        tc.bias_sram = static_cast<uint32_t>(l.bias);
-        tc.quant_sram = static_cast<uint32_t>(l.quant);
-        tc.out_sram = static_cast<uint32_t>(l.out);
-        tc.cout = ob;
-        tc.out_h = rb;
-        tc.row_origin = static_cast<int32_t>(first - a);
-        emit.conv(tc);
-        ++prog.tiles;
-        const uint64_t out_pixel0 = (static_cast<uint64_t>(n) * s.out_h + oy0) * s.out_w;
-        emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + o0) * elem, l.out,
-                 static_cast<uint64_t>(ob) * elem, static_cast<uint64_t>(rb) * s.out_w,
-                 static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(ob) * elem);
+  for (size_t j = 0; j < job_count; ++j) {
+    NpuStep& step = jobs[j];
+    Emitter emit(step);
+    int64_t loaded_block = -1;
+    for (size_t i = tiles.size() * j / job_count; i < tiles.size() * (j + 1) / job_count; ++i) {
+      const TileRef& t = tiles[i];
+      const SramLayout l = sram_layout(s, elem, {t.ob, tile->row_band});
+      if (loaded_block != t.o0) {
+        const PackedBlock& p = packed.at(t.o0);
+        emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.w, l.w, k * t.ob * elem, 1, 0, 0);
+        emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.bias, l.bias, 4ull * t.ob, 1, 0, 0);
+        if (elem == 1) emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.quant, l.quant, 8ull * t.ob, 1, 0, 0);
+        loaded_block = t.o0;
       }
+      // Input rows this band reads, clamped to the image; rows outside are padding.
+      const int64_t first = static_cast<int64_t>(t.oy0) * s.stride_h - s.pad_top;
+      const int64_t last = static_cast<int64_t>(t.oy0 + t.rb - 1) * s.stride_h - s.pad_top +
+                           static_cast<int64_t>(s.kh - 1) * s.dil_h;
+      const int64_t a = std::clamp<int64_t>(first, 0, s.in_h - 1);
+      const int64_t b = std::max(a, std::clamp<int64_t>(last, 0, s.in_h - 1));
+      const uint64_t rows = static_cast<uint64_t>(b - a + 1);
+      emit.dma(desc::Opcode::DMA_IN, Region::ARENA, in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes,
+               l.in, rows * in_row_bytes, 1, 0, 0);
+      desc::Conv tc = c;
+      tc.in_sram = static_cast<uint32_t>(l.in);
+      tc.in_h = static_cast<uint32_t>(rows);
+      tc.w_sram = static_cast<uint32_t>(l.w);
+      tc.bias_sram = static_cast<uint32_t>(l.bias);
+      tc.quant_sram = static_cast<uint32_t>(l.quant);
+      tc.out_sram = static_cast<uint32_t>(l.out);
+      tc.cout = t.ob;
+      tc.out_h = t.rb;
+      tc.row_origin = static_cast<int32_t>(first - a);
+      emit.conv(tc);
+      ++prog.tiles;
+      const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
+      emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem, l.out,
+               static_cast<uint64_t>(t.ob) * elem, static_cast<uint64_t>(t.rb) * s.out_w,
+               static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(t.ob) * elem);
+      step.macs += static_cast<uint64_t>(t.rb) * s.out_w * t.ob * k;
     }
+    step.commands.push_back(desc::encode(desc::Fence{{desc::Opcode::FENCE, 0xFFFFFFFF}, 1}));
   }
-  step.macs += static_cast<uint64_t>(s.batch) * s.out_h * s.out_w * s.out_c * k;
   return {};
 }
 
@@ -333,20 +360,21 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
     prog.arena[i] = {prog.arena_bytes, o.byte_size()};
     prog.arena_bytes = align(prog.arena_bytes + o.byte_size(), kArenaAlign);
   }
-  NpuStep step;
+  size_t descriptors = 0;
   for (uint32_t i = 0; i < g.operations.size(); ++i) {
     if (auto reason = npu_unsupported_reason(m, i, target); !reason.empty())
       return make_error("operations[" + std::to_string(i) + "] (" + std::string(models::to_string(g.operations[i].type)) +
                         "): " + reason);
     auto s = conv_spec(m, i);
-    if (auto r = lower_conv(m, *s, target, prog, step); !r)
+    Stage stage;
+    stage.operation = i;
+    if (auto r = lower_conv(m, *s, target, prog, stage.jobs); !r)
       return make_error("operations[" + std::to_string(i) + "]: " + r.error());
-    step.operations.push_back(i);
+    for (const auto& j : stage.jobs) descriptors += j.commands.size();
+    prog.stages.push_back(std::move(stage));
   }
-  step.commands.push_back(desc::encode(desc::Fence{{desc::Opcode::FENCE, 0xFFFFFFFF}, 1}));
   log->info("compiled {} operations: {} tiles, {} descriptors, {} B weights, {} B arena", g.operations.size(),
-            prog.tiles, step.commands.size(), prog.weights.size(), prog.arena_bytes);
-  prog.steps.push_back(std::move(step));
+            prog.tiles, descriptors, prog.weights.size(), prog.arena_bytes);
   return prog;
 }
 

@@ -95,22 +95,30 @@ class NpuPreparedModel : public PreparedModel {
         return r;
       }
     }
-    for (const auto& step : program_.steps) {
-      drv::JobRequest job{relocate(step, weights_.device_address, arena_.device_address), 500, "execution"};
-      auto fence = driver_.submit(ctx_, std::move(job));
-      if (!fence) {
-        r.status = {ErrorStatus::GENERAL_FAILURE, fence.error()};
-        return r;
+    for (const auto& stage : program_.stages) {
+      std::vector<std::shared_ptr<drv::Fence>> fences;
+      for (const auto& job : stage.jobs) {
+        auto fence = driver_.submit(ctx_, {relocate(job, weights_.device_address, arena_.device_address), 500,
+                                           "op" + std::to_string(stage.operation)});
+        if (!fence) {
+          r.status = {ErrorStatus::GENERAL_FAILURE, fence.error()};
+          return r;
+        }
+        fences.push_back(*fence);
       }
-      driver_.wait(**fence);
-      if ((*fence)->status != drv::JobStatus::COMPLETED) {
-        r.status = {ErrorStatus::GENERAL_FAILURE, "NPU job " + std::string(drv::to_string((*fence)->status)) + ": " +
-                                                      (*fence)->error};
-        return r;
+      uint64_t stage_start = UINT64_MAX, stage_end = 0;
+      for (auto& f : fences) {
+        driver_.wait(*f);
+        if (f->status != drv::JobStatus::COMPLETED) {
+          r.status = {ErrorStatus::GENERAL_FAILURE, "NPU job " + std::string(drv::to_string(f->status)) + ": " + f->error};
+          return r;
+        }
+        stage_start = std::min(stage_start, f->start_ns);
+        stage_end = std::max(stage_end, f->end_ns);
+        r.device_cycles += f->device_cycles;
+        ++r.npu_jobs;
       }
-      device_ns += (*fence)->end_ns - (*fence)->start_ns;
-      r.device_cycles += (*fence)->device_cycles;
-      ++r.npu_jobs;
+      device_ns += stage_end - stage_start;
     }
     for (uint32_t idx : model_.main.output_indexes) {
       const auto& op = model_.main.operands[idx];

@@ -178,7 +178,10 @@ class ScCore final : public RtlComputeCore::Impl {
  public:
   ScCore(sim::ArrayGeometry g, std::string vcd_path) : geometry_(g), vcd_path_(std::move(vcd_path)) {
     // Signals only waveforms need are computed only if tracing was enabled before construction.
-    if (!vcd_path_.empty()) Verilated::traceEverOn(true);
+    // Verilated SystemC models take the thread's current context; make sure it is the process-wide
+    // default one, not the context of some plain C++ model that may already be gone.
+    Verilated::threadContextp(Verilated::defaultContextp());
+    if (!vcd_path_.empty()) Verilated::defaultContextp()->traceEverOn(true);
     model_ = std::make_unique<Model>("rtl");
     signals_.bind(*model_);
   }

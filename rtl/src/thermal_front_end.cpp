@@ -14,6 +14,8 @@ class ThermalFrontEnd::Impl {
   explicit Impl(const std::string& vcd_path) : context_(std::make_unique<VerilatedContext>()) {
     if (!vcd_path.empty()) context_->traceEverOn(true);
     model_ = std::make_unique<Vnpu_thermal_fe>(context_.get(), "npu_thermal_fe");
+    // Do not leave our short-lived context as the thread's current one (see tile_runner.cpp).
+    Verilated::threadContextp(Verilated::defaultContextp());
     if (!vcd_path.empty()) {
       vcd_ = std::make_unique<VerilatedVcdC>();
       model_->trace(vcd_.get(), 99);

@@ -28,6 +28,9 @@ class VerilatedTileRunner final : public TileRunner {
     // Signals only waveforms need are computed only if tracing was enabled before construction.
     if (!vcd_path.empty()) context_->traceEverOn(true);
     model_ = std::make_unique<Model>(context_.get(), "npu_compute_core");
+    // Building a model makes its context the thread's current one; a verilated SystemC model built
+    // later takes that current context, which must not be ours (it dies with this runner).
+    Verilated::threadContextp(Verilated::defaultContextp());
     if (!vcd_path.empty()) {
       vcd_ = std::make_unique<VerilatedVcdC>();
       model_->trace(vcd_.get(), 99);

@@ -98,7 +98,7 @@ drv::Os& System::os() { return port_->os(); }
 
 hal::NpuDevice& System::npu_device(int uid, int pid) {
   const hal::NpuTarget target{cfg_.npu.channel.array_rows, cfg_.npu.channel.array_cols,
-                              static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024};
+                              static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024, cfg_.npu.channels};
   npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, target, cfg_.host, uid, pid));
   return *npu_devices_.back();
 }

@@ -23,6 +23,7 @@ struct NpuTarget {
   uint32_t array_rows = 16;
   uint32_t array_cols = 16;
   uint64_t sram_bytes = 512 * 1024;
+  uint32_t channels = 1;  // an operation's tiles are spread over this many parallel jobs
 };
 
 enum class Region : uint8_t { WEIGHTS, ARENA };
@@ -37,15 +38,21 @@ struct ArenaSlot {
   uint64_t bytes = 0;
 };
 
+// One job: a command buffer for one channel.
 struct NpuStep {
-  std::vector<uint32_t> operations;  // model operation indices, in order
   std::vector<desc::Raw> commands;
   std::vector<Relocation> relocations;
   uint64_t macs = 0;
 };
 
+// One operation: its jobs run in parallel on different channels; the next stage starts when all end.
+struct Stage {
+  uint32_t operation = 0;
+  std::vector<NpuStep> jobs;
+};
+
 struct Program {
-  std::vector<NpuStep> steps;
+  std::vector<Stage> stages;
   std::vector<uint8_t> weights;
   std::map<uint32_t, ArenaSlot> arena;  // operand index → slot
   uint64_t arena_bytes = 0;
