@@ -19,14 +19,18 @@ module npu_pe (
     output logic               bank_out,
     output logic signed [31:0] psum_out
 );
-  logic signed [7:0] w_q[2];
+  // Two named registers rather than an array indexed by w_bank: Verilator turns a variably indexed
+  // non-blocking array write into per-element flags, measurably slower across 256 PEs.
+  logic signed [7:0] w0, w1, w_sel;
   logic signed [15:0] prod;
 
   // int8 x int8 always fits in 16 bits; the casts make the sign extension explicit.
-  assign prod = 16'(a_in) * 16'(w_q[bank_in]);
+  assign w_sel = bank_in ? w1 : w0;
+  assign prod  = 16'(a_in) * 16'(w_sel);
 
   always_ff @(posedge clk) begin
-    if (w_we) w_q[w_bank] <= w_data;
+    if (w_we && !w_bank) w0 <= w_data;
+    if (w_we && w_bank) w1 <= w_data;
     a_out    <= a_in;
     bank_out <= bank_in;
     psum_out <= psum_in + 32'(prod);

@@ -10,9 +10,8 @@
 #include <cstdlib>
 #include <memory>
 #include <random>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "npu/rtl/rtl_compute_core.h"
 #include "npu/rtl/tile_runner.h"
@@ -25,7 +24,9 @@ using npu::rtl::testing::RandomTile;
 using npu::sim::ArrayGeometry;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 struct Sequence {
   std::vector<RandomTile> tiles;
@@ -70,7 +71,8 @@ class ScBench : public sc_core::sc_module {
  private:
   SC_HAS_PROCESS(ScBench);
   void run() {
-    for (size_t i = 0; i < seq_.tiles.size(); ++i) cycles += core_->run_int8_tile(seq_.tiles[i].command(seq_.outs[i].data()));
+    for (size_t i = 0; i < seq_.tiles.size(); ++i)
+      cycles += core_->run_int8_tile(seq_.tiles[i].command(seq_.outs[i].data()));
   }
   Sequence& seq_;
   std::unique_ptr<npu::sim::ComputeCore> core_;
@@ -87,7 +89,8 @@ int sc_main(int argc, char** argv) {
     auto runner = npu::rtl::make_tile_runner(g);
     uint64_t cycles = 0;
     const auto t0 = Clock::now();
-    for (size_t i = 0; i < seq.tiles.size(); ++i) cycles += runner->run(seq.tiles[i].command(seq.outs[i].data()));
+    for (size_t i = 0; i < seq.tiles.size(); ++i)
+      cycles += runner->run(seq.tiles[i].command(seq.outs[i].data()));
     const double rtl_s = seconds_since(t0);
 
     uint64_t sink = 0;
@@ -99,7 +102,8 @@ int sc_main(int argc, char** argv) {
       }
     });
     const double timing_s = time_per_pass([&] {
-      for (const auto& t : seq.tiles) sink += npu::sim::systolic_int8_tile_cycles(g, t.shape().m, t.shape().k, t.shape().n);
+      for (const auto& t : seq.tiles)
+        sink += npu::sim::systolic_int8_tile_cycles(g, t.shape().m, t.shape().k, t.shape().n);
     });
     std::printf("%2ux%-3u %6d %10llu %9.4f %12.3e %12.3e %12.1f %10.3e %12.0f\n", g.rows, g.cols, count,
                 static_cast<unsigned long long>(cycles), rtl_s, static_cast<double>(cycles) / rtl_s, tlm_s,
@@ -115,8 +119,9 @@ int sc_main(int argc, char** argv) {
   const auto t0 = Clock::now();
   sc_core::sc_start();
   const double sc_s = seconds_since(t0);
-  std::printf("SystemC RtlComputeCore 16x16: %llu cycles in %.3f s: %.3e cycles/s, %.3f us per simulated cycle\n",
-              static_cast<unsigned long long>(bench.cycles), sc_s, static_cast<double>(bench.cycles) / sc_s,
-              1e6 * sc_s / static_cast<double>(bench.cycles));
+  std::printf(
+      "SystemC RtlComputeCore 16x16: %llu cycles in %.3f s: %.3e cycles/s, %.3f us per simulated cycle\n",
+      static_cast<unsigned long long>(bench.cycles), sc_s, static_cast<double>(bench.cycles) / sc_s,
+      1e6 * sc_s / static_cast<double>(bench.cycles));
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "npu/common/log.h"
 #include "npu/hal/ops/conv_2d.h"
 #include "npu/hal/ops/fully_connected.h"
+#include "npu/hal/ops/reference_executor.h"
 
 namespace npu::hal {
 namespace {
@@ -362,12 +363,22 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
   }
   size_t descriptors = 0;
   for (uint32_t i = 0; i < g.operations.size(); ++i) {
-    if (auto reason = npu_unsupported_reason(m, i, target); !reason.empty())
-      return make_error("operations[" + std::to_string(i) + "] (" + std::string(models::to_string(g.operations[i].type)) +
-                        "): " + reason);
-    auto s = conv_spec(m, i);
     Stage stage;
     stage.operation = i;
+    if (auto reason = npu_unsupported_reason(m, i, target); !reason.empty()) {
+      if (!ops::is_supported_by_cpu(g, g.operations[i]))
+        return make_error("operations[" + std::to_string(i) + "] (" +
+                          std::string(models::to_string(g.operations[i].type)) + "): runs on neither the NPU (" +
+                          reason + ") nor the CPU reference");
+      log->info("operations[{}] ({}) runs on the CPU: {}", i, models::to_string(g.operations[i].type), reason);
+      stage.on_cpu = true;
+      stage.cpu_reason = reason;
+      stage.cpu_model = extract_operation(m, i, &stage.cpu_inputs, &stage.cpu_outputs);
+      ++prog.cpu_operations;
+      prog.stages.push_back(std::move(stage));
+      continue;
+    }
+    auto s = conv_spec(m, i);
     if (auto r = lower_conv(m, *s, target, prog, stage.jobs); !r)
       return make_error("operations[" + std::to_string(i) + "]: " + r.error());
     for (const auto& j : stage.jobs) descriptors += j.commands.size();
@@ -376,6 +387,36 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
   log->info("compiled {} operations: {} tiles, {} descriptors, {} B weights, {} B arena", g.operations.size(),
             prog.tiles, descriptors, prog.weights.size(), prog.arena_bytes);
   return prog;
+}
+
+models::Model extract_operation(const models::Model& m, uint32_t index, std::vector<uint32_t>* inputs,
+                                std::vector<uint32_t>* outputs) {
+  const auto& g = m.main;
+  const auto& op = g.operations[index];
+  models::Model sub;
+  sub.relax_computation_float32_to_float16 = m.relax_computation_float32_to_float16;
+  sub.referenced = m.referenced;
+  std::map<uint32_t, uint32_t> renumber;
+  auto take = [&](uint32_t original, bool is_output) {
+    if (auto it = renumber.find(original); it != renumber.end()) return it->second;
+    models::Operand o = g.operands[original];
+    if (is_output) {
+      o.lifetime = Lifetime::SUBGRAPH_OUTPUT;
+      outputs->push_back(original);
+      sub.main.output_indexes.push_back(static_cast<uint32_t>(sub.main.operands.size()));
+    } else if (!o.is_constant() && o.lifetime != Lifetime::NO_VALUE && o.lifetime != Lifetime::SUBGRAPH) {
+      o.lifetime = Lifetime::SUBGRAPH_INPUT;
+      inputs->push_back(original);
+      sub.main.input_indexes.push_back(static_cast<uint32_t>(sub.main.operands.size()));
+    }
+    sub.main.operands.push_back(std::move(o));
+    return renumber[original] = static_cast<uint32_t>(sub.main.operands.size() - 1);
+  };
+  models::Operation copy{op.type, {}, {}};
+  for (uint32_t i : op.inputs) copy.inputs.push_back(take(i, false));
+  for (uint32_t o : op.outputs) copy.outputs.push_back(take(o, true));
+  sub.main.operations.push_back(std::move(copy));
+  return sub;
 }
 
 std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base) {

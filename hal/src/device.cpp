@@ -96,6 +96,13 @@ class NpuPreparedModel : public PreparedModel {
       }
     }
     for (const auto& stage : program_.stages) {
+      if (stage.on_cpu) {
+        if (auto c = run_on_cpu(stage); !c.ok()) {
+          r.status = c;
+          return r;
+        }
+        continue;
+      }
       std::vector<std::shared_ptr<drv::Fence>> fences;
       for (const auto& job : stage.jobs) {
         auto fence = driver_.submit(ctx_, {relocate(job, weights_.device_address, arena_.device_address), 500,
@@ -136,9 +143,39 @@ class NpuPreparedModel : public PreparedModel {
     log->debug("executed {} NPU jobs, {} cycles", r.npu_jobs, r.device_cycles);
     return r;
   }
-  std::string placement() const override { return "npu"; }
+  std::string placement() const override {
+    if (program_.cpu_operations == 0) return "npu";
+    return "npu + cpu (" + std::to_string(program_.cpu_operations) + " of " +
+           std::to_string(model_.main.operations.size()) + " operations on the CPU)";
+  }
 
  private:
+  // A CPU stage: its inputs come out of the arena, the reference kernel runs on the host (charged
+  // host time), its outputs go back into the arena for the stages after it.
+  Status run_on_cpu(const Stage& stage) {
+    drv::Os& os = driver_.os();
+    TensorMap inputs;
+    for (size_t i = 0; i < stage.cpu_inputs.size(); ++i) {
+      const uint32_t original = stage.cpu_inputs[i];
+      const auto& op = model_.main.operands[original];
+      models::Tensor t = models::make_tensor(op, op.dimensions);
+      if (auto rd = driver_.read_bo(ctx_, arena_.handle, program_.arena.at(original).offset, t.data.data(), t.data.size()); !rd)
+        return {ErrorStatus::GENERAL_FAILURE, rd.error()};
+      os.delay_ns(copy_ns(t.data.size()));
+      inputs[stage.cpu_model.main.input_indexes[i]] = std::move(t);
+    }
+    auto out = ops::run_reference(stage.cpu_model, inputs);
+    if (!out) return {ErrorStatus::GENERAL_FAILURE, "operations[" + std::to_string(stage.operation) + "] on the CPU: " + out.error()};
+    os.delay_ns(static_cast<uint64_t>(static_cast<double>(estimated_macs(stage.cpu_model)) / cost_.cpu_gmacs));
+    for (size_t i = 0; i < stage.cpu_outputs.size(); ++i) {
+      const auto& t = out->at(stage.cpu_model.main.output_indexes[i]);
+      os.delay_ns(copy_ns(t.data.size()));
+      if (auto w = driver_.write_bo(ctx_, arena_.handle, program_.arena.at(stage.cpu_outputs[i]).offset, t.data.data(), t.data.size()); !w)
+        return {ErrorStatus::GENERAL_FAILURE, w.error()};
+    }
+    return {};
+  }
+
   uint64_t copy_ns(uint64_t bytes) const { return static_cast<uint64_t>(static_cast<double>(bytes) / cost_.memcpy_gbps); }
 
   models::Model model_;

@@ -30,7 +30,9 @@ namespace {
 
 using detail::Lanes;
 
-std::string geometry_name(sim::ArrayGeometry g) { return std::to_string(g.rows) + "x" + std::to_string(g.cols); }
+std::string geometry_name(sim::ArrayGeometry g) {
+  return std::to_string(g.rows) + "x" + std::to_string(g.cols);
+}
 
 bool has_sc_build(sim::ArrayGeometry g) { return g.rows == g.cols && (g.rows == 4 || g.rows == 16); }
 
@@ -46,7 +48,8 @@ const sc_core::sc_module_name& require_sc_build(const sc_core::sc_module_name& n
 // A signal for a verilated port: same value type. Many writers, because successive tiles may be
 // issued by different processes of the channel (never two in the same delta cycle).
 template <class Port>
-using SignalFor = sc_core::sc_signal<typename std::remove_reference_t<Port>::data_type, sc_core::SC_MANY_WRITERS>;
+using SignalFor =
+    sc_core::sc_signal<typename std::remove_reference_t<Port>::data_type, sc_core::SC_MANY_WRITERS>;
 
 template <class Model>
 struct CoreSignals {
@@ -171,7 +174,9 @@ class SignalPins {
   uint32_t rows_, cols_;
 };
 
-uint64_t now_ps() { return static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_PS)); }
+uint64_t now_ps() {
+  return static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_PS));
+}
 
 template <class Model>
 class ScCore final : public RtlComputeCore::Impl {
@@ -221,7 +226,8 @@ class ScCore final : public RtlComputeCore::Impl {
       if (vcd_) vcd_->dump(fall_ps);  // the answers served for the next edge
       if (done) return cycles;
       if (cycles > limit) {
-        throw std::runtime_error("RtlComputeCore: RTL hung, no done after " + std::to_string(cycles) + " cycles");
+        throw std::runtime_error("RtlComputeCore: RTL hung, no done after " + std::to_string(cycles) +
+                                 " cycles");
       }
     }
   }
@@ -249,7 +255,8 @@ class ScCore final : public RtlComputeCore::Impl {
       vcd_ = std::make_unique<VerilatedVcdC>();
       model_->trace(vcd_.get(), 99);
       vcd_->open(vcd_path_.c_str());
-      if (!vcd_->isOpen()) throw std::invalid_argument("RtlComputeCore: cannot open waveform file " + vcd_path_);
+      if (!vcd_->isOpen())
+        throw std::invalid_argument("RtlComputeCore: cannot open waveform file " + vcd_path_);
     }
   }
 

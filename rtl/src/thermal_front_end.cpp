@@ -1,9 +1,9 @@
 #include "npu/rtl/thermal_front_end.h"
 
-#include <stdexcept>
-
 #include <verilated.h>
 #include <verilated_vcd_c.h>
+
+#include <stdexcept>
 
 #include "Vnpu_thermal_fe.h"
 

@@ -23,8 +23,9 @@ size_t extent(uint32_t rows, uint32_t row_bytes, uint32_t ld) {
 void check_access(const char* port, uint32_t addr, uint32_t bytes, size_t limit, uint32_t lanes) {
   if (bytes == 0) return;  // touches no memory, whatever the offset (k = 0 or n = 0 tiles)
   if (bytes > lanes || static_cast<size_t>(addr) + bytes > limit) {
-    throw std::runtime_error(std::string("RTL ") + port + " access out of range: offset " + std::to_string(addr) +
-                             ", " + std::to_string(bytes) + " bytes, operand spans " + std::to_string(limit));
+    throw std::runtime_error(std::string("RTL ") + port + " access out of range: offset " +
+                             std::to_string(addr) + ", " + std::to_string(bytes) + " bytes, operand spans " +
+                             std::to_string(limit));
   }
 }
 
@@ -81,8 +82,8 @@ void TileMemory::read_w(uint32_t addr, uint32_t bytes, Lanes& lanes) const {
 
 void TileMemory::read_params(uint32_t channel, uint32_t& bias, uint32_t& multiplier, uint32_t& shift) const {
   if (channel >= cmd_.n) {
-    throw std::runtime_error("RTL parameter read of channel " + std::to_string(channel) + " but n=" +
-                             std::to_string(cmd_.n));
+    throw std::runtime_error("RTL parameter read of channel " + std::to_string(channel) +
+                             " but n=" + std::to_string(cmd_.n));
   }
   bias = static_cast<uint32_t>(cmd_.bias[channel]);
   multiplier = static_cast<uint32_t>(cmd_.out_multiplier[channel]);

@@ -1,10 +1,10 @@
 #include "npu/rtl/tile_runner.h"
 
-#include <stdexcept>
-#include <string>
-
 #include <verilated.h>
 #include <verilated_vcd_c.h>
+
+#include <stdexcept>
+#include <string>
 
 #include "Vnpu_core_16x16.h"
 #include "Vnpu_core_4x4.h"
@@ -66,7 +66,8 @@ class VerilatedTileRunner final : public TileRunner {
       edge(0);
       if (done) return cycles;
       if (cycles > limit) {
-        throw std::runtime_error("RTL compute core hung: no done after " + std::to_string(cycles) + " cycles");
+        throw std::runtime_error("RTL compute core hung: no done after " + std::to_string(cycles) +
+                                 " cycles");
       }
     }
   }
@@ -92,7 +93,9 @@ class VerilatedTileRunner final : public TileRunner {
   uint64_t total_cycles_ = 0;
 };
 
-std::string geometry_name(sim::ArrayGeometry g) { return std::to_string(g.rows) + "x" + std::to_string(g.cols); }
+std::string geometry_name(sim::ArrayGeometry g) {
+  return std::to_string(g.rows) + "x" + std::to_string(g.cols);
+}
 
 }  // namespace
 
@@ -101,7 +104,8 @@ std::vector<sim::ArrayGeometry> tile_runner_geometries() { return {{4, 4}, {8, 8
 std::unique_ptr<TileRunner> make_tile_runner(sim::ArrayGeometry g, const std::string& vcd_path) {
   if (g.rows == 4 && g.cols == 4) return std::make_unique<VerilatedTileRunner<Vnpu_core_4x4>>(g, vcd_path);
   if (g.rows == 8 && g.cols == 8) return std::make_unique<VerilatedTileRunner<Vnpu_core_8x8>>(g, vcd_path);
-  if (g.rows == 16 && g.cols == 16) return std::make_unique<VerilatedTileRunner<Vnpu_core_16x16>>(g, vcd_path);
+  if (g.rows == 16 && g.cols == 16)
+    return std::make_unique<VerilatedTileRunner<Vnpu_core_16x16>>(g, vcd_path);
   throw std::invalid_argument("no verilated C++ build of the compute core for a " + geometry_name(g) +
                               " array (built: 4x4, 8x8, 16x16)");
 }

@@ -3,9 +3,10 @@
 // <= 1% (the formula is derived from the RTL, so both are expected to be 0).
 //
 // Arithmetic, 16x16, M = 64, K = 40 (chunks 16, 16, 8), N = 16: three passes of max(64, kc) = 64
-// cycles starting at cycles 2, 66, 130; last request 130 + 63 = 193; capture 194; through the array
-// + row-sum column + deskew 194 + 32 = 226; accumulate 227; requant 228..230 (write visible in 230);
-// pipeline empty in 231, done at edge 232: 232 cycles.
+// cycles starting at cycles 2, 66, 130; last activation request visible in 130 + 63 = 193; captured
+// 194; skew + array + row-sum column + deskew: aligned row in 194 + 16 + 16 = 226; totals registered
+// 227; requant stages 228, 229, 230 (output write visible in 230); pipeline empty in 231; done at edge
+// 232: 232 cycles = start_last + M + rows + cols + 6.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -30,17 +31,25 @@ using testing::TileShape;
 std::vector<TileShape> calibration_shapes(sim::ArrayGeometry g) {
   const uint32_t r = g.rows, c = g.cols;
   std::vector<TileShape> s = {
-      {1, 1, 1},         {1, r, c},           {1, 3 * r + 1, c},   {2, r - 1, c / 2},  {3, 2 * r, c},
-      {r / 2, r / 2, c / 2}, {r - 1, r, c},   {r, r, c},           {r + 1, r + 1, c},  {c - 2, r, c},
-      {c - 1, 2 * r, c}, {c, 3 * r, c},       {7, 1, c},           {7, r + 3, 1},      {5, 4 * r - 1, c - 1},
-      {16, 5 * r, c},    {31, 2 * r + 5, c},  {32, 2 * r, c},      {33, 7 * r + 2, c}, {50, 100, c},
-      {64, 40, c},       {64, 64, c},         {64, 64, c / 2},     {100, 3, c},        {100, 333, c},
-      {128, r, c},       {128, 8 * r, c},     {200, 200, 3},       {255, 2 * r, c},    {256, r, c},
-      {256, 4 * r + 1, c}, {257, r, c},       {257, 3 * r, c},     {300, 17, c},       {511, r - 1, c},
-      {512, 2 * r, c},   {513, 5 * r, c},     {600, 96, c},        {700, 1, c},        {777, 50, c / 2},
-      {1000, 64, c},     {1024, 3 * r, c},    {1500, r + 1, c},    {2000, 10, c},      {2048, 2 * r, c},
-      {3000, 1, 1},      {4096, r, c},        {12, 0, c},          {1, 0, 1},          {9, 1000, c},
-      {1, 500, c},       {2, 9 * r, c},       {4, 6 * r + 3, c},   {6, 2, c},          {20, r / 2, c},
+      {1, 1, 1},           {1, r, c},          {1, 3 * r + 1, c},
+      {2, r - 1, c / 2},   {3, 2 * r, c},      {r / 2, r / 2, c / 2},
+      {r - 1, r, c},       {r, r, c},          {r + 1, r + 1, c},
+      {c - 2, r, c},       {c - 1, 2 * r, c},  {c, 3 * r, c},
+      {7, 1, c},           {7, r + 3, 1},      {5, 4 * r - 1, c - 1},
+      {16, 5 * r, c},      {31, 2 * r + 5, c}, {32, 2 * r, c},
+      {33, 7 * r + 2, c},  {50, 100, c},       {64, 40, c},
+      {64, 64, c},         {64, 64, c / 2},    {100, 3, c},
+      {100, 333, c},       {128, r, c},        {128, 8 * r, c},
+      {200, 200, 3},       {255, 2 * r, c},    {256, r, c},
+      {256, 4 * r + 1, c}, {257, r, c},        {257, 3 * r, c},
+      {300, 17, c},        {511, r - 1, c},    {512, 2 * r, c},
+      {513, 5 * r, c},     {600, 96, c},       {700, 1, c},
+      {777, 50, c / 2},    {1000, 64, c},      {1024, 3 * r, c},
+      {1500, r + 1, c},    {2000, 10, c},      {2048, 2 * r, c},
+      {3000, 1, 1},        {4096, r, c},       {12, 0, c},
+      {1, 0, 1},           {9, 1000, c},       {1, 500, c},
+      {2, 9 * r, c},       {4, 6 * r + 3, c},  {6, 2, c},
+      {20, r / 2, c},
   };
   return s;
 }
@@ -62,7 +71,8 @@ TEST_P(Calibration, FormulaMatchesRtlCycles) {
     auto out = tile.fresh_output();
     const uint64_t rtl = runner->run(tile.command(out.data()));
     const uint64_t tlm = sim::systolic_int8_tile_cycles(g, s.m, s.k, s.n);
-    const double err = 100.0 * std::fabs(static_cast<double>(tlm) - static_cast<double>(rtl)) / static_cast<double>(rtl);
+    const double err =
+        100.0 * std::fabs(static_cast<double>(tlm) - static_cast<double>(rtl)) / static_cast<double>(rtl);
     std::printf("%6u %6u %4u %10llu %10llu %8.3f\n", s.m, s.k, s.n, static_cast<unsigned long long>(rtl),
                 static_cast<unsigned long long>(tlm), err);
     EXPECT_LE(err, 2.0) << "m=" << s.m << " k=" << s.k << " n=" << s.n << " rtl=" << rtl << " tlm=" << tlm;
@@ -79,7 +89,8 @@ INSTANTIATE_TEST_SUITE_P(Geometries, Calibration,
                          ::testing::Values(sim::ArrayGeometry{4, 4}, sim::ArrayGeometry{8, 8},
                                            sim::ArrayGeometry{16, 16}),
                          [](const auto& param_info) {
-                           return "Array" + std::to_string(param_info.param.rows) + "x" + std::to_string(param_info.param.cols);
+                           return "Array" + std::to_string(param_info.param.rows) + "x" +
+                                  std::to_string(param_info.param.cols);
                          });
 
 }  // namespace

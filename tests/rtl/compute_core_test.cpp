@@ -8,9 +8,8 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "npu/rtl/rtl_compute_core.h"
 #include "npu/rtl/tile_runner.h"
@@ -20,9 +19,9 @@
 namespace npu::rtl {
 namespace {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 using testing::RandomTile;
 using testing::TileShape;
 
@@ -39,7 +38,8 @@ class TestBench : public sc_core::sc_module {
   TestBench(sc_core::sc_module_name name, sim::ArrayGeometry g, std::vector<TileShape> shapes,
             std::vector<sc_time> periods, std::string vcd_path = {})
       : sc_module(name), shapes_(std::move(shapes)), periods_(std::move(periods)) {
-    core_ = make_rtl_compute_core("core", g, [this] { return period_; }, std::move(vcd_path));
+    core_ = make_rtl_compute_core(
+        "core", g, [this] { return period_; }, std::move(vcd_path));
     SC_THREAD(run);
   }
 
@@ -92,7 +92,8 @@ class Ticker : public sc_core::sc_module {
 
 bool kernel_already_used() { return sc_core::sc_get_status() != sc_core::SC_ELABORATION; }
 
-constexpr const char* kKernelUsed = "SystemC kernel already used in this process: run each case alone (ctest)";
+constexpr const char* kKernelUsed =
+    "SystemC kernel already used in this process: run each case alone (ctest)";
 
 void expect_tiles_ok(const TestBench& tb, sim::ArrayGeometry g, const std::vector<TileShape>& shapes) {
   ASSERT_EQ(tb.records.size(), shapes.size());

@@ -33,10 +33,11 @@ TileShape random_shape(sim::ArrayGeometry g, std::mt19937& rng, uint32_t max_m, 
         : m_kind == 1 ? static_cast<uint32_t>(uniform(rng, 257, static_cast<int32_t>(std::max(300u, max_m))))
                       : static_cast<uint32_t>(uniform(rng, 1, static_cast<int32_t>(max_m)));
   const int k_kind = uniform(rng, 0, 19);
-  s.k = k_kind == 0   ? 0
+  s.k = k_kind == 0  ? 0
         : k_kind < 4 ? static_cast<uint32_t>(uniform(rng, 1, static_cast<int32_t>(g.rows)))
-                      : static_cast<uint32_t>(uniform(rng, 1, static_cast<int32_t>(max_k)));
-  s.n = uniform(rng, 0, 2) == 0 ? g.cols : static_cast<uint32_t>(uniform(rng, 1, static_cast<int32_t>(g.cols)));
+                     : static_cast<uint32_t>(uniform(rng, 1, static_cast<int32_t>(max_k)));
+  s.n =
+      uniform(rng, 0, 2) == 0 ? g.cols : static_cast<uint32_t>(uniform(rng, 1, static_cast<int32_t>(g.cols)));
   return s;
 }
 
@@ -48,8 +49,10 @@ RandomTile::RandomTile(TileShape shape, std::mt19937& rng) : shape_(shape) {
   w_.resize(static_cast<size_t>(shape.k) * ldw_);
   // Activations sometimes saturated at the int8 extremes, to exercise the largest products.
   const bool extreme = uniform(rng, 0, 9) == 0;
-  for (auto& v : a_) v = static_cast<int8_t>(extreme ? (uniform(rng, 0, 1) ? 127 : -128) : uniform(rng, -128, 127));
-  for (auto& v : w_) v = static_cast<int8_t>(extreme ? (uniform(rng, 0, 1) ? 127 : -128) : uniform(rng, -128, 127));
+  for (auto& v : a_)
+    v = static_cast<int8_t>(extreme ? (uniform(rng, 0, 1) ? 127 : -128) : uniform(rng, -128, 127));
+  for (auto& v : w_)
+    v = static_cast<int8_t>(extreme ? (uniform(rng, 0, 1) ? 127 : -128) : uniform(rng, -128, 127));
   bias_.resize(shape.n);
   multiplier_.resize(shape.n);
   shift_.resize(shape.n);

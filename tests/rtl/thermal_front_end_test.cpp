@@ -1,13 +1,13 @@
 // The verilated thermal-sensor front end: moving average, trip points with hysteresis, one interrupt
 // per crossing, enable mask, write-1-to-clear, reset; and a seeded random sequence against a small
 // C++ model of the same behaviour.
+#include "npu/rtl/thermal_front_end.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <random>
-
-#include "npu/rtl/thermal_front_end.h"
 
 namespace npu::rtl {
 namespace {

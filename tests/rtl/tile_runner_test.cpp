@@ -1,15 +1,16 @@
 // Bit-exactness of the verilated compute core (plain C++ build) against npu::sim::int8_tile_reference,
 // on seeded random tiles for every built geometry, plus the corner cases and the runner's errors.
+#include "npu/rtl/tile_runner.h"
+
 #include <gtest/gtest.h>
 
 #include <climits>
 #include <cstdint>
 #include <random>
-#include <vector>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "npu/rtl/tile_runner.h"
 #include "npu/sim/core/systolic_timing.h"
 #include "random_tile.h"
 
@@ -41,7 +42,8 @@ uint64_t expect_bit_exact(TileRunner& runner, const RandomTile& tile, Interior* 
     for (uint32_t i = 0; i < cmd.m; ++i) {
       for (uint32_t j = 0; j < cmd.n; ++j) {
         const uint8_t b = out[static_cast<size_t>(i) * cmd.ldo + j];
-        interior->interior += b != static_cast<uint8_t>(cmd.clamp_lo) && b != static_cast<uint8_t>(cmd.clamp_hi);
+        interior->interior +=
+            b != static_cast<uint8_t>(cmd.clamp_lo) && b != static_cast<uint8_t>(cmd.clamp_hi);
         ++interior->total;
       }
     }
@@ -49,7 +51,8 @@ uint64_t expect_bit_exact(TileRunner& runner, const RandomTile& tile, Interior* 
   size_t mismatches = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] != expected[i] && ++mismatches <= 5) {
-      ADD_FAILURE() << describe(tile) << ": byte " << i << " rtl=" << int(out[i]) << " ref=" << int(expected[i]);
+      ADD_FAILURE() << describe(tile) << ": byte " << i << " rtl=" << int(out[i])
+                    << " ref=" << int(expected[i]);
     }
   }
   EXPECT_EQ(mismatches, 0u) << describe(tile);
@@ -75,14 +78,16 @@ TEST_P(TileRunnerBitExact, RandomTilesMatchReference) {
     cycles += expect_bit_exact(*runner, tile, &interior);
   }
   const double share = static_cast<double>(interior.interior) / static_cast<double>(interior.total);
-  std::printf("%ux%u: %d random tiles bit-exact, %llu outputs (%.0f%% not at a clamp bound), %llu RTL cycles\n",
-              p.geometry.rows, p.geometry.cols, p.tiles, static_cast<unsigned long long>(interior.total),
-              100.0 * share, static_cast<unsigned long long>(cycles));
+  std::printf(
+      "%ux%u: %d random tiles bit-exact, %llu outputs (%.0f%% not at a clamp bound), %llu RTL cycles\n",
+      p.geometry.rows, p.geometry.cols, p.tiles, static_cast<unsigned long long>(interior.total),
+      100.0 * share, static_cast<unsigned long long>(cycles));
   EXPECT_GT(share, 0.3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Geometries, TileRunnerBitExact,
-                         ::testing::Values(BitExactCase{{4, 4}, 400, 300, 40}, BitExactCase{{8, 8}, 300, 300, 80},
+                         ::testing::Values(BitExactCase{{4, 4}, 400, 300, 40},
+                                           BitExactCase{{8, 8}, 300, 300, 80},
                                            BitExactCase{{16, 16}, 200, 300, 160}),
                          [](const auto& param_info) {
                            return "Array" + std::to_string(param_info.param.geometry.rows) + "x" +
@@ -115,10 +120,22 @@ TEST(TileRunner, RequantisationCornersMatchReference) {
     int32_t multiplier, shift, bias;
   };
   const std::vector<Channel> channels = {
-      {kMin, 31, kMin + 128},     {kMax, -31, kMax - 127},   {1 << 30, 0, 0},           {1 << 30, -1, 0},
-      {0x40000001, -5, 1000},     {0, 3, 12345},             {kMax, 40, 0},             {kMax, 32, 0},
-      {kMax, 31, 0},              {0x55555555, -30, kMin + 128}, {0x60000000, -2, -7},  {1 << 30, -31, kMax - 127},
-      {kMin, 0, -1000},           {kMax, 1, 1 << 30},        {1 << 30, 3, -(1 << 28)},  {0x4CCCCCCD, -7, 77},
+      {kMin, 31, kMin + 128},
+      {kMax, -31, kMax - 127},
+      {1 << 30, 0, 0},
+      {1 << 30, -1, 0},
+      {0x40000001, -5, 1000},
+      {0, 3, 12345},
+      {kMax, 40, 0},
+      {kMax, 32, 0},
+      {kMax, 31, 0},
+      {0x55555555, -30, kMin + 128},
+      {0x60000000, -2, -7},
+      {1 << 30, -31, kMax - 127},
+      {kMin, 0, -1000},
+      {kMax, 1, 1 << 30},
+      {1 << 30, 3, -(1 << 28)},
+      {0x4CCCCCCD, -7, 77},
   };
   std::vector<int8_t> a(256), w(16, 1);
   for (int i = 0; i < 256; ++i) a[i] = static_cast<int8_t>(i - 128);
@@ -151,8 +168,8 @@ TEST(TileRunner, RequantisationCornersMatchReference) {
       c.out = ref.data();
       sim::int8_tile_reference(c);
       for (size_t i = 0; i < rtl.size(); ++i) {
-        ASSERT_EQ(int(rtl[i]), int(ref[i])) << g.rows << "x" << g.cols << " channel " << first + i % g.cols
-                                            << " row " << i / g.cols;
+        ASSERT_EQ(int(rtl[i]), int(ref[i]))
+            << g.rows << "x" << g.cols << " channel " << first + i % g.cols << " row " << i / g.cols;
       }
     }
   }
@@ -177,7 +194,8 @@ TEST(TileRunner, StateDoesNotLeakBetweenTiles) {
   const RandomTile probe({37, 29, 5}, rng);
   auto first = probe.fresh_output();
   const uint64_t c1 = runner->run(probe.command(first.data()));
-  for (int i = 0; i < 5; ++i) expect_bit_exact(*runner, RandomTile(testing::random_shape({8, 8}, rng, 400, 90), rng));
+  for (int i = 0; i < 5; ++i)
+    expect_bit_exact(*runner, RandomTile(testing::random_shape({8, 8}, rng, 400, 90), rng));
   auto second = probe.fresh_output();
   const uint64_t c2 = runner->run(probe.command(second.data()));
   EXPECT_EQ(first, second);

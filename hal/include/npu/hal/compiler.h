@@ -45,10 +45,17 @@ struct NpuStep {
   uint64_t macs = 0;
 };
 
-// One operation: its jobs run in parallel on different channels; the next stage starts when all end.
+// One operation. On the NPU its jobs run in parallel on different channels; an operation the NPU
+// cannot run is a CPU stage: `cpu_model` is that operation alone, its inputs and outputs renumbered
+// (cpu_inputs[i] / cpu_outputs[i] = original operand of the sub-model's i-th graph input / output).
+// The next stage starts when the previous one ended.
 struct Stage {
   uint32_t operation = 0;
   std::vector<NpuStep> jobs;
+  bool on_cpu = false;
+  std::string cpu_reason;
+  models::Model cpu_model;
+  std::vector<uint32_t> cpu_inputs, cpu_outputs;
 };
 
 struct Program {
@@ -57,14 +64,22 @@ struct Program {
   std::map<uint32_t, ArenaSlot> arena;  // operand index → slot
   uint64_t arena_bytes = 0;
   uint64_t tiles = 0;
+  uint32_t cpu_operations = 0;
 };
 
 // Why the NPU cannot run operation `index` (empty = it can). Reasons are data type, layout, parameters
 // or SRAM limits, in words.
 std::string npu_unsupported_reason(const models::Model& model, uint32_t index, const NpuTarget& target);
 
-// Compiles every operation of the main graph to the NPU; fails naming the first it cannot lower.
+// Compiles the main graph: every operation the NPU supports is lowered to descriptors, the others
+// become CPU stages (the partitioning NNAPI's framework would do). Fails when an operand has unknown
+// dimensions or an operation runs nowhere.
 Result<Program> compile_for_npu(const models::Model& model, const NpuTarget& target);
+
+// Operation `index` of the main graph as a one-operation model (constants kept, graph inputs = its
+// non-constant inputs, graph outputs = its outputs), for running it alone on the CPU reference.
+models::Model extract_operation(const models::Model& model, uint32_t index, std::vector<uint32_t>* inputs,
+                                std::vector<uint32_t>* outputs);
 
 // Rewrites relative DMA addresses of `step` to absolute device addresses.
 std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base);

@@ -5,8 +5,8 @@
 // wait per half cycle, at the period clock_period() returns when the tile starts (so DVFS changes
 // between tiles are followed), serves the RTL's SRAM ports from the command's buffers, and returns
 // with simulated time advanced by exactly cycles x period. Reset happens in delta cycles at the first
-// tile, so it costs no simulated time. Roughly 0.4 us of host time per simulated cycle: meant for
-// verification and waveforms, not for sweeps (the TLM core is the fast path).
+// tile, so it costs no simulated time. About 2 us of host time per simulated cycle at 16x16 (measured
+// by bench/rtl): meant for verification and waveforms, not for sweeps (the TLM core is the fast path).
 //
 // Not modelled: contention for the channel SRAM with DMA (the ports are served from the command's
 // buffers without delay), the command-register bus. SystemC time resolution must be 1 ps (SystemC's
@@ -17,9 +17,8 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "npu/sim/core/compute_core.h"
 

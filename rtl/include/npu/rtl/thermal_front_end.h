@@ -24,7 +24,7 @@ enum ThermalIrq : uint8_t {
 struct ThermalFrontEndConfig {
   uint16_t warn_threshold = 0xFFFF;  // trip when average >= threshold
   uint16_t crit_threshold = 0xFFFF;
-  uint16_t hysteresis = 0;           // clear when average < threshold - hysteresis
+  uint16_t hysteresis = 0;  // clear when average < threshold - hysteresis
   uint8_t irq_enable = kThermalIrqAll;
 };
 
@@ -49,7 +49,7 @@ class ThermalFrontEnd {
   ThermalFrontEnd& operator=(const ThermalFrontEnd&) = delete;
 
   void configure(const ThermalFrontEndConfig& config);  // applies from the next cycle
-  void reset();                                          // synchronous reset; keeps the config
+  void reset();                                         // synchronous reset; keeps the config
   // One sample; returns once the average and trip state reflect it (2 cycles).
   void push_sample(uint16_t code);
   void clear_irq(uint8_t bits);  // write-1-to-clear for one cycle
