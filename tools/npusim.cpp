@@ -92,7 +92,7 @@ int run_command(const RunOptions& o) {
   cfg->waves_path = o.waves;
   cfg->trace = !o.trace.empty();
   auto sys = system::System::create(*cfg);
-  if (!sys) return fail(o.hw + ": " + sys.error());
+  if (!sys) return fail(sys.error());
 
   hal::ExecutionResult result, reference;
   hal::Status prepare_status;

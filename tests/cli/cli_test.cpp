@@ -1,5 +1,6 @@
 // The npusim command line as users meet it: exit status and the one-line errors for bad input.
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -189,3 +190,39 @@ TEST(Cli, MultiChannelSpeedupWithIdenticalOutputs) {
 }
 
 }  // namespace
+
+#ifdef NPUSIM_WITH_RTL
+namespace {
+
+// The same quant8 convolution on the TLM core and on the verilated RTL core (co-simulated in
+// SystemC): identical outputs, simulated latency within 2%.
+TEST(Cli, RtlCoreMatchesTlmCore) {
+  ASSERT_EQ(npusim("example conv-quant8 --dir .").status, 0);
+  std::map<std::string, double> latency;
+  std::map<std::string, std::string> outputs;
+  for (const std::string core : {"tlm", "rtl"}) {
+    const std::string out = "conv-" + core + ".json";
+    const CliRun r = npusim("run " + kHw + " --model conv-quant8.model.json --inputs conv-quant8.inputs.json "
+                            "--outputs " + out + " --json --set npu.channel.compute_core.model=" + core);
+    ASSERT_EQ(r.status, 0) << r.output;
+    latency[core] = json_number(r.output, "npu_cycles");
+    std::ifstream in(out);
+    outputs[core].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::printf("NPU cycles: tlm %.0f, rtl %.0f\n", latency["tlm"], latency["rtl"]);
+  EXPECT_EQ(outputs["tlm"], outputs["rtl"]);
+  EXPECT_LE(std::abs(latency["rtl"] - latency["tlm"]), 0.02 * latency["tlm"]);
+}
+
+TEST(Cli, RtlCoreWithoutBuildForGeometryIsOneLine) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const CliRun r = npusim("run " + kHw + " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json "
+                          "--set npu.channel.compute_core.model=rtl --set npu.channel.array.rows=8 "
+                          "--set npu.channel.array.cols=8");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("no verilated SystemC build"), std::string::npos) << r.output;
+}
+
+}  // namespace
+#endif

@@ -1,0 +1,97 @@
+// common/: the parameter schema, the stats tree and the fixed-point arithmetic everything shares.
+#include <gtest/gtest.h>
+
+#include "npu/common/config.h"
+#include "npu/common/fixed_point.h"
+#include "npu/common/stats.h"
+
+namespace {
+
+using namespace npu;
+
+struct Params {
+  uint32_t channels;
+  double mhz;
+  std::string core;
+  cfg::Schema schema;
+  Params() {
+    schema.u32("npu.channels", &channels, 4, "", "channels", 1, 16)
+        .f64("npu.clock_mhz", &mhz, 1000.0, "MHz", "clock", 1, 5000)
+        .choice("npu.core", &core, "tlm", {"tlm", "rtl"}, "core model");
+  }
+};
+
+TEST(ConfigSchema, DefaultsOverlaysAndOverrides) {
+  Params p;
+  EXPECT_EQ(p.channels, 4u);
+  ASSERT_TRUE(p.schema.apply(nlohmann::json::parse(R"({"npu": {"channels": 2}})"), "hw.json").ok());
+  EXPECT_EQ(p.channels, 2u);
+  EXPECT_EQ(p.mhz, 1000.0);
+  ASSERT_TRUE(p.schema.set("npu.core=rtl").ok());
+  EXPECT_EQ(p.core, "rtl");
+  ASSERT_TRUE(p.schema.set("npu.clock_mhz=400.5").ok());
+  EXPECT_EQ(p.mhz, 400.5);
+}
+
+TEST(ConfigSchema, ErrorsNameTheJsonPathAndExpectation) {
+  Params p;
+  auto r = p.schema.apply(nlohmann::json::parse(R"({"npu": {"channels": 0}})"), "hw.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "hw.json: $.npu.channels: expected an integer in [1, 16], got 0");
+  r = p.schema.apply(nlohmann::json::parse(R"({"npu": {"chanels": 2}})"), "hw.json");
+  EXPECT_EQ(r.error(), "hw.json: $.npu.chanels: unknown parameter");
+  r = p.schema.apply(nlohmann::json::parse(R"({"npu": 3})"), "hw.json");
+  EXPECT_EQ(r.error(), "hw.json: $.npu: expected an object, got 3");
+  r = p.schema.set("npu.core=vhdl");
+  EXPECT_EQ(r.error(), "--set npu.core: expected one of \"tlm\", \"rtl\", got \"vhdl\"");
+  EXPECT_FALSE(p.schema.set("nonsense").ok());
+  EXPECT_EQ(p.channels, 4u) << "a rejected value leaves the parameter as it was";
+}
+
+TEST(ConfigSchema, ExplainListsDefaultUnitAndDescription) {
+  Params p;
+  EXPECT_NE(p.schema.explain().find("npu.clock_mhz = 1000 [MHz]  — clock"), std::string::npos);
+}
+
+TEST(StatsTree, NestsByDottedPath) {
+  stats::Registry r;
+  r.counter("npu.ch0.macs", "MAC", "macs") = 42;
+  r.value("npu.dram.busy_ns", "ns", "busy") = 1.5;
+  const auto j = r.to_json();
+  EXPECT_EQ(j["npu"]["ch0"]["macs"], 42);
+  EXPECT_EQ(j["npu"]["dram"]["busy_ns"], 1.5);
+  EXPECT_EQ(r.to_json(true)["npu"]["ch0"]["macs"]["unit"], "MAC");
+  EXPECT_THROW(r.counter("npu.ch0.macs", "", ""), std::logic_error);
+}
+
+// TFLite's reference values: 0.5 = 2^30 · 2^(0 − 31) → (1073741824, 0); 1.5 = 0.75 · 2 → (1610612736, 1).
+TEST(FixedPoint, QuantizeMultiplier) {
+  auto q = fx::quantize_multiplier(0.5);
+  EXPECT_EQ(q.multiplier, 1073741824);
+  EXPECT_EQ(q.shift, 0);
+  q = fx::quantize_multiplier(1.5);
+  EXPECT_EQ(q.multiplier, 1610612736);
+  EXPECT_EQ(q.shift, 1);
+}
+
+// 100 · 0.3 = 30; −7 · 0.3 = −2.1 → −2; 7 · 0.5 = 3.5 → 4 (the rounding nudge), while gemmlowp's
+// negative nudge (1 − 2^30) makes −7 · 0.5 = (−3.5·2^31 − 2^30 + 1) / 2^31, truncated to −3.
+// A huge left shift saturates the shifted accumulator (5 · 2^31 → INT32_MAX), then · 0.5 → 2^30.
+TEST(FixedPoint, MultiplyRoundsLikeTflite) {
+  EXPECT_EQ(fx::multiply_by_quantized_multiplier(100, fx::quantize_multiplier(0.3)), 30);
+  EXPECT_EQ(fx::multiply_by_quantized_multiplier(-7, fx::quantize_multiplier(0.3)), -2);
+  EXPECT_EQ(fx::multiply_by_quantized_multiplier(7, fx::quantize_multiplier(0.5)), 4);
+  EXPECT_EQ(fx::multiply_by_quantized_multiplier(-7, fx::quantize_multiplier(0.5)), -3);
+  EXPECT_EQ(fx::multiply_by_quantized_multiplier(5, {1 << 30, 100}), 1 << 30);
+  EXPECT_EQ(fx::rounding_divide_by_pot(5, 1), 3);
+  EXPECT_EQ(fx::rounding_divide_by_pot(-5, 1), -3);
+}
+
+TEST(FixedPoint, ActivationRanges) {
+  // RELU6 on scale 0.1, zero point 128: [128, 128 + 60].
+  const auto r = fx::quantized_activation_range(fx::FusedActivation::RELU6, 0.1f, 128, 0, 255);
+  EXPECT_EQ(r.lo, 128);
+  EXPECT_EQ(r.hi, 188);
+}
+
+}  // namespace
