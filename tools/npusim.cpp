@@ -1,6 +1,7 @@
 // npusim: the command line. Subcommands: run (one inference), config (parameters), regmap (register map).
 // Every error is one line naming the file, JSON path or argument, and the exit status is non-zero.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -228,6 +229,24 @@ int example_command(const std::string& name, const std::string& dir, uint64_t se
   return 0;
 }
 
+// Device discovery as NNAPI apps see it (getType, getVersionString, {VENDOR}-{DEVICE_NAME}).
+int devices_command(const std::string& hw, const std::vector<std::string>& sets) {
+  using namespace npu;
+  auto cfg = system::load_system_config(hw, sets);
+  if (!cfg) return fail(cfg.error());
+  auto sys = system::System::create(*cfg);
+  if (!sys) return fail(sys.error());
+  std::vector<std::array<std::string, 3>> rows;
+  auto end = (*sys)->run([&](system::System& s) {
+    for (hal::Device* d : {static_cast<hal::Device*>(&s.npu_device()), static_cast<hal::Device*>(&s.cpu_device())})
+      rows.push_back({d->name(), hal::to_string(d->type()), d->version_string()});
+  });
+  if (!end) return fail(end.error());
+  std::printf("%-14s %-12s %s\n", "name", "type", "version");
+  for (const auto& r : rows) std::printf("%-14s %-12s %s\n", r[0].c_str(), r[1].c_str(), r[2].c_str());
+  return 0;
+}
+
 int regmap_command() {
   using namespace npu::regs;
   auto access = [](Access a) {
@@ -288,6 +307,12 @@ int sc_main(int argc, char* argv[]) {
 
   auto* regmap_cmd = app.add_subcommand("regmap", "Print the register map as Markdown");
 
+  std::string devices_hw = "configs/npu/default.json";
+  std::vector<std::string> devices_sets;
+  auto* devices_cmd = app.add_subcommand("devices", "List the NNAPI devices: name, type, version");
+  devices_cmd->add_option("--hw", devices_hw, "Hardware config JSON")->capture_default_str();
+  devices_cmd->add_option("--set", devices_sets, "Override a hardware parameter: path=value");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -302,6 +327,7 @@ int sc_main(int argc, char* argv[]) {
     return 0;
   }
   if (regmap_cmd->parsed()) return regmap_command();
+  if (devices_cmd->parsed()) return devices_command(devices_hw, devices_sets);
   if (example_cmd->parsed()) return example_command(example_name, example_dir, example_seed);
   return 1;
 }

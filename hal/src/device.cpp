@@ -259,7 +259,7 @@ NpuDevice::NpuDevice(drv::Driver& driver, NpuTarget target, HostCost cost, int u
 std::string NpuDevice::version_string() const {
   char hw[16];
   std::snprintf(hw, sizeof hw, "%u.%u", driver_.hw_version() >> 16, driver_.hw_version() & 0xFFFF);
-  return std::string("npusim-npu hal ") + kHalVersion + " hw " + hw;
+  return std::string("npusim-npu hal ") + kHalVersion + " driver " + drv::kDriverVersion + " hw " + hw;
 }
 
 Status NpuDevice::supported_operations(const models::Model& model, std::vector<bool>* supported) {

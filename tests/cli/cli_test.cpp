@@ -226,3 +226,14 @@ TEST(Cli, RtlCoreWithoutBuildForGeometryIsOneLine) {
 
 }  // namespace
 #endif
+
+namespace {
+
+TEST(Cli, DevicesListsNpuAndCpu) {
+  const CliRun r = npusim("devices " + kHw);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("npusim-npu     ACCELERATOR  npusim-npu hal"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("npusim-cpu     CPU"), std::string::npos) << r.output;
+}
+
+}  // namespace

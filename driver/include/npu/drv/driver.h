@@ -22,6 +22,9 @@
 
 namespace npu::drv {
 
+// Bumped with every driver change that users could observe; part of the HAL's getVersionString.
+inline constexpr const char* kDriverVersion = "0.2.0";
+
 using ContextId = uint32_t;
 using BoHandle = uint32_t;
 
