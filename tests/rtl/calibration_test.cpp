@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@
 #include "npu/rtl/tile_runner.h"
 #include "npu/sim/core/systolic_timing.h"
 #include "random_tile.h"
+
+namespace npu::sim {
+// Readable parameter names in the ctest test list (found by argument-dependent lookup).
+void PrintTo(const ArrayGeometry& g, std::ostream* os) { *os << g.rows << "x" << g.cols; }
+}  // namespace npu::sim
 
 namespace npu::rtl {
 namespace {

@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -64,6 +65,11 @@ struct BitExactCase {
   int tiles;
   uint32_t max_m, max_k;
 };
+
+// Readable parameter names in the ctest test list.
+void PrintTo(const BitExactCase& c, std::ostream* os) {
+  *os << c.geometry.rows << "x" << c.geometry.cols << ", " << c.tiles << " tiles";
+}
 
 class TileRunnerBitExact : public ::testing::TestWithParam<BitExactCase> {};
 

@@ -8,16 +8,22 @@ namespace npu::sim {
 void int8_tile_reference(const Int8TileCommand& c) {
   for (uint32_t i = 0; i < c.m; ++i) {
     const int8_t* a_row = c.a + static_cast<size_t>(i) * c.lda;
-    int32_t row_sum = 0;
-    for (uint32_t kk = 0; kk < c.k; ++kk) row_sum += a_row[kk];
+    uint32_t row_sum = 0;
+    for (uint32_t kk = 0; kk < c.k; ++kk) row_sum += static_cast<uint32_t>(static_cast<int32_t>(a_row[kk]));
     for (uint32_t j = 0; j < c.n; ++j) {
-      int32_t acc = 0;
+      uint32_t acc = 0;
       for (uint32_t kk = 0; kk < c.k; ++kk) {
-        acc += static_cast<int32_t>(a_row[kk]) * static_cast<int32_t>(c.w[static_cast<size_t>(kk) * c.ldw + j]);
+        acc += static_cast<uint32_t>(static_cast<int32_t>(a_row[kk]) *
+                                     static_cast<int32_t>(c.w[static_cast<size_t>(kk) * c.ldw + j]));
       }
-      acc += c.bias[j] - c.weight_offset * row_sum;
-      int32_t v = fx::multiply_by_quantized_multiplier(acc, {c.out_multiplier[j], c.out_shift[j]});
-      v = std::clamp(v + c.out_zero_point, c.clamp_lo, c.clamp_hi);
+      // 32-bit wrapping, as the RTL's adders (and TFLite's int32 arithmetic in practice); spelled in
+      // uint32 so that C++ defines it.
+      const auto scaled = fx::multiply_by_quantized_multiplier(
+          static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(c.bias[j]) -
+                               static_cast<uint32_t>(c.weight_offset) * static_cast<uint32_t>(row_sum)),
+          {c.out_multiplier[j], c.out_shift[j]});
+      const int32_t v = std::clamp(static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(c.out_zero_point)),
+                                   c.clamp_lo, c.clamp_hi);
       c.out[static_cast<size_t>(i) * c.ldo + j] =
           c.out_unsigned ? static_cast<uint8_t>(v) : static_cast<uint8_t>(static_cast<int8_t>(v));
     }
