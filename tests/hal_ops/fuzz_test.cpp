@@ -1,4 +1,5 @@
-// Seeded corruption fuzzing: thousands of random mutations of valid small conv models (indices, types,
+// Seeded corruption fuzzing: thousands of random mutations of valid small models (conv/fc, the
+// element-wise, shape, activation, normalisation, resize, lookup and recurrent operations) (indices, types,
 // lifetimes, dims, data lengths and bytes, parameters, quantisation, graph lists, operations) go through
 // validate_model, validate_operations, the support query, the lowering-parameter readers and
 // run_reference. Every case must come back as a status (an error message is never empty) without a
@@ -179,13 +180,14 @@ void check_status_has_message(bool ok, const std::string& message, int round) {
 
 TEST(Fuzz, RandomCorruptionsAlwaysReturnAStatus) {
   const auto start = std::chrono::steady_clock::now();
-  const Model bases[] = {small_quant_model(), small_float_model(), small_mixed_model()};
+  const Model bases[] = {small_quant_model(), small_float_model(),     small_mixed_model(),
+                         small_shape_model(), small_quant_ops_model(), small_recurrent_model()};
   int validated = 0;
   int ran = 0;
-  constexpr int kCases = 20000;
+  constexpr int kCases = 60000;
   for (int round = 0; round < kCases; ++round) {
     Mutator mut(static_cast<uint32_t>(round) * 2654435761u + 17u);
-    Model m = bases[round % 3];
+    Model m = bases[round % std::size(bases)];
     const uint32_t mutations = 1 + mut.below(3);
     for (uint32_t i = 0; i < mutations; ++i) mut.mutate(m);
 
@@ -232,8 +234,12 @@ TEST(Fuzz, RandomCorruptionsAlwaysReturnAStatus) {
 TEST(Fuzz, WeightByteFlipsStillRun) {
   for (int round = 0; round < 500; ++round) {
     std::mt19937 rng(static_cast<uint32_t>(round));
-    Model m = round % 2 ? small_quant_model() : small_mixed_model();
-    auto& filter = m.main.operands[1].data;
+    const Model bases[] = {small_quant_model(), small_mixed_model(), small_shape_model(),
+                           small_quant_ops_model(), small_recurrent_model()};
+    Model m = bases[round % std::size(bases)];
+    size_t weights = 1;  // the first constant after the graph input
+    while (m.main.operands[weights].data.empty()) ++weights;
+    auto& filter = m.main.operands[weights].data;
     filter[rng() % filter.size()] = static_cast<uint8_t>(rng());
     auto r = run_reference(m, inputs_for(m, static_cast<uint32_t>(round)));
     ASSERT_TRUE(r.ok()) << "case " << round << ": " << r.error();

@@ -31,6 +31,8 @@ class GraphBuilder {
                        std::vector<float> scales);
   uint32_t i32(int32_t v);
   uint32_t boolean(bool v);
+  // An optional input left out (lifetime NO_VALUE).
+  uint32_t omitted(OperandType t);
   void op(OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
   Model build() const { return model_; }
 
@@ -54,6 +56,15 @@ Model small_quant_model();
 Model small_float_model();
 // Quantised DEPTHWISE_CONV_2D -> AVERAGE_POOL_2D -> ADD -> RELU -> RESHAPE -> SOFTMAX.
 Model small_mixed_model();
+// Float MUL (broadcast) -> CONCATENATION -> PAD -> TRANSPOSE -> STRIDED_SLICE -> MEAN, and
+// SPACE_TO_DEPTH -> DEPTH_TO_SPACE -> L2_POOL_2D -> LRN -> RESIZE_BILINEAR alongside.
+Model small_shape_model();
+// Quantised SUB -> LOGISTIC -> SPACE_TO_BATCH_ND -> BATCH_TO_SPACE_ND -> SQUEEZE -> TANH ->
+// L2_NORMALIZATION -> DEQUANTIZE -> FLOOR -> DIV, plus EMBEDDING_LOOKUP / HASHTABLE_LOOKUP / LSH_PROJECTION
+// on constants.
+Model small_quant_ops_model();
+// Float RNN -> SVDF and an LSTM with CIFG, peephole and projection.
+Model small_recurrent_model();
 std::map<uint32_t, Tensor> inputs_for(const Model& m, uint32_t seed);
 
 }  // namespace npu::hal::ops::test

@@ -1,5 +1,6 @@
 #include "kernel_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -214,6 +215,84 @@ std::optional<uint64_t> known_product(std::span<const uint32_t> dims) {
     p *= d;
   }
   return p;
+}
+
+std::optional<std::vector<uint32_t>> broadcast_shape(const std::vector<uint32_t>& a,
+                                                     const std::vector<uint32_t>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<uint32_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const uint32_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const uint32_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x == 0 || y == 0) {
+      out[i] = (x == 1 || y == 1) ? 0 : std::max(x, y);  // unknown unless the other side fixes it
+      continue;
+    }
+    if (x != y && x != 1 && y != 1) return std::nullopt;
+    out[i] = std::max(x, y);
+  }
+  return out;
+}
+
+uint64_t broadcast_index(uint64_t flat, const std::vector<uint32_t>& shape,
+                         const std::vector<uint32_t>& dims) {
+  uint64_t index = 0;
+  uint64_t stride = 1;
+  const size_t offset = shape.size() - std::min(shape.size(), dims.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 0) return 0;
+    const uint64_t coord = flat % shape[i];
+    flat /= shape[i];
+    if (i >= offset && i - offset < dims.size()) {
+      const uint32_t d = dims[i - offset];
+      if (d != 1) index += coord * stride;
+      stride *= d;
+    }
+  }
+  return index;
+}
+
+std::vector<uint64_t> row_major_strides(const std::vector<uint32_t>& dims) {
+  std::vector<uint64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+Result<void> expect_output_like_input(std::span<const OperandInfo> outputs, const OperandInfo& input) {
+  if (auto r = expect_output_type(outputs, 0, input.type); !r) return r;
+  if (is_quant8(input.type) &&
+      (outputs[0].scale != input.scale || outputs[0].zero_point != input.zero_point)) {
+    return make_error("output 0: quantisation must equal the input's (scale " + std::to_string(input.scale) +
+                      ", zeroPoint " + std::to_string(input.zero_point) + ")");
+  }
+  return {};
+}
+
+Result<void> expect_rank_at_most(const OperandInfo& in, size_t index, const char* role, size_t max_rank) {
+  if (in.dimensions.size() > max_rank) {
+    return input_error(
+        index, role,
+        "expected rank <= " + std::to_string(max_rank) + ", got " + std::to_string(in.dimensions.size()));
+  }
+  return {};
+}
+
+std::optional<std::vector<int32_t>> int_tensor_value(const OperandInfo& in) {
+  if (!in.has_value() || in.type != OperandType::TENSOR_INT32) return std::nullopt;
+  return read_ints(in);
+}
+
+std::optional<float> float_param(const OperandInfo& in) {
+  if (!in.has_value()) return std::nullopt;
+  if (in.type == OperandType::FLOAT32 && in.value->size() >= 4) {
+    float v = 0.0f;
+    std::memcpy(&v, in.value->data(), 4);
+    return v;
+  }
+  if (in.type == OperandType::FLOAT16 && in.value->size() >= 2) {
+    return static_cast<float>(models::read_element(in.type, *in.value, 0));
+  }
+  return std::nullopt;
 }
 
 }  // namespace npu::hal::ops::detail

@@ -91,4 +91,62 @@ std::optional<std::vector<uint32_t>> merge_shapes(const std::vector<uint32_t>& d
 // Product of dims with overflow and unknown (0) detection: nullopt if any extent is 0 or overflow.
 std::optional<uint64_t> known_product(std::span<const uint32_t> dims);
 
+// Broadcast shape of a and b, right-aligned (NNAPI/numpy: extents equal or 1; 0 = unknown);
+// nullopt when incompatible.
+std::optional<std::vector<uint32_t>> broadcast_shape(const std::vector<uint32_t>& a,
+                                                     const std::vector<uint32_t>& b);
+
+// Flat index into `dims` (right-aligned against `shape`, extents 1 broadcast) for the multi-index of
+// element `flat` of `shape`.
+uint64_t broadcast_index(uint64_t flat, const std::vector<uint32_t>& shape,
+                         const std::vector<uint32_t>& dims);
+
+// Row-major strides of `dims` (elements).
+std::vector<uint64_t> row_major_strides(const std::vector<uint32_t>& dims);
+
+// The tensor types every data-movement operation accepts (NNAPI 1.0-1.3).
+inline constexpr std::initializer_list<OperandType> kFloatAndQuant8 = {
+    OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
+    OperandType::TENSOR_QUANT8_ASYMM_SIGNED};
+
+// Output 0 has the input's type and, for quantised types, the same scale and zero point.
+Result<void> expect_output_like_input(std::span<const OperandInfo> outputs, const OperandInfo& input);
+
+// Rank at most `max_rank` when known.
+Result<void> expect_rank_at_most(const OperandInfo& in, size_t index, const char* role, size_t max_rank);
+
+// A known constant 1-D TENSOR_INT32 value (nullopt when not known yet).
+std::optional<std::vector<int32_t>> int_tensor_value(const OperandInfo& in);
+
+// A scalar FLOAT32 (or FLOAT16) parameter's value, or nullopt while unknown.
+std::optional<float> float_param(const OperandInfo& in);
+
+// Element-wise copy for data-movement kernels: out element i takes input element src(i), or the
+// `fill` element bytes when src(i) == kFill. Element size from the input type; indices are trusted
+// (the kernel derived them from validated shapes) but still bounds-checked, so a bug is an error.
+inline constexpr uint64_t kFill = ~uint64_t{0};
+template <class SourceIndex>
+Result<void> gather_elements(const OperandInfo& in, models::Tensor& out, SourceIndex src,
+                             int32_t fill_value = 0) {
+  const uint32_t es = models::element_size(in.type);
+  if (es == 0 || !in.has_value()) return make_error("internal: no input value");
+  const uint64_t n_in = in.value->size() / es;
+  const uint64_t n_out = out.data.size() / es;
+  std::vector<uint8_t> fill(es, 0);
+  if (es == 1) fill[0] = static_cast<uint8_t>(fill_value);
+  for (uint64_t i = 0; i < n_out; ++i) {
+    const uint64_t s = src(i);
+    const uint8_t* from = nullptr;
+    if (s == kFill) {
+      from = fill.data();
+    } else if (s < n_in) {
+      from = in.value->data() + s * es;
+    } else {
+      return make_error("internal: source element " + std::to_string(s) + " out of range");
+    }
+    for (uint32_t b = 0; b < es; ++b) out.data[i * es + b] = from[b];
+  }
+  return {};
+}
+
 }  // namespace npu::hal::ops::detail

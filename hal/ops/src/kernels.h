@@ -5,16 +5,43 @@
 
 namespace npu::hal::ops {
 
-const OperationKernel& conv_2d_kernel();
-const OperationKernel& fully_connected_kernel();
-const OperationKernel& depthwise_conv_2d_kernel();
-const OperationKernel& average_pool_2d_kernel();
-const OperationKernel& max_pool_2d_kernel();
 const OperationKernel& add_kernel();
+const OperationKernel& average_pool_2d_kernel();
+const OperationKernel& batch_to_space_nd_kernel();
+const OperationKernel& concatenation_kernel();
+const OperationKernel& conv_2d_kernel();
+const OperationKernel& depth_to_space_kernel();
+const OperationKernel& depthwise_conv_2d_kernel();
+const OperationKernel& dequantize_kernel();
+const OperationKernel& div_kernel();
+const OperationKernel& embedding_lookup_kernel();
+const OperationKernel& floor_kernel();
+const OperationKernel& fully_connected_kernel();
+const OperationKernel& hashtable_lookup_kernel();
+const OperationKernel& l2_normalization_kernel();
+const OperationKernel& l2_pool_2d_kernel();
+const OperationKernel& local_response_normalization_kernel();
+const OperationKernel& lsh_projection_kernel();
+const OperationKernel& lstm_kernel();
+const OperationKernel& logistic_kernel();
+const OperationKernel& max_pool_2d_kernel();
+const OperationKernel& mean_kernel();
+const OperationKernel& mul_kernel();
+const OperationKernel& pad_kernel();
 const OperationKernel& relu_kernel();
 const OperationKernel& relu1_kernel();
 const OperationKernel& relu6_kernel();
 const OperationKernel& reshape_kernel();
+const OperationKernel& resize_bilinear_kernel();
+const OperationKernel& rnn_kernel();
 const OperationKernel& softmax_kernel();
+const OperationKernel& space_to_batch_nd_kernel();
+const OperationKernel& space_to_depth_kernel();
+const OperationKernel& squeeze_kernel();
+const OperationKernel& strided_slice_kernel();
+const OperationKernel& sub_kernel();
+const OperationKernel& svdf_kernel();
+const OperationKernel& tanh_kernel();
+const OperationKernel& transpose_kernel();
 
 }  // namespace npu::hal::ops

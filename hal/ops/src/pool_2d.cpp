@@ -1,7 +1,9 @@
-// AVERAGE_POOL_2D and MAX_POOL_2D kernels (one file: the two share signature, validation and the
-// window walk and differ only in the reduction). See window_ops.h for the signature.
+// AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D kernels (one file: the three share signature, validation
+// and the window walk and differ only in the reduction). See window_ops.h for the signature.
+// L2_POOL_2D is float only (FLOAT32, FLOAT16): sqrt(sum of squares / in-bounds taps).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 #include "kernel_util.h"
@@ -40,24 +42,34 @@ Result<SpatialLayout> pool_layout(std::span<const OperandInfo> in) {
                     std::to_string(n));
 }
 
+enum class PoolKind { kAverage, kMax, kL2 };
+
 class Pool2DKernel final : public OperationKernel {
  public:
-  explicit Pool2DKernel(bool average) : average_(average) {}
+  explicit Pool2DKernel(PoolKind kind) : kind_(kind), average_(kind == PoolKind::kAverage) {}
 
   models::OperationType type() const override {
-    return average_ ? models::OperationType::AVERAGE_POOL_2D : models::OperationType::MAX_POOL_2D;
+    switch (kind_) {
+      case PoolKind::kAverage:
+        return models::OperationType::AVERAGE_POOL_2D;
+      case PoolKind::kMax:
+        return models::OperationType::MAX_POOL_2D;
+      case PoolKind::kL2:
+        break;
+    }
+    return models::OperationType::L2_POOL_2D;
   }
 
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
     auto layout = pool_layout(in);
     if (!layout) return make_error(layout.error());
-    if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
-        !r) {
-      return make_error(r.error());
-    }
+    auto t = kind_ == PoolKind::kL2
+                 ? expect_type(in, 0, "input", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16})
+                 : expect_type(in, 0, "input",
+                               {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                                OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+    if (!t) return make_error(t.error());
     if (auto r = expect_rank(in[0], 0, "input", 4); !r) return make_error(r.error());
     auto params = read_spatial_params(in, *layout);
     if (!params) return make_error(params.error());
@@ -131,6 +143,8 @@ class Pool2DKernel final : public OperationKernel {
                 if (quant) {
                   qsum += qin[i];
                   qmx = std::max(qmx, qin[i]);
+                } else if (kind_ == PoolKind::kL2) {
+                  fsum += fin[i] * fin[i];
                 } else {
                   fsum += fin[i];
                   fmax = std::max(fmax, fin[i]);
@@ -149,7 +163,11 @@ class Pool2DKernel final : public OperationKernel {
               qres[oi] = static_cast<int32_t>(std::clamp<int64_t>(v, range.lo, range.hi));
             } else {
               float v = 0.0f;
-              if (count > 0) v = average_ ? fsum / static_cast<float>(count) : fmax;
+              if (count > 0 && kind_ == PoolKind::kL2) {
+                v = std::sqrt(fsum / static_cast<float>(count));
+              } else if (count > 0) {
+                v = average_ ? fsum / static_cast<float>(count) : fmax;
+              }
               fres[oi] = v < lo ? lo : (v > hi ? hi : v);
             }
           }
@@ -162,18 +180,24 @@ class Pool2DKernel final : public OperationKernel {
   }
 
  private:
+  PoolKind kind_;
   bool average_;
 };
 
 }  // namespace
 
 const OperationKernel& average_pool_2d_kernel() {
-  static const Pool2DKernel kernel(true);
+  static const Pool2DKernel kernel(PoolKind::kAverage);
   return kernel;
 }
 
 const OperationKernel& max_pool_2d_kernel() {
-  static const Pool2DKernel kernel(false);
+  static const Pool2DKernel kernel(PoolKind::kMax);
+  return kernel;
+}
+
+const OperationKernel& l2_pool_2d_kernel() {
+  static const Pool2DKernel kernel(PoolKind::kL2);
   return kernel;
 }
 

@@ -9,19 +9,48 @@
 namespace npu::hal::ops {
 namespace {
 
-const std::array<const OperationKernel*, 11>& all_kernels() {
-  static const std::array<const OperationKernel*, 11> kernels{
+constexpr size_t kKernelCount = 38;
+
+const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
+  static const std::array<const OperationKernel*, kKernelCount> kernels{
       &add_kernel(),
       &average_pool_2d_kernel(),
+      &batch_to_space_nd_kernel(),
+      &concatenation_kernel(),
       &conv_2d_kernel(),
+      &depth_to_space_kernel(),
       &depthwise_conv_2d_kernel(),
+      &dequantize_kernel(),
+      &div_kernel(),
+      &embedding_lookup_kernel(),
+      &floor_kernel(),
       &fully_connected_kernel(),
+      &hashtable_lookup_kernel(),
+      &l2_normalization_kernel(),
+      &l2_pool_2d_kernel(),
+      &local_response_normalization_kernel(),
+      &lsh_projection_kernel(),
+      &lstm_kernel(),
+      &logistic_kernel(),
       &max_pool_2d_kernel(),
+      &mean_kernel(),
+      &mul_kernel(),
+      &pad_kernel(),
       &relu_kernel(),
       &relu1_kernel(),
       &relu6_kernel(),
       &reshape_kernel(),
+      &resize_bilinear_kernel(),
+      &rnn_kernel(),
       &softmax_kernel(),
+      &space_to_batch_nd_kernel(),
+      &space_to_depth_kernel(),
+      &squeeze_kernel(),
+      &strided_slice_kernel(),
+      &sub_kernel(),
+      &svdf_kernel(),
+      &tanh_kernel(),
+      &transpose_kernel(),
   };
   return kernels;
 }

@@ -1,6 +1,10 @@
-// RESHAPE kernel. NNAPI signature: input 0 a tensor (rank <= 4), input 1 the new shape as a 1-D
-// TENSOR_INT32 (at most one -1, inferred from the element count); output of the same type and
-// quantisation. The bytes are copied unchanged.
+// RESHAPE and SQUEEZE kernels (one file: both only relabel the shape; the bytes are copied unchanged
+// and the output has the input's type and quantisation).
+// RESHAPE: input 0 a tensor (rank <= 4; FLOAT32/FLOAT16/QUANT8_ASYMM(_SIGNED)/INT32), input 1 the new
+// shape as a 1-D TENSOR_INT32 (at most one -1, inferred from the element count).
+// SQUEEZE (NNAPI 1.1): input 0 a tensor of rank <= 4 (FLOAT32/FLOAT16/QUANT8_ASYMM(_SIGNED)), optional
+// input 1 a 1-D TENSOR_INT32 of dimensions to drop (each in [-rank, rank) and of extent 1); without it
+// (omitted or NO_VALUE) every extent-1 dimension is dropped.
 #include "kernel_util.h"
 #include "kernels.h"
 
@@ -74,10 +78,72 @@ class ReshapeKernel final : public OperationKernel {
   }
 };
 
+class SqueezeKernel final : public OperationKernel {
+ public:
+  models::OperationType type() const override { return models::OperationType::SQUEEZE; }
+
+  Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
+                                                     std::span<const OperandInfo> out) const override {
+    if (in.size() != 1 && in.size() != 2)
+      return make_error("expected 1 or 2 inputs, got " + std::to_string(in.size()));
+    if (auto r = expect_type(in, 0, "input", kFloatAndQuant8); !r) return make_error(r.error());
+    if (auto r = expect_rank_at_most(in[0], 0, "input", 4); !r) return make_error(r.error());
+    const bool has_dims = in.size() == 2 && !in[1].omitted();
+    if (has_dims) {
+      if (auto r = expect_type(in, 1, "squeeze dimensions", {OperandType::TENSOR_INT32}); !r)
+        return make_error(r.error());
+      if (auto r = expect_rank(in[1], 1, "squeeze dimensions", 1); !r) return make_error(r.error());
+    }
+    if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
+    if (auto r = expect_output_like_input(out, in[0]); !r) return make_error(r.error());
+    if (!in[0].rank_known()) return std::vector<std::vector<uint32_t>>{{}};
+    const auto& dims = in[0].dimensions;
+    const auto rank = static_cast<int32_t>(dims.size());
+    std::vector<bool> drop(dims.size(), false);
+    if (has_dims) {
+      const auto axes = int_tensor_value(in[1]);
+      if (!axes) return std::vector<std::vector<uint32_t>>{{}};
+      for (int32_t a : *axes) {
+        if (a < -rank || a >= rank)
+          return input_error(1, "squeeze dimensions",
+                             "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+        const auto k = static_cast<size_t>(a < 0 ? a + rank : a);
+        if (dims[k] != 1 && dims[k] != 0)
+          return input_error(
+              1, "squeeze dimensions",
+              "dimension " + std::to_string(k) + " has extent " + std::to_string(dims[k]) + ", not 1");
+        drop[k] = true;
+      }
+    } else {
+      for (size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k] == 0) return std::vector<std::vector<uint32_t>>{{}};  // unknown: cannot tell
+        drop[k] = dims[k] == 1;
+      }
+    }
+    std::vector<uint32_t> shape;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (!drop[k]) shape.push_back(dims[k]);
+    }
+    return std::vector<std::vector<uint32_t>>{shape};
+  }
+
+  Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
+    models::Tensor& o = *out[0];
+    if (o.data.size() != in[0].value->size()) return make_error("internal: squeeze size mismatch");
+    o.data = *in[0].value;
+    return {};
+  }
+};
+
 }  // namespace
 
 const OperationKernel& reshape_kernel() {
   static const ReshapeKernel kernel;
+  return kernel;
+}
+
+const OperationKernel& squeeze_kernel() {
+  static const SqueezeKernel kernel;
   return kernel;
 }
 

@@ -1,0 +1,122 @@
+// MEAN kernel (NNAPI 1.1). NNAPI signature: input 0 a tensor of rank 1..4 (FLOAT32/FLOAT16/
+// QUANT8_ASYMM; QUANT8_ASYMM_SIGNED since 1.3), input 1 the axes (1-D TENSOR_INT32, each in
+// [-rank, rank), repeats allowed), input 2 keep_dims (INT32, > 0 keeps reduced dimensions as extent 1);
+// output of the same type. Reducing every dimension without keep_dims gives shape [1].
+// Float: sum in input order, divided by the element count. Quant8 follows NNAPI's reference
+// (TFLite reference_ops::Mean<uint8_t, int32_t>): the raw quantised values are summed in int32 and
+// divided by the count with truncation; scale and zero point are not applied (the output is read with
+// its own). Signed values are offset by 128 first so the result equals the unsigned one minus 128.
+#include <algorithm>
+
+#include "kernel_util.h"
+#include "kernels.h"
+
+namespace npu::hal::ops {
+
+using models::OperandType;
+using namespace detail;
+
+namespace {
+
+// Which dimensions are reduced; nullopt while the axes are unknown.
+Result<std::optional<std::vector<bool>>> reduced_axes(std::span<const OperandInfo> in, size_t rank) {
+  const auto axes = int_tensor_value(in[1]);
+  if (!axes) return std::optional<std::vector<bool>>();
+  std::vector<bool> reduce(rank, false);
+  const auto r = static_cast<int32_t>(rank);
+  for (int32_t a : *axes) {
+    if (a < -r || a >= r)
+      return input_error(1, "axes",
+                         "axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+    reduce[static_cast<size_t>(a < 0 ? a + r : a)] = true;
+  }
+  return std::optional<std::vector<bool>>(reduce);
+}
+
+class MeanKernel final : public OperationKernel {
+ public:
+  models::OperationType type() const override { return models::OperationType::MEAN; }
+
+  Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
+                                                     std::span<const OperandInfo> out) const override {
+    if (in.size() != 3) return make_error("expected 3 inputs, got " + std::to_string(in.size()));
+    if (auto r = expect_type(in, 0, "input", kFloatAndQuant8); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 1, "axes", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
+    if (auto r = expect_rank(in[1], 1, "axes", 1); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "keep_dims", {OperandType::INT32}); !r) return make_error(r.error());
+    if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
+    if (auto r = expect_output_type(out, 0, in[0].type); !r) return make_error(r.error());
+    if (!in[0].rank_known()) return std::vector<std::vector<uint32_t>>{{}};
+    const size_t rank = in[0].dimensions.size();
+    if (rank < 1 || rank > 4)
+      return input_error(0, "input", "expected rank 1 to 4, got " + std::to_string(rank));
+    auto reduce = reduced_axes(in, rank);
+    if (!reduce) return make_error(reduce.error());
+    const auto keep = int_param(in[2]);
+    if (!*reduce || !keep) return std::vector<std::vector<uint32_t>>{{}};
+    std::vector<uint32_t> shape;
+    for (size_t k = 0; k < rank; ++k) {
+      if (!(**reduce)[k])
+        shape.push_back(in[0].dimensions[k]);
+      else if (*keep > 0)
+        shape.push_back(1);
+    }
+    if (shape.empty()) shape.push_back(1);
+    return std::vector<std::vector<uint32_t>>{shape};
+  }
+
+  Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
+    models::Tensor& o = *out[0];
+    const auto& dims = in[0].dimensions;
+    const size_t rank = dims.size();
+    auto reduce = reduced_axes(in, rank);
+    if (!reduce || !*reduce) return make_error("internal: axes unknown at execution");
+    // Output position of each input element: the index over the kept dimensions.
+    std::vector<uint32_t> kept(rank);
+    for (size_t k = 0; k < rank; ++k) kept[k] = (**reduce)[k] ? 1 : dims[k];
+    const uint64_t n_out = known_product(kept).value_or(1);
+    const uint64_t n_in = known_product(dims).value_or(0);
+    const uint64_t count = n_out == 0 ? 0 : n_in / n_out;
+    if (count == 0) return make_error("internal: empty reduction");
+    const std::vector<uint64_t> ks = row_major_strides(kept);
+    auto out_index = [&](uint64_t flat) {
+      uint64_t idx = 0;
+      for (size_t k = rank; k-- > 0;) {
+        const uint64_t c = flat % dims[k];
+        flat /= dims[k];
+        if (!(**reduce)[k]) idx += c * ks[k];
+      }
+      return idx;
+    };
+    if (!is_quant8(in[0].type)) {
+      const std::vector<float> x = read_floats(in[0]);
+      std::vector<float> sum(n_out, 0.0f);
+      for (uint64_t i = 0; i < n_in; ++i) sum[out_index(i)] += x[i];
+      for (float& s : sum) s /= static_cast<float>(count);
+      write_floats(o, sum);
+      return {};
+    }
+    int32_t qmin = 0;
+    int32_t qmax = 0;
+    quant8_range(in[0].type, &qmin, &qmax);
+    const std::vector<int32_t> q = read_ints(in[0]);
+    std::vector<int32_t> sum(n_out, 0);
+    for (uint64_t i = 0; i < n_in; ++i) {
+      int32_t& s = sum[out_index(i)];
+      s = wrap_add(s, q[i] - qmin);
+    }
+    for (int32_t& s : sum)
+      s = std::clamp(s / static_cast<int32_t>(std::min<uint64_t>(count, 0x7fffffff)), 0, 255) + qmin;
+    write_ints(o, sum);
+    return {};
+  }
+};
+
+}  // namespace
+
+const OperationKernel& mean_kernel() {
+  static const MeanKernel kernel;
+  return kernel;
+}
+
+}  // namespace npu::hal::ops
