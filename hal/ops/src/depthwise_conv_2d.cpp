@@ -50,28 +50,9 @@ class DepthwiseConv2DKernel final : public OperationKernel {
                                                      std::span<const OperandInfo> out) const override {
     auto layout = depthwise_layout(in);
     if (!layout) return make_error(layout.error());
-    if (auto r = expect_type(in, 0, "input",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                              OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
-        !r) {
-      return make_error(r.error());
-    }
-    const OperandType t = in[0].type;
-    const bool quant = is_quant8(t);
-    if (auto r = quant ? expect_type(in, 1, "filter", {t, OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL})
-                       : expect_type(in, 1, "filter", {t});
-        !r) {
-      return make_error(r.error());
-    }
-    if (auto r = expect_type(in, 2, "bias", {quant ? OperandType::TENSOR_INT32 : t}); !r)
-      return make_error(r.error());
-    if (auto r = expect_rank(in[0], 0, "input", 4); !r) return make_error(r.error());
-    if (auto r = expect_rank(in[1], 1, "filter", 4); !r) return make_error(r.error());
-    if (auto r = expect_rank(in[2], 2, "bias", 1); !r) return make_error(r.error());
-    auto params = read_spatial_params(in, *layout);
+    auto params = check_filtered_operands(in, out, *layout);
     if (!params) return make_error(params.error());
-    if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
-    if (auto r = expect_output_type(out, 0, t); !r) return make_error(r.error());
+    const bool quant = is_quant8(in[0].type);
     const Nhwc x = input_extents(in[0], params->nchw);
     const auto& f = in[1].dimensions;
     const uint32_t fh = f.size() == 4 ? f[1] : 0;
