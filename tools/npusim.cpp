@@ -263,6 +263,10 @@ int regmap_command() {
   for (const auto& r : kGlobalRegisters)
     std::printf("| 0x%03X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(), access(r.access),
                 r.reset, std::string(r.description).c_str());
+  std::printf("\n## Thermal, power and DVFS block\n\n| offset | name | access | reset | description |\n|---|---|---|---|---|\n");
+  for (const auto& r : kThermalRegisters)
+    std::printf("| 0x%03X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(), access(r.access),
+                r.reset, std::string(r.description).c_str());
   std::printf("\n## Channel block n (offset from 0x%X + n·0x%X, n < %u)\n\n| offset | name | access | reset | description |\n|---|---|---|---|---|\n",
               kChannelBase, kChannelStride, kMaxChannels);
   for (const auto& r : kChannelRegisters)

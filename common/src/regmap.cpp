@@ -9,6 +9,9 @@ std::string register_name(uint32_t offset) {
   for (const auto& r : kGlobalRegisters) {
     if (r.offset == offset) return std::string(r.name);
   }
+  for (const auto& r : kThermalRegisters) {
+    if (r.offset == offset) return std::string(r.name);
+  }
   if (offset >= kChannelBase && offset < channel_base(kMaxChannels)) {
     const uint32_t ch = (offset - kChannelBase) / kChannelStride;
     const uint32_t local = (offset - kChannelBase) % kChannelStride;

@@ -95,37 +95,42 @@ class NpuPreparedModel : public PreparedModel {
         return r;
       }
     }
-    for (const auto& stage : program_.stages) {
-      if (stage.on_cpu) {
-        if (auto c = run_on_cpu(stage); !c.ok()) {
+    // A run of consecutive NPU stages is one driver job (a chain: the driver starts stage k+1 when
+    // stage k's command buffers are all done); a CPU stage in between runs here, on the host.
+    for (size_t first = 0; first < program_.stages.size();) {
+      if (program_.stages[first].on_cpu) {
+        if (auto c = run_on_cpu(program_.stages[first]); !c.ok()) {
           r.status = c;
           return r;
         }
+        ++first;
         continue;
       }
-      std::vector<std::shared_ptr<drv::Fence>> fences;
-      for (const auto& job : stage.jobs) {
-        auto fence = driver_.submit(ctx_, {relocate(job, weights_.device_address, arena_.device_address), 500,
-                                           "op" + std::to_string(stage.operation)});
-        if (!fence) {
-          r.status = {ErrorStatus::GENERAL_FAILURE, fence.error()};
-          return r;
-        }
-        fences.push_back(*fence);
+      size_t last = first;
+      while (last < program_.stages.size() && !program_.stages[last].on_cpu) ++last;
+      drv::JobRequest job;
+      job.label = "ops " + std::to_string(program_.stages[first].operation) + ".." +
+                  std::to_string(program_.stages[last - 1].operation);
+      for (size_t i = first; i < last; ++i) {
+        auto& buffers = job.stages.emplace_back();
+        for (const auto& step : program_.stages[i].jobs)
+          buffers.push_back(relocate(step, weights_.device_address, arena_.device_address));
+        r.npu_jobs += static_cast<uint32_t>(buffers.size());
       }
-      uint64_t stage_start = UINT64_MAX, stage_end = 0;
-      for (auto& f : fences) {
-        driver_.wait(*f);
-        if (f->status != drv::JobStatus::COMPLETED) {
-          r.status = {ErrorStatus::GENERAL_FAILURE, "NPU job " + std::string(drv::to_string(f->status)) + ": " + f->error};
-          return r;
-        }
-        stage_start = std::min(stage_start, f->start_ns);
-        stage_end = std::max(stage_end, f->end_ns);
-        r.device_cycles += f->device_cycles;
-        ++r.npu_jobs;
+      auto fence = driver_.submit(ctx_, std::move(job));
+      if (!fence) {
+        r.status = {ErrorStatus::GENERAL_FAILURE, fence.error()};
+        return r;
       }
-      device_ns += stage_end - stage_start;
+      driver_.wait(**fence);
+      const drv::Fence& f = **fence;
+      if (f.status != drv::JobStatus::COMPLETED) {
+        r.status = {ErrorStatus::GENERAL_FAILURE, "NPU job " + std::string(drv::to_string(f.status)) + ": " + f.error};
+        return r;
+      }
+      r.device_cycles += f.device_cycles;
+      device_ns += f.device_ns;
+      first = last;
     }
     for (uint32_t idx : model_.main.output_indexes) {
       const auto& op = model_.main.operands[idx];

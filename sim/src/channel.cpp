@@ -21,6 +21,7 @@ Channel::Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConf
       dram_(dram),
       core_(std::move(core)),
       sram_(static_cast<size_t>(cfg.sram_kib) * 1024),
+      vector_unit_(VectorUnitConfig{cfg.vector_lanes, cfg.fp32_macs_per_cycle}),
       busy_cycles_(stats.counter(std::string(this->name()) + ".busy_cycles", "cycles",
                                  "Cycles between doorbell and completion")),
       compute_cycles_(stats.counter(std::string(this->name()) + ".compute_cycles", "cycles",
@@ -86,18 +87,6 @@ void Channel::set_tracer(trace::Tracer* tracer) {
 
 namespace {
 
-const char* opcode_name(desc::Opcode op) {
-  switch (op) {
-    case desc::Opcode::NOP: return "NOP";
-    case desc::Opcode::DMA_IN: return "DMA_IN";
-    case desc::Opcode::DMA_OUT: return "DMA_OUT";
-    case desc::Opcode::CONV_INT8: return "CONV_INT8";
-    case desc::Opcode::CONV_FP32: return "CONV_FP32";
-    case desc::Opcode::FENCE: return "FENCE";
-  }
-  return "UNKNOWN";
-}
-
 uint64_t now_ns() { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); }
 
 }  // namespace
@@ -135,7 +124,7 @@ void Channel::command_processor() {
       error_ = execute(raw);
       if (tracer_) {
         const uint64_t t0 = static_cast<uint64_t>(fetch_start.to_seconds() * 1e9 + 0.5);
-        tracer_->span(track_, opcode_name(desc::opcode_of(raw)), t0, now_ns() - t0,
+        tracer_->span(track_, desc::opcode_name(desc::opcode_of(raw)), t0, now_ns() - t0,
                       {{"index", i}, {"id", desc::decode<desc::Header>(raw).id}});
       }
       if (error_ != ChannelError::NONE) {
@@ -171,15 +160,28 @@ bool Channel::sram_range_ok(uint64_t offset, uint64_t bytes) const {
 }
 
 ChannelError Channel::execute(const desc::Raw& raw) {
-  switch (desc::opcode_of(raw)) {
+  const desc::Opcode op = desc::opcode_of(raw);
+  if (VectorUnit::handles(op)) return vector(raw);
+  switch (op) {
     case desc::Opcode::NOP:
     case desc::Opcode::FENCE: return ChannelError::NONE;
     case desc::Opcode::DMA_IN: return dma(desc::decode<desc::Dma>(raw), true);
     case desc::Opcode::DMA_OUT: return dma(desc::decode<desc::Dma>(raw), false);
     case desc::Opcode::CONV_INT8: return conv_int8(desc::decode<desc::Conv>(raw));
     case desc::Opcode::CONV_FP32: return conv_fp32(desc::decode<desc::Conv>(raw));
+    default: return ChannelError::BAD_DESCRIPTOR;
   }
-  return ChannelError::BAD_DESCRIPTOR;
+}
+
+ChannelError Channel::vector(const desc::Raw& raw) {
+  SramFootprint fp;
+  if (const auto e = vector_unit_.footprint(raw, sram_.size(), &fp); e != ChannelError::NONE) return e;
+  const VectorOpResult r = vector_unit_.execute(raw, sram_.data(), sram_.size(), true);
+  if (r.error != ChannelError::NONE) return r.error;
+  sc_core::wait(clock_.cycles(r.cycles));
+  compute_cycles_ += r.cycles;
+  macs_ += r.macs;
+  return ChannelError::NONE;
 }
 
 ChannelError Channel::dma(const desc::Dma& d, bool to_sram) {

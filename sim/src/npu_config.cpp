@@ -16,6 +16,8 @@ void NpuConfig::declare(cfg::Schema& s) {
            "Compute core implementation: cycle-formula TLM model or verilated RTL");
   s.u32("npu.channel.vector.fp32_macs_per_cycle", &channel.fp32_macs_per_cycle, 64, "MAC/cycle",
         "Float32 multiply-accumulates per cycle of the vector unit", 1, 4096);
+  s.u32("npu.channel.vector.lanes", &channel.vector_lanes, 64, "elements/cycle",
+        "8-bit elements per cycle of the vector unit (elementwise, activations, pooling, reductions)", 1, 4096);
   s.u32("npu.channel.sram.kib", &channel.sram_kib, 512, "KiB", "Scratchpad SRAM per channel", 16, 65536);
   s.u32("npu.channel.dma.bytes_per_cycle", &channel.dma_bytes_per_cycle, 32, "B/cycle",
         "Peak DMA engine throughput", 1, 4096);

@@ -56,6 +56,14 @@ struct FakeOs : drv::Os {
   void spawn(const std::string& name, std::function<void()>) override { spawned.push_back(name); }
 };
 
+// One job of one stage of one command buffer.
+drv::JobRequest one_buffer(std::vector<desc::Raw> commands, const std::string& label) {
+  drv::JobRequest r;
+  r.stages = {{std::move(commands)}};
+  r.label = label;
+  return r;
+}
+
 struct DriverTest : ::testing::Test {
   FakeHw hw;
   FakeOs os;
@@ -100,11 +108,11 @@ TEST_F(DriverTest, SubmitRefusesDmaOutsideOwnBuffers) {
   auto theirs = driver.alloc_bo(*b, 4096);
   auto mine = driver.alloc_bo(*a, 4096);
   desc::Dma d{{desc::Opcode::DMA_IN, 0}, theirs->device_address, 0, 64, 1, 0, 0};
-  auto r = driver.submit(*a, {{desc::encode(d)}, 500, "steal"});
+  auto r = driver.submit(*a, one_buffer({desc::encode(d)}, "steal"));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("outside the context's buffers"), std::string::npos) << r.error();
   d.dev = mine->device_address + 4090;  // straddles the end of its own BO
-  EXPECT_FALSE(driver.submit(*a, {{desc::encode(d)}, 500, "straddle"}).ok());
+  EXPECT_FALSE(driver.submit(*a, one_buffer({desc::encode(d)}, "straddle")).ok());
 }
 
 TEST_F(DriverTest, SubmitWritesCommandBufferAndRingsDoorbell) {
@@ -112,12 +120,13 @@ TEST_F(DriverTest, SubmitWritesCommandBufferAndRingsDoorbell) {
   auto ctx = driver.open_context(1000, 1);
   auto bo = driver.alloc_bo(*ctx, 4096);
   desc::Dma d{{desc::Opcode::DMA_IN, 7}, bo->device_address, 0, 64, 1, 0, 0};
-  auto fence = driver.submit(*ctx, {{desc::encode(d), desc::encode(desc::Fence{{desc::Opcode::FENCE, 8}, 1})}, 500, "job"});
+  auto fence = driver.submit(*ctx, one_buffer({desc::encode(d), desc::encode(desc::Fence{{desc::Opcode::FENCE, 8}, 1})}, "job"));
   ASSERT_TRUE(fence.ok()) << fence.error();
   EXPECT_EQ((*fence)->status, drv::JobStatus::RUNNING);
-  const uint32_t ch = regs::channel_base((*fence)->channel);
+  const uint32_t ch = regs::channel_base(0);  // the first free channel
   EXPECT_EQ(hw.last_write(ch + regs::CH_CMD_COUNT), 2u);
-  EXPECT_EQ(hw.last_write(ch + regs::CH_DOORBELL), 1u);
+  EXPECT_EQ(hw.last_write(ch + regs::CH_DOORBELL), regs::CH_DOORBELL_START);
+  EXPECT_EQ(hw.last_write(ch + regs::CH_CMD_START), 0u);
   const uint64_t cmd = hw.last_write(ch + regs::CH_CMD_BASE_LO);
   desc::Raw first;
   std::memcpy(first.bytes, hw.memory.data() + cmd, sizeof first.bytes);
@@ -129,7 +138,7 @@ TEST_F(DriverTest, UnknownOpcodeIsRefused) {
   auto ctx = driver.open_context(1000, 1);
   desc::Raw raw{};
   raw.bytes[0] = 0x77;
-  auto r = driver.submit(*ctx, {{raw}, 500, "junk"});
+  auto r = driver.submit(*ctx, one_buffer({raw}, "junk"));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("unknown opcode"), std::string::npos);
 }

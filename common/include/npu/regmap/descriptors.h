@@ -16,12 +16,27 @@ inline constexpr uint32_t kDescriptorBytes = 128;
 
 enum class Opcode : uint32_t {
   NOP = 0,
-  DMA_IN = 1,     // device memory → SRAM, 2-D strided
-  DMA_OUT = 2,    // SRAM → device memory, 2-D strided
-  CONV_INT8 = 3,  // quantised convolution / GEMM tile on the MAC array
-  CONV_FP32 = 4,  // float convolution / GEMM tile on the vector unit
-  FENCE = 5,      // completion marker: raises DONE if it is the last descriptor
+  DMA_IN = 1,         // device memory → SRAM, 2-D strided (Dma)
+  DMA_OUT = 2,        // SRAM → device memory, 2-D strided (Dma)
+  CONV_INT8 = 3,      // quantised convolution / GEMM tile on the MAC array (Conv)
+  CONV_FP32 = 4,      // float convolution / GEMM tile on the vector unit (Conv)
+  FENCE = 5,          // completion marker (Fence)
+  DWCONV_INT8 = 6,    // quantised depthwise convolution tile on the vector unit (Conv, depth_multiplier)
+  DWCONV_FP32 = 7,    // float depthwise convolution tile on the vector unit (Conv, depth_multiplier)
+  ELTWISE = 8,        // binary elementwise ADD/SUB/MUL/MAX/MIN (Eltwise)
+  UNARY = 9,          // unary activation, requantisation or 256-entry table lookup (Unary)
+  POOL = 10,          // AVG/MAX/L2 pooling window over an NHWC band (Pool)
+  REDUCE = 11,        // MEAN/SUM/MAX over the middle extent of [outer, extent, inner] (Reduce)
+  SOFTMAX = 12,       // softmax along the innermost extent (Softmax)
+  FILL = 13,          // fill an SRAM range with a repeated 32-bit pattern (Fill)
+  BARRIER = 14,       // the next descriptor starts only after every earlier one of this channel completed
+  PREEMPT_POINT = 15, // declares the SRAM ranges live from here on, for a context save (PreemptPoint)
 };
+inline constexpr uint32_t kOpcodeCount = 16;
+
+// Element types of the vector unit's operands.
+enum class DType : uint32_t { U8 = 0, S8 = 1, F32 = 2, I32 = 3 };
+inline constexpr uint32_t dtype_bytes(DType t) { return t == DType::F32 || t == DType::I32 ? 4 : 1; }
 
 struct Header {
   Opcode opcode;
@@ -44,6 +59,9 @@ struct Dma {
 // K = kh·kw·in_c in (kh, kw, in_c) order. Input row/column of output (0,0) tap (0,0) is
 // (row_origin, col_origin), possibly negative: taps outside the band read the padding value.
 // FULLY_CONNECTED is the 1×1 case with in_h = 1, in_w = batch.
+// Depthwise (DWCONV_*): output channel o reads input channel o / depth_multiplier; cout = in_c ·
+// depth_multiplier; filter in SRAM as kh·kw × cout; INT8 bias/quant as for CONV_INT8 (quant8 weights
+// with weight_offset = their zero point in the int8 domain).
 struct Conv {
   Header h;
   uint32_t in_sram, in_h, in_w, in_c;
@@ -58,9 +76,120 @@ struct Conv {
   int32_t out_zero_point;
   int32_t clamp_lo, clamp_hi;  // INT8: integer clamp; FP32: float bit patterns
   uint32_t flags;              // kConvInputUnsigned, kConvOutputUnsigned
+  uint32_t depth_multiplier;   // DWCONV_* only (≥ 1)
 };
 inline constexpr uint32_t kConvInputUnsigned = 1u << 0;   // input bytes are uint8: convert x − 128
 inline constexpr uint32_t kConvOutputUnsigned = 1u << 1;  // store uint8
+
+// Fixed-point rescale of an int32 value: multiply_by_quantized_multiplier (npu::fx) with these fields.
+struct Requant {
+  int32_t multiplier;
+  int32_t shift;  // > 0: left shift
+};
+
+enum class EltwiseFunc : uint32_t { ADD = 0, SUB = 1, MUL = 2, MAX = 3, MIN = 4 };
+
+// out[i] = f(a[i], b[i mod b_period]) over `count` elements (b_period 0: b has `count` elements too).
+// Quantised (U8/S8), NNAPI/TFLite arithmetic:
+//   ADD/SUB: x = ((a + a_offset) << left_shift) rescaled by a_scale, y likewise with b (SUB: b_scale.multiplier
+//            negated by the compiler), r = rescale(x ± y, out_scale) + out_offset;
+//   MUL:     r = rescale((a + a_offset)·(b + b_offset), out_scale) + out_offset;
+//   MAX/MIN: r = rescale(a + a_offset, a_scale)  max/min  rescale(b + b_offset, b_scale), + out_offset;
+// then clamped to [clamp_lo, clamp_hi] (integers; F32: float bit patterns).
+struct Eltwise {
+  Header h;
+  EltwiseFunc func;
+  DType dtype;  // of a, b and out
+  uint32_t a_sram, b_sram, out_sram;
+  uint32_t count, b_period;
+  int32_t a_offset, b_offset, out_offset;
+  int32_t left_shift;
+  Requant a_scale, b_scale, out_scale;
+  int32_t clamp_lo, clamp_hi;
+};
+
+enum class UnaryFunc : uint32_t {
+  CLAMP = 0,     // out = clamp(in) (RELU/RELU1/RELU6 on floats; on quantised types with the requant below)
+  REQUANT = 1,   // out = clamp(rescale(in + in_offset, scale) + out_offset), also U8 ↔ S8 and type casts
+  LUT = 2,       // out = table[in] for 8-bit inputs: a 256-byte table at table_sram, indexed by the raw byte
+  LOGISTIC = 3,  // F32: 1 / (1 + exp(−x))
+  TANH = 4,      // F32
+  ABS = 5, NEG = 6, FLOOR = 7, EXP = 8, SQRT = 9, RSQRT = 10, LOG = 11,  // F32
+};
+
+struct Unary {
+  Header h;
+  UnaryFunc func;
+  DType in_type, out_type;
+  uint32_t in_sram, out_sram, count;
+  uint32_t table_sram;  // LUT only
+  int32_t in_offset, out_offset;
+  Requant scale;
+  int32_t clamp_lo, clamp_hi;  // integers; F32: float bit patterns
+};
+
+enum class PoolFunc : uint32_t { AVG = 0, MAX = 1, L2 = 2 };
+
+// Pooling over an NHWC band in SRAM (in_h × in_w × channels), out_h × out_w × channels outputs. Window
+// taps outside the band are skipped (NNAPI: padding is not counted in the average).
+// Quantised AVG: (sum + count/2) / count, rounding as NNAPI's reference; MAX: max; then clamp.
+// U8/S8 inputs keep their zero point and scale (NNAPI requires the output to share them).
+struct Pool {
+  Header h;
+  PoolFunc func;
+  DType dtype;
+  uint32_t in_sram, in_h, in_w, channels;
+  uint32_t out_sram, out_h, out_w;
+  uint32_t filter_h, filter_w, stride_h, stride_w;
+  int32_t row_origin, col_origin;
+  int32_t clamp_lo, clamp_hi;  // integers; F32: float bit patterns
+  float in_scale;              // L2 on quantised types only
+  int32_t in_zero_point;       // L2 on quantised types only
+};
+
+enum class ReduceFunc : uint32_t { MEAN = 0, SUM = 1, MAX = 2 };
+
+// Reduces a dense [outer × extent × inner] tensor over `extent`: out[o][i] = f_e(in[o][e][i]).
+// Quantised MEAN: rescale(Σ(in + in_offset), scale) + out_offset with the 1/extent folded into `scale`
+// by the compiler, rounding as NNAPI's reference.
+struct Reduce {
+  Header h;
+  ReduceFunc func;
+  DType dtype;
+  uint32_t in_sram, out_sram;
+  uint32_t outer, extent, inner;
+  int32_t in_offset, out_offset;
+  Requant scale;
+  int32_t clamp_lo, clamp_hi;
+};
+
+// softmax(beta · x) along the innermost extent of `rows` rows of `length` elements.
+// Quantised: input (scale, zp) → output scale 1/256, zp 0 (U8) or −128 (S8) as NNAPI requires; the
+// exponentials come from a 256-entry int32 table at table_sram indexed by max − x (compiler-built).
+struct Softmax {
+  Header h;
+  DType dtype;
+  uint32_t in_sram, out_sram;
+  uint32_t rows, length;
+  float beta;
+  float in_scale;
+  uint32_t table_sram;  // quantised only: int32[256]
+  int32_t out_offset;
+};
+
+struct Fill {
+  Header h;
+  uint32_t sram, bytes;  // bytes need not be a multiple of 4: the pattern is repeated byte-wise
+  uint32_t pattern;
+};
+
+// On preemption after this point the channel saves these SRAM ranges (bytes 0 = unused) instead of
+// everything it wrote, and restores them on resume. A later PREEMPT_POINT replaces the set.
+struct PreemptPoint {
+  Header h;
+  uint32_t offset[4];
+  uint32_t bytes[4];
+};
 
 struct Fence {
   Header h;
@@ -68,7 +197,14 @@ struct Fence {
 };
 
 static_assert(sizeof(Dma) <= kDescriptorBytes && sizeof(Conv) <= kDescriptorBytes);
+static_assert(sizeof(Eltwise) <= kDescriptorBytes && sizeof(Unary) <= kDescriptorBytes);
+static_assert(sizeof(Pool) <= kDescriptorBytes && sizeof(Reduce) <= kDescriptorBytes);
+static_assert(sizeof(Softmax) <= kDescriptorBytes && sizeof(Fill) <= kDescriptorBytes);
+static_assert(sizeof(PreemptPoint) <= kDescriptorBytes && sizeof(Fence) <= kDescriptorBytes);
 static_assert(std::is_trivially_copyable_v<Conv> && std::is_trivially_copyable_v<Dma>);
+
+// Name of an opcode for traces and logs ("CONV_INT8"); "UNKNOWN" outside the enum.
+const char* opcode_name(Opcode op);
 
 // One raw descriptor slot.
 struct Raw {

@@ -1,10 +1,18 @@
-// The NPU kernel driver API (the ioctl surface). Callers: the HAL (user space) through these methods,
-// from simulated host threads. Implemented by driver/src on top of hw.h only.
+// The NPU kernel driver API (the ioctl surface). Callers: the HAL (user space) and the scheduling HAL
+// (system side) through these methods, from simulated host threads. Implemented by driver/src on top of
+// hw.h only.
 //
 // Model: a client opens a context (uid, pid); it allocates buffer objects (BOs) in device memory that
-// only it can touch; it submits jobs — a command buffer of descriptors whose DMA addresses must all lie
-// inside its own BOs — at a priority; each job returns a fence signalled when the job ends. Jobs wait in
-// per-priority run queues and are dispatched to free channels, highest level first, FIFO within a level.
+// only it can touch; it submits jobs. A job is a chain of stages; a stage is a set of command buffers
+// (descriptors whose DMA addresses must all lie inside the context's own BOs) that may run in parallel
+// on different channels; stage k+1 starts when every command buffer of stage k completed. Each job
+// returns a fence signalled exactly once when the job reaches a terminal status.
+// Command buffers wait in per-priority run queues (four levels, as ivpu/amdxdna) and are dispatched to
+// free channels, highest level first, FIFO within a level. The effective priority of a job is its uid's
+// SchedulingConfig priority plus the job's own priority (see effective_priority()).
+//
+// Observers (WorkObserver, ThermalObserver) are called from the driver's bottom half or from the
+// calling thread of an ioctl, in simulated kernel context: they must not sleep; post work elsewhere.
 #pragma once
 
 #include <array>
@@ -12,10 +20,12 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "npu/common/result.h"
+#include "npu/common/stats.h"
 #include "npu/common/trace.h"
 #include "npu/drv/hw.h"
 #include "npu/regmap/descriptors.h"
@@ -23,10 +33,11 @@
 namespace npu::drv {
 
 // Bumped with every driver change that users could observe; part of the HAL's getVersionString.
-inline constexpr const char* kDriverVersion = "0.2.0";
+inline constexpr const char* kDriverVersion = "0.3.0";
 
 using ContextId = uint32_t;
 using BoHandle = uint32_t;
+using JobId = uint64_t;
 
 // Run-queue levels, as ivpu/amdxdna: REALTIME first.
 enum class QueueLevel : uint32_t { REALTIME = 0, HIGH = 1, NORMAL = 2, LOW = 3 };
@@ -37,29 +48,109 @@ QueueLevel queue_level_for(int effective_priority);
 enum class JobStatus { PENDING, RUNNING, COMPLETED, FAILED, CANCELLED };
 const char* to_string(JobStatus s);
 
+// Priorities on the scheduling HAL's scale.
+inline constexpr int kHighestPriority = 0;
+inline constexpr int kLowestPriority = 1000;
+
+// android.hardware.npu SchedulingConfig of one uid, relayed by the scheduling HAL.
+struct SchedulingConfig {
+  int min_priority = kHighestPriority;  // best priority the uid's jobs may have
+  int max_priority = kLowestPriority;   // worst priority the uid's jobs may have
+  int uid = 0;
+  int app_priority = kLowestPriority;   // the uid's own priority (foreground apps low numbers)
+  bool has_direct_access = false;       // may submit work to the NPU at all
+  bool can_attribute_other_uid = false; // may submit work attributed to another uid
+};
+
+// Effective priority of a job of `job_priority` from a uid with `cfg` (nullptr: the uid has no config,
+// priority kLowestPriority): app_priority + job_priority, clamped to [min_priority, max_priority] and to
+// the scale. Never better than the uid's own priority.
+int effective_priority(const SchedulingConfig* cfg, int job_priority);
+
+using Uuid = std::array<uint8_t, 16>;
+
+// android.hardware.npu WorkInfo: one per job ("work group").
+struct WorkInfo {
+  JobId id = 0;
+  std::optional<Uuid> group_id;
+  int uid = 0;           // the uid the work is attributed to
+  int debug_pid = 0;
+  int original_uid = 0;  // the submitting uid
+  std::optional<std::string> debug_feature_id;
+  int job_priority = 0;
+  int effective_priority = 0;
+  int64_t timestamp_ms = 0;  // simulated time of the event
+  int device_number = 0;
+};
+
+enum class WorkStartReason { INITIAL, RESUMED };
+enum class WorkEndReason { COMPLETED, CANCELLED_USER, CANCELLED_SYSTEM, FAILED, PAUSED };
+const char* to_string(WorkStartReason r);
+const char* to_string(WorkEndReason r);
+
+// Work lifecycle, per job: requested → started(INITIAL) → [ended(PAUSED) → started(RESUMED)]* →
+// ended(COMPLETED | CANCELLED_USER | CANCELLED_SYSTEM | FAILED); a job cancelled or failed before it
+// started goes requested → ended. on_idle when no job is queued or running any more.
+class WorkObserver {
+ public:
+  virtual ~WorkObserver() = default;
+  virtual void on_work_requested(const WorkInfo& work) = 0;
+  virtual void on_work_started(const WorkInfo& work, WorkStartReason reason) = 0;
+  virtual void on_work_ended(const WorkInfo& work, WorkEndReason reason) = 0;
+  virtual void on_idle() = 0;
+};
+
+// Android thermal status levels, as the thermal governor derives them from the trip points.
+enum class ThermalSeverity { NONE, LIGHT, MODERATE, SEVERE, CRITICAL, EMERGENCY, SHUTDOWN };
+const char* to_string(ThermalSeverity s);
+
+class ThermalObserver {
+ public:
+  virtual ~ThermalObserver() = default;
+  virtual void on_thermal_severity(ThermalSeverity severity, double junction_c) = 0;
+};
+
 struct BufferObject {
   BoHandle handle = 0;
   uint64_t device_address = 0;
   uint64_t size = 0;
+  bool weights = false;  // placed in the weight-memory region
 };
 
 struct JobRequest {
-  std::vector<desc::Raw> commands;
-  int effective_priority = 500;
-  std::string label;  // for logs and traces
+  // stages[s][b]: command buffer b of stage s. Every command buffer must be non-empty.
+  std::vector<std::vector<std::vector<desc::Raw>>> stages;
+  int job_priority = 0;         // 0 = most urgent … 1000; combined with the uid's SchedulingConfig
+  int attributed_uid = -1;      // ≥ 0: work on behalf of that uid (needs can_attribute_other_uid)
+  std::optional<Uuid> group_id;
+  std::optional<std::string> debug_feature_id;
+  std::string label;            // for logs and traces
+  uint64_t timeout_ns = 0;      // 0: Timeouts::job_ns
 };
 
 // Signalled exactly once, when the job reaches a terminal status.
 struct Fence {
-  uint64_t job_id = 0;
+  JobId job_id = 0;
   JobStatus status = JobStatus::PENDING;
+  WorkEndReason end_reason = WorkEndReason::COMPLETED;  // meaningful once signalled
   std::string error;
   uint64_t submit_ns = 0, start_ns = 0, end_ns = 0;
-  uint64_t device_cycles = 0;  // CH_CYCLES of the channel that ran it
-  uint32_t channel = 0;
+  uint64_t device_ns = 0;       // Σ over stages of first dispatch → last completion
+  uint64_t device_cycles = 0;   // Σ CH_CYCLES of its command buffers
+  uint64_t energy_pj = 0;       // Σ CH_ENERGY of its command buffers
+  uint32_t preemptions = 0;
+  int effective_priority = 0;
   bool signalled() const { return status == JobStatus::COMPLETED || status == JobStatus::FAILED ||
                                   status == JobStatus::CANCELLED; }
   std::unique_ptr<WaitQueue> waiters;
+};
+
+// Every timeout of the driver, in one place.
+struct Timeouts {
+  uint64_t job_ns = 2'000'000'000;      // a command buffer running longer is considered hung
+  uint64_t watchdog_period_ns = 1'000'000;
+  uint32_t hang_limit = 2;              // resets of one job before it fails
+  uint64_t preempt_ns = 1'000'000;      // a preempt request not honoured by then: the channel is reset
 };
 
 struct DriverConfig {
@@ -67,6 +158,9 @@ struct DriverConfig {
   uint64_t irq_top_half_ns = 500;  // CPU cost of the interrupt handler
   uint64_t bottom_half_ns = 1500;  // CPU cost of processing one channel event
   uint64_t kernel_reserved_bytes = 16ull << 20;  // device memory the driver keeps for command buffers
+  Timeouts timeouts;
+  std::string preemption_policy = "checkpoint";  // "checkpoint" | "kill" | "drain" | "prema" | "none"
+  std::string thermal_governor = "step_wise";     // "step_wise" | "power_allocator" | "none"
 };
 
 class Driver {
@@ -76,24 +170,41 @@ class Driver {
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
 
-  // Identifies the NPU, resets it, enables interrupts, starts the bottom-half thread.
+  // Identifies the NPU, resets it, enables interrupts, starts the bottom-half and watchdog threads.
   Result<void> probe();
   uint32_t channel_count() const { return channels_; }
   uint32_t hw_version() const { return hw_version_; }
   Os& os() { return os_; }
 
   Result<ContextId> open_context(int uid, int pid);
-  Result<void> close_context(ContextId ctx);  // frees the context's BOs; its queued jobs are cancelled
+  Result<void> close_context(ContextId ctx);  // frees the context's BOs; its jobs are cancelled
 
-  Result<BufferObject> alloc_bo(ContextId ctx, uint64_t size);
+  // weights = true places the BO in the weight-memory region (RESOURCE_EXHAUSTED-style error when full).
+  Result<BufferObject> alloc_bo(ContextId ctx, uint64_t size, bool weights = false);
   Result<void> free_bo(ContextId ctx, BoHandle bo);
   Result<void> write_bo(ContextId ctx, BoHandle bo, uint64_t offset, const void* src, uint64_t len);
   Result<void> read_bo(ContextId ctx, BoHandle bo, uint64_t offset, void* dst, uint64_t len);
 
-  // Validates the command buffer against the context's BOs, queues the job and returns its fence.
+  // Validates every command buffer against the context's BOs and the uid's scheduling config, queues
+  // the job and returns its fence.
   Result<std::shared_ptr<Fence>> submit(ContextId ctx, JobRequest job);
+  // Cancels a job of the context (CANCELLED_USER); a running one is stopped at its next descriptor.
+  Result<void> cancel(ContextId ctx, JobId job);
   // Sleeps the calling thread until the fence is signalled.
   void wait(Fence& fence);
+
+  // System-side controls (the scheduling HAL and the NPU manager):
+  void set_scheduling_config(const SchedulingConfig& cfg);
+  void clear_scheduling_configs();
+  const SchedulingConfig* scheduling_config(int uid) const;
+  // Pauses every job attributed to `uid` (running ones are preempted: ended PAUSED) or resumes them.
+  void set_uid_paused(int uid, bool paused);
+  // Cancels every job attributed to `uid` (CANCELLED_SYSTEM).
+  void cancel_uid_work(int uid);
+  void set_work_observer(WorkObserver* observer) { work_observer_ = observer; }
+  void set_thermal_observer(ThermalObserver* observer) { thermal_observer_ = observer; }
+  ThermalSeverity thermal_severity() const { return severity_; }
+
   // Records queue waits per run-queue level and jobs per channel (nullptr = off). Call before probe().
   void set_tracer(trace::Tracer* tracer) { tracer_ = tracer; }
 
@@ -102,44 +213,64 @@ class Driver {
     int uid = 0, pid = 0;
     std::map<BoHandle, BufferObject> bos;
   };
+  struct Job;
+  struct Task {
+    Job* job = nullptr;
+    uint32_t stage = 0, index = 0;
+    uint64_t cmd_address = 0;  // kernel copy of the command buffer
+    uint32_t count = 0;
+  };
   struct Job {
-    uint64_t id = 0;
+    JobId id = 0;
     QueueLevel level = QueueLevel::NORMAL;
     ContextId ctx = 0;
     JobRequest request;
-    uint64_t cmd_address = 0;  // kernel copy of the command buffer
+    WorkInfo work;
+    std::vector<std::vector<Task>> tasks;  // per stage
+    uint32_t stage = 0;                    // the stage in progress
+    uint32_t remaining = 0;                // tasks of that stage not yet completed
+    uint64_t stage_start_ns = 0;           // first dispatch of a task of the stage in progress
+    bool stage_started = false;
     std::shared_ptr<Fence> fence;
   };
 
   Result<Context*> context(ContextId ctx);
   Result<BufferObject*> bo(ContextId ctx, BoHandle handle, uint64_t offset, uint64_t len);
   Result<void> validate_commands(const Context& c, const std::vector<desc::Raw>& commands) const;
-  Result<uint64_t> allocate(uint64_t size, bool kernel);
+  Result<uint64_t> allocate(uint64_t size, uint64_t lo, uint64_t hi);
   void release(uint64_t address);
+  void queue_stage(Job& job);
   void irq_handler();
   void bottom_half();
   void dispatch();
-  void finish(uint32_t channel, JobStatus status, const std::string& error);
-  void signal(Fence& f, JobStatus status, const std::string& error);
+  void task_done(uint32_t channel, JobStatus status, const std::string& error);
+  void end_job(const std::shared_ptr<Job>& job, JobStatus status, WorkEndReason reason, const std::string& error);
+  void maybe_idle();
 
   Hardware hw_;
   Os& os_;
   DriverConfig cfg_;
   uint32_t channels_ = 0;
   uint32_t hw_version_ = 0;
+  uint64_t weight_lo_ = 0, weight_hi_ = 0;  // weight-memory region
   bool probed_ = false;
 
   std::map<ContextId, Context> contexts_;
   ContextId next_ctx_ = 1;
   BoHandle next_bo_ = 1;
-  uint64_t next_job_ = 1;
+  JobId next_job_ = 1;
+  std::map<int, SchedulingConfig> sched_configs_;
+  WorkObserver* work_observer_ = nullptr;
+  ThermalObserver* thermal_observer_ = nullptr;
+  ThermalSeverity severity_ = ThermalSeverity::NONE;
 
   // First-fit allocator over device memory: address → size of each allocation.
   std::map<uint64_t, uint64_t> allocations_;
 
-  std::array<std::deque<std::shared_ptr<Job>>, kQueueLevels> run_queues_;
-  std::vector<std::shared_ptr<Job>> running_;  // per channel
-  std::vector<uint32_t> pending_irq_;          // per channel, recorded by the top half
+  std::map<JobId, std::shared_ptr<Job>> jobs_;  // not yet ended
+  std::array<std::deque<Task*>, kQueueLevels> run_queues_;
+  std::vector<Task*> running_;         // per channel
+  std::vector<uint32_t> pending_irq_;  // per channel, recorded by the top half
   std::unique_ptr<WaitQueue> bottom_half_wake_;
   trace::Tracer* tracer_ = nullptr;
   std::vector<uint32_t> queue_tracks_, channel_tracks_;

@@ -27,7 +27,7 @@ struct ExecutionResult {
   std::vector<OutputShape> output_shapes;
   Timing timing;
   uint64_t device_cycles = 0;  // NPU cycles of the jobs this execution ran (0 on the CPU)
-  uint32_t npu_jobs = 0;
+  uint32_t npu_jobs = 0;       // command buffers run on the NPU
 };
 
 class PreparedModel {

@@ -21,6 +21,7 @@
 #include "npu/sim/core/compute_core.h"
 #include "npu/sim/dram.h"
 #include "npu/sim/npu_config.h"
+#include "npu/sim/vector_unit.h"
 
 namespace npu::sim {
 
@@ -46,6 +47,7 @@ class Channel : public sc_core::sc_module {
   regs::ChannelError dma(const desc::Dma& d, bool to_sram);
   regs::ChannelError conv_int8(const desc::Conv& d);
   regs::ChannelError conv_fp32(const desc::Conv& d);
+  regs::ChannelError vector(const desc::Raw& raw);
   bool sram_range_ok(uint64_t offset, uint64_t bytes) const;
   double dma_ns_per_byte() const;
   void raise(uint32_t bits);
@@ -56,6 +58,7 @@ class Channel : public sc_core::sc_module {
   Dram& dram_;
   std::unique_ptr<ComputeCore> core_;
   std::vector<uint8_t> sram_;
+  VectorUnit vector_unit_;
   std::function<void()> irq_changed_;
   sc_core::sc_event doorbell_;
   trace::Tracer* tracer_ = nullptr;

@@ -15,6 +15,7 @@ struct ChannelConfig {
   uint32_t array_cols = 0;
   std::string compute_core;  // "tlm" | "rtl"
   uint32_t fp32_macs_per_cycle = 0;
+  uint32_t vector_lanes = 0;
   uint32_t sram_kib = 0;
   uint32_t dma_bytes_per_cycle = 0;
   uint32_t dma_setup_cycles = 0;
