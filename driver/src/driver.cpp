@@ -362,7 +362,8 @@ void Driver::dispatch() {
     hw_.regs.write32(base + regs::CH_CMD_BASE_HI, static_cast<uint32_t>(task->cmd_address >> 32));
     hw_.regs.write32(base + regs::CH_CMD_COUNT, task->count);
     hw_.regs.write32(base + regs::CH_CMD_START, 0);
-    hw_.regs.write32(base + regs::CH_DOORBELL, regs::CH_DOORBELL_START);
+    hw_.regs.write32(base + regs::CH_DOORBELL,
+                     regs::CH_DOORBELL_START | (job.request.timing_only ? regs::CH_DOORBELL_TIMING_ONLY : 0));
     logger()->debug("job {} stage {} buffer {} started on channel {}", job.id, task->stage, task->index, ch);
     if (tracer_)
       tracer_->span(queue_tracks_[static_cast<uint32_t>(job.level)], job.request.label, job.fence->submit_ns,

@@ -142,7 +142,8 @@ inline constexpr std::array<Register, 18> kChannelRegisters{{
     {"CH_CMD_BASE_HI", CH_CMD_BASE_HI, Access::RW, 0, "Device address of the command buffer, high word"},
     {"CH_CMD_COUNT", CH_CMD_COUNT, Access::RW, 0, "Number of 128-byte descriptors in the command buffer"},
     {"CH_DOORBELL", CH_DOORBELL, Access::WO, 0,
-     "bit0: start at descriptor CH_CMD_START; bit1: first restore CH_SAVE_BYTES of SRAM from CH_SAVE_BASE"},
+     "bit0: start at descriptor CH_CMD_START; bit1: first restore CH_SAVE_BYTES of SRAM from CH_SAVE_BASE; "
+     "bit2: timing only (this command buffer moves and computes no data)"},
     {"CH_STATUS", CH_STATUS, Access::RO, 0, "state[3:0] (ChannelState), error[15:8] (ChannelError)"},
     {"CH_PROGRESS", CH_PROGRESS, Access::RO, 0,
      "Index of the first descriptor not completed (after PREEMPTED: where to resume)"},
@@ -182,6 +183,7 @@ inline constexpr uint32_t CH_CTRL_PREEMPT = 1u << 0;
 inline constexpr uint32_t CH_CTRL_RESET = 1u << 1;
 inline constexpr uint32_t CH_DOORBELL_START = 1u << 0;
 inline constexpr uint32_t CH_DOORBELL_RESTORE = 1u << 1;
+inline constexpr uint32_t CH_DOORBELL_TIMING_ONLY = 1u << 2;
 // The save area starts with a header (magic, saved byte count, SRAM ranges), then the saved bytes.
 inline constexpr uint32_t kSaveAreaHeader = 256;
 

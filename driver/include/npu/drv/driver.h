@@ -126,6 +126,7 @@ struct JobRequest {
   std::optional<std::string> debug_feature_id;
   std::string label;            // for logs and traces
   uint64_t timeout_ns = 0;      // 0: Timeouts::job_ns
+  bool timing_only = false;     // run for timing only: the hardware moves and computes no data
 };
 
 // Signalled exactly once, when the job reaches a terminal status.

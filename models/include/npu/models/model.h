@@ -92,6 +92,9 @@ struct Operand {
   std::vector<uint8_t> data;  // little-endian element bytes for CONSTANT_* operands
   std::optional<PerChannelQuant> per_channel;
   uint32_t subgraph = 0;  // index into Model::referenced for lifetime SUBGRAPH
+  // Timing-only models (LLM-sized): a CONSTANT_* operand whose values are omitted has empty `data`;
+  // its size is byte_size(). Such a model can be compiled and timed on the NPU, never computed.
+  bool values_omitted = false;
 
   // Element count; 0 when any dimension is unknown. Scalars count 1.
   uint64_t element_count() const;
