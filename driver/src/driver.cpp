@@ -1,7 +1,9 @@
+// Probe, contexts, buffer objects and the device-memory allocator: the driver's resource side.
 #include "npu/drv/driver.h"
 
 #include <algorithm>
 
+#include "driver_stats.h"
 #include "npu/common/log.h"
 #include "npu/regmap/npu_regs.h"
 
@@ -66,11 +68,66 @@ const char* to_string(ThermalSeverity s) {
   return "?";
 }
 
+void DriverConfig::declare(cfg::Schema& s) {
+  s.choice("driver.scheduler", &scheduler, "priority", scheduling_policy_names(),
+           "Which waiting command buffer runs next: preemptive highest-priority-first, FCFS, or PREMA tokens");
+  s.choice("driver.preemption", &preemption, "checkpoint", preemption_policy_names(),
+           "How a running command buffer gives its channel to more urgent work");
+  s.u64("driver.timeouts.job_ns", &timeouts.job_ns, 2'000'000'000, "ns",
+        "A command buffer running longer than this is considered hung (channel reset)", 1000);
+  s.u64("driver.timeouts.watchdog_period_ns", &timeouts.watchdog_period_ns, 1'000'000, "ns",
+        "Watchdog check period while work runs", 1000);
+  s.u32("driver.timeouts.hang_limit", &timeouts.hang_limit, 2, "", "Hangs of one command buffer retried before its job fails",
+        0, 100);
+  s.u64("driver.timeouts.preempt_ns", &timeouts.preempt_ns, 1'000'000, "ns",
+        "A preemption not honoured within this is treated as a hang", 1000);
+  thermal.declare(s, "driver.thermal");
+}
+
+Driver::Stats::Stats(stats::Registry& r)
+    : jobs_submitted(r.counter("driver.jobs.submitted", "", "Jobs accepted by submit")),
+      jobs_completed(r.counter("driver.jobs.completed", "", "Jobs ended COMPLETED")),
+      jobs_failed(r.counter("driver.jobs.failed", "", "Jobs ended FAILED")),
+      jobs_cancelled(r.counter("driver.jobs.cancelled", "", "Jobs ended CANCELLED_USER or CANCELLED_SYSTEM")),
+      submits_refused(r.counter("driver.jobs.refused", "", "Submissions refused by validation")),
+      preemptions(r.counter("driver.preemption.count", "", "Command buffers made to give up their channel")),
+      checkpoints(r.counter("driver.preemption.checkpoint", "", "Preemptions by checkpoint (save and resume)")),
+      kills(r.counter("driver.preemption.kill", "", "Preemptions by kill (restart from the beginning)")),
+      drains(r.counter("driver.preemption.drain", "", "Preemptions decided as drain (let it finish)")),
+      resumes(r.counter("driver.preemption.resumes", "", "Checkpointed command buffers resumed")),
+      preempt_latency_ns_total(r.value("driver.preemption.latency_ns_total", "ns",
+                                       "Σ time from preempt request to the channel being free")),
+      preempt_latency_ns_max(r.value("driver.preemption.latency_ns_max", "ns", "Longest preemption latency")),
+      save_bytes(r.counter("driver.preemption.save_bytes", "B", "SRAM bytes saved by checkpoints")),
+      restore_bytes(r.counter("driver.preemption.restore_bytes", "B", "SRAM bytes restored on resume")),
+      killed_work_ns(r.value("driver.preemption.killed_work_ns", "ns", "Channel time thrown away by kills")),
+      hangs(r.counter("driver.watchdog.hangs", "", "Command buffers found hung by the watchdog")),
+      channel_resets(r.counter("driver.channel_resets", "", "Channel resets (cancel, kill, hang)")),
+      channel_errors(r.counter("driver.channel_errors", "", "ERROR interrupts (DMA fault, ECC, bad descriptor)")),
+      dvfs_changes(r.counter("driver.thermal.dvfs_changes", "", "Operating-point changes by the governor")),
+      severity_ns{} {
+  for (int i = 0; i <= static_cast<int>(ThermalSeverity::SHUTDOWN); ++i) {
+    std::string name = to_string(static_cast<ThermalSeverity>(i));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    severity_ns[i] = &r.value("driver.thermal.time_at." + name + "_ns", "ns", "Simulated time at this thermal severity");
+  }
+}
+
 Driver::Driver(Hardware hw, Os& os, DriverConfig cfg) : hw_(hw), os_(os), cfg_(std::move(cfg)) {}
 Driver::~Driver() = default;
 
 Result<void> Driver::probe() {
   auto log = logger();
+  scheduler_ = make_scheduling_policy(cfg_.scheduler);
+  if (!scheduler_) return make_error("probe: driver.scheduler: unknown policy \"" + cfg_.scheduler + "\"");
+  preemption_ = make_preemption_policy(cfg_.preemption);
+  if (!preemption_) return make_error("probe: driver.preemption: unknown policy \"" + cfg_.preemption + "\"");
+  if (!stats_) {
+    own_stats_ = std::make_unique<stats::Registry>();
+    stats_ = own_stats_.get();
+  }
+  st_ = std::make_unique<Stats>(*stats_);
+
   const uint32_t id = hw_.regs.read32(regs::NPU_ID);
   if (id != regs::kNpuIdValue) return make_error("probe: NPU_ID reads 0x" + std::to_string(id) + ", not an npusim NPU");
   hw_version_ = hw_.regs.read32(regs::NPU_VERSION);
@@ -78,6 +135,8 @@ Result<void> Driver::probe() {
   channels_ = config & 0xFF;
   if (channels_ == 0 || channels_ > regs::kMaxChannels) return make_error("probe: NPU_CONFIG reports no channels");
   if (hw_.memory.size() <= cfg_.kernel_reserved_bytes) return make_error("probe: device memory too small");
+  sram_bytes_ = hw_.regs.read32(regs::NPU_SRAM_KIB) * 1024;
+  save_restore_ = hw_.regs.read32(regs::NPU_CAPS) & regs::CAPS_SAVE_RESTORE;
   // The weight-memory region, when the hardware has one; otherwise weights share the general pool.
   const uint64_t mib = 1ull << 20;
   weight_lo_ = static_cast<uint64_t>(hw_.regs.read32(regs::WEIGHT_MEM_BASE_MIB)) * mib;
@@ -88,20 +147,32 @@ Result<void> Driver::probe() {
     return make_error("probe: weight memory region lies outside usable device memory");
   }
   hw_.regs.write32(regs::GLOBAL_CTRL, 1);
-  hw_.regs.write32(regs::IRQ_MASK, (1u << channels_) - 1);
-  running_.assign(channels_, nullptr);
+  slots_.assign(channels_, Slot{});
   pending_irq_.assign(channels_, 0);
   bottom_half_wake_ = os_.make_wait_queue();
+  watchdog_wake_ = os_.make_wait_queue();
+  thermal_wake_ = os_.make_wait_queue();
+  probe_thermal();
+  if (!governor_ && cfg_.thermal.governor != "none" && !opps_.empty())
+    return make_error("probe: driver.thermal.governor: cannot build \"" + cfg_.thermal.governor + "\"");
   if (tracer_) {
     for (const char* level : {"REALTIME", "HIGH", "NORMAL", "LOW"})
       queue_tracks_.push_back(tracer_->track("driver", std::string("queue ") + level));
-    for (uint32_t ch = 0; ch < channels_; ++ch) channel_tracks_.push_back(tracer_->track("driver", "ch" + std::to_string(ch) + " jobs"));
+    for (uint32_t ch = 0; ch < channels_; ++ch)
+      channel_tracks_.push_back(tracer_->track("driver", "ch" + std::to_string(ch) + " jobs"));
+    thermal_track_ = tracer_->track("driver", "thermal");
   }
   hw_.irq.set_handler([this] { irq_handler(); });
+  hw_.regs.write32(regs::IRQ_MASK, ((1u << channels_) - 1) | (opps_.empty() ? 0 : regs::IRQ_THERMAL));
   os_.spawn("npu_bottom_half", [this] { bottom_half(); });
+  os_.spawn("npu_watchdog", [this] { watchdog(); });
+  if (governor_) os_.spawn("npu_thermal", [this] { thermal_loop(); });
   probed_ = true;
-  log->info("probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel", hw_version_,
-            channels_, (config >> 8) & 0xFF, (config >> 16) & 0xFF, hw_.regs.read32(regs::NPU_SRAM_KIB));
+  log->info("probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
+            "scheduler {}, preemption {}, governor {}",
+            hw_version_, channels_, (config >> 8) & 0xFF, (config >> 16) & 0xFF, sram_bytes_ / 1024,
+            save_restore_ ? "yes" : "no", scheduler_->name(), preemption_->name(),
+            governor_ ? governor_->name() : "none");
   return {};
 }
 
@@ -123,21 +194,21 @@ Result<Driver::Context*> Driver::context(ContextId ctx) {
 Result<void> Driver::close_context(ContextId ctx) {
   os_.delay_ns(cfg_.ioctl_ns);
   auto c = context(ctx);
-  if (!c) return make_error(c.error());
+  if (!c) return make_error("close_context: " + c.error());
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
     if (job->ctx == ctx) doomed.push_back(job);
   for (auto& job : doomed) end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "context closed");
   for (auto& [h, b] : (*c)->bos) release(b.device_address);
   contexts_.erase(ctx);
+  dispatch();
   return {};
 }
 
 Result<uint64_t> Driver::allocate(uint64_t size, uint64_t lo, uint64_t hi) {
   size = align_up(std::max<uint64_t>(size, 1));
   uint64_t cursor = lo;
-  for (auto it = allocations_.lower_bound(0); it != allocations_.end(); ++it) {
-    const auto [addr, len] = *it;
+  for (const auto& [addr, len] : allocations_) {
     if (addr + len <= cursor) continue;
     if (addr >= hi || addr >= cursor + size) break;
     cursor = align_up(addr + len);
@@ -149,6 +220,12 @@ Result<uint64_t> Driver::allocate(uint64_t size, uint64_t lo, uint64_t hi) {
 }
 
 void Driver::release(uint64_t address) { allocations_.erase(address); }
+
+uint64_t Driver::allocated_bytes() const {
+  uint64_t total = 0;
+  for (const auto& [addr, len] : allocations_) total += len;
+  return total;
+}
 
 Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights) {
   os_.delay_ns(cfg_.ioctl_ns);
@@ -167,6 +244,12 @@ Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, 0, 0);
   if (!b) return make_error("free_bo: " + b.error());
+  // A buffer an unfinished job still reads or writes must outlive it: refuse rather than corrupt.
+  for (const auto& [id, job] : jobs_) {
+    if (job->ctx == ctx && job->bos.count(handle))
+      return make_error("free_bo: buffer " + std::to_string(handle) + " is in use by unfinished job " +
+                        std::to_string(id));
+  }
   release((*b)->device_address);
   contexts_[ctx].bos.erase(handle);
   return {};
@@ -199,280 +282,12 @@ Result<void> Driver::read_bo(ContextId ctx, BoHandle handle, uint64_t offset, vo
   return {};
 }
 
-Result<void> Driver::validate_commands(const Context& c, const std::vector<desc::Raw>& commands) const {
-  auto inside_own_bo = [&](uint64_t addr, uint64_t len) {
-    for (const auto& [h, b] : c.bos) {
-      if (addr >= b.device_address && len <= b.size && addr - b.device_address <= b.size - len) return true;
-    }
-    return false;
-  };
-  for (size_t i = 0; i < commands.size(); ++i) {
-    const auto op = desc::opcode_of(commands[i]);
-    if (static_cast<uint32_t>(op) >= desc::kOpcodeCount)
-      return make_error("descriptor " + std::to_string(i) + ": unknown opcode " + std::to_string(static_cast<uint32_t>(op)));
-    if (op != desc::Opcode::DMA_IN && op != desc::Opcode::DMA_OUT) continue;  // the rest touch only SRAM
-    const auto d = desc::decode<desc::Dma>(commands[i]);
-    if (d.rows == 0) continue;
-    const uint64_t span = static_cast<uint64_t>(d.rows - 1) * d.dev_stride + d.row_bytes;
-    if (!inside_own_bo(d.dev, span))
-      return make_error("descriptor " + std::to_string(i) + ": DMA range 0x" + std::to_string(d.dev) + "+" +
-                        std::to_string(span) + " is outside the context's buffers");
-  }
-  return {};
-}
-
 void Driver::set_scheduling_config(const SchedulingConfig& cfg) { sched_configs_[cfg.uid] = cfg; }
 void Driver::clear_scheduling_configs() { sched_configs_.clear(); }
 
 const SchedulingConfig* Driver::scheduling_config(int uid) const {
   auto it = sched_configs_.find(uid);
   return it == sched_configs_.end() ? nullptr : &it->second;
-}
-
-Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request) {
-  os_.delay_ns(cfg_.ioctl_ns);
-  auto c = context(ctx);
-  if (!c) return make_error("submit: " + c.error());
-  const int uid = (*c)->uid;
-  const SchedulingConfig* own = scheduling_config(uid);
-  if (own && !own->has_direct_access) return make_error("submit: uid " + std::to_string(uid) + " has no direct NPU access");
-  int work_uid = uid;
-  if (request.attributed_uid >= 0 && request.attributed_uid != uid) {
-    if (!own || !own->can_attribute_other_uid)
-      return make_error("submit: uid " + std::to_string(uid) + " may not attribute work to uid " +
-                        std::to_string(request.attributed_uid));
-    work_uid = request.attributed_uid;
-  }
-  if (request.job_priority < kHighestPriority || request.job_priority > kLowestPriority)
-    return make_error("submit: job priority " + std::to_string(request.job_priority) + " outside [0, 1000]");
-  if (request.stages.empty()) return make_error("submit: no stages");
-  for (size_t s = 0; s < request.stages.size(); ++s) {
-    if (request.stages[s].empty()) return make_error("submit: stage " + std::to_string(s) + " has no command buffers");
-    for (size_t b = 0; b < request.stages[s].size(); ++b) {
-      const auto& cmds = request.stages[s][b];
-      const std::string where = "submit: stage " + std::to_string(s) + " buffer " + std::to_string(b);
-      if (cmds.empty()) return make_error(where + ": empty command buffer");
-      if (auto v = validate_commands(**c, cmds); !v) return make_error(where + ": " + v.error());
-    }
-  }
-
-  auto job = std::make_shared<Job>();
-  job->id = next_job_++;
-  job->ctx = ctx;
-  job->tasks.resize(request.stages.size());
-  for (uint32_t s = 0; s < request.stages.size(); ++s) {
-    for (uint32_t b = 0; b < request.stages[s].size(); ++b) {
-      const auto& cmds = request.stages[s][b];
-      const uint64_t bytes = cmds.size() * desc::kDescriptorBytes;
-      auto addr = allocate(bytes, 0, cfg_.kernel_reserved_bytes);
-      if (!addr) {
-        for (auto& stage : job->tasks)
-          for (auto& t : stage) release(t.cmd_address);
-        return make_error("submit: command buffer space: " + addr.error());
-      }
-      hw_.memory.write(*addr, cmds.data(), bytes);
-      job->tasks[s].push_back(Task{job.get(), s, b, *addr, static_cast<uint32_t>(cmds.size())});
-    }
-  }
-  const int eff = effective_priority(scheduling_config(work_uid), request.job_priority);
-  job->level = queue_level_for(eff);
-  job->fence = std::make_shared<Fence>();
-  job->fence->job_id = job->id;
-  job->fence->submit_ns = os_.now_ns();
-  job->fence->effective_priority = eff;
-  job->fence->waiters = os_.make_wait_queue();
-  WorkInfo& w = job->work;
-  w.id = job->id;
-  w.group_id = request.group_id;
-  w.uid = work_uid;
-  w.debug_pid = (*c)->pid;
-  w.original_uid = uid;
-  w.debug_feature_id = request.debug_feature_id;
-  w.job_priority = request.job_priority;
-  w.effective_priority = eff;
-  w.timestamp_ms = static_cast<int64_t>(os_.now_ns() / 1'000'000);
-  job->request = std::move(request);
-  job->request.stages.clear();  // the kernel copies are what runs
-  jobs_[job->id] = job;
-  logger()->debug("job {} ({}) from uid {} queued at level {}, {} stages", job->id, job->request.label, work_uid,
-                  static_cast<uint32_t>(job->level), job->tasks.size());
-  if (work_observer_) work_observer_->on_work_requested(w);
-  queue_stage(*job);
-  auto fence = job->fence;
-  dispatch();
-  return fence;
-}
-
-void Driver::queue_stage(Job& job) {
-  job.remaining = static_cast<uint32_t>(job.tasks[job.stage].size());
-  job.stage_started = false;
-  for (auto& t : job.tasks[job.stage]) run_queues_[static_cast<uint32_t>(job.level)].push_back(&t);
-}
-
-Result<void> Driver::cancel(ContextId ctx, JobId id) {
-  os_.delay_ns(cfg_.ioctl_ns);
-  auto it = jobs_.find(id);
-  if (it == jobs_.end() || it->second->ctx != ctx)
-    return make_error("cancel: context " + std::to_string(ctx) + " has no unfinished job " + std::to_string(id));
-  end_job(it->second, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "cancelled by the client");
-  dispatch();
-  return {};
-}
-
-void Driver::cancel_uid_work(int uid) {
-  std::vector<std::shared_ptr<Job>> doomed;
-  for (auto& [id, job] : jobs_)
-    if (job->work.uid == uid) doomed.push_back(job);
-  for (auto& job : doomed) end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_SYSTEM, "cancelled by the system");
-  dispatch();
-}
-
-void Driver::set_uid_paused(int uid, bool paused) {
-  (void)uid;
-  (void)paused;
-  // Pausing needs preemption (issue 5): not yet wired.
-}
-
-void Driver::dispatch() {
-  for (uint32_t ch = 0; ch < channels_; ++ch) {
-    if (running_[ch]) continue;
-    Task* task = nullptr;
-    for (auto& q : run_queues_) {
-      if (!q.empty()) {
-        task = q.front();
-        q.pop_front();
-        break;
-      }
-    }
-    if (!task) return;
-    running_[ch] = task;
-    Job& job = *task->job;
-    if (!job.stage_started) {
-      job.stage_started = true;
-      job.stage_start_ns = os_.now_ns();
-    }
-    if (job.fence->status == JobStatus::PENDING) {
-      job.fence->status = JobStatus::RUNNING;
-      job.fence->start_ns = os_.now_ns();
-      job.work.timestamp_ms = static_cast<int64_t>(os_.now_ns() / 1'000'000);
-      if (work_observer_) work_observer_->on_work_started(job.work, WorkStartReason::INITIAL);
-    }
-    const uint32_t base = regs::channel_base(ch);
-    hw_.regs.write32(base + regs::CH_CMD_BASE_LO, static_cast<uint32_t>(task->cmd_address));
-    hw_.regs.write32(base + regs::CH_CMD_BASE_HI, static_cast<uint32_t>(task->cmd_address >> 32));
-    hw_.regs.write32(base + regs::CH_CMD_COUNT, task->count);
-    hw_.regs.write32(base + regs::CH_CMD_START, 0);
-    hw_.regs.write32(base + regs::CH_DOORBELL,
-                     regs::CH_DOORBELL_START | (job.request.timing_only ? regs::CH_DOORBELL_TIMING_ONLY : 0));
-    logger()->debug("job {} stage {} buffer {} started on channel {}", job.id, task->stage, task->index, ch);
-    if (tracer_)
-      tracer_->span(queue_tracks_[static_cast<uint32_t>(job.level)], job.request.label, job.fence->submit_ns,
-                    os_.now_ns() - job.fence->submit_ns, {{"job", job.id}, {"ctx", job.ctx}});
-  }
-}
-
-// Top half: record which channels raised what, acknowledge, and defer the work.
-void Driver::irq_handler() {
-  os_.delay_ns(cfg_.irq_top_half_ns);
-  const uint32_t pending = hw_.regs.read32(regs::IRQ_STATUS);
-  for (uint32_t ch = 0; ch < channels_; ++ch) {
-    if (!((pending >> ch) & 1)) continue;
-    const uint32_t base = regs::channel_base(ch);
-    const uint32_t bits = hw_.regs.read32(base + regs::CH_IRQ_STATUS);
-    hw_.regs.write32(base + regs::CH_IRQ_STATUS, bits);
-    pending_irq_[ch] |= bits;
-  }
-  bottom_half_wake_->wake_all();
-}
-
-void Driver::bottom_half() {
-  for (;;) {
-    bool any = false;
-    for (uint32_t ch = 0; ch < channels_; ++ch) {
-      const uint32_t bits = pending_irq_[ch];
-      if (!bits) continue;
-      pending_irq_[ch] = 0;
-      any = true;
-      os_.delay_ns(cfg_.bottom_half_ns);
-      if (bits & regs::CH_IRQ_ERROR) {
-        const uint32_t status = hw_.regs.read32(regs::channel_base(ch) + regs::CH_STATUS);
-        task_done(ch, JobStatus::FAILED, "channel " + std::to_string(ch) + " error " + std::to_string(status >> 8));
-      } else if (bits & (regs::CH_IRQ_DONE | regs::CH_IRQ_PREEMPTED)) {
-        task_done(ch, JobStatus::COMPLETED, "");
-      }
-    }
-    if (any) {
-      dispatch();
-    } else {
-      bottom_half_wake_->wait();
-    }
-  }
-}
-
-void Driver::task_done(uint32_t ch, JobStatus status, const std::string& error) {
-  Task* task = running_[ch];
-  if (!task) return;
-  running_[ch] = nullptr;
-  Job& job = *task->job;
-  const uint32_t base = regs::channel_base(ch);
-  const uint64_t cycles = hw_.regs.read32(base + regs::CH_CYCLES_LO) |
-                          (static_cast<uint64_t>(hw_.regs.read32(base + regs::CH_CYCLES_HI)) << 32);
-  job.fence->device_cycles += cycles;
-  job.fence->energy_pj += hw_.regs.read32(base + regs::CH_ENERGY_LO) |
-                          (static_cast<uint64_t>(hw_.regs.read32(base + regs::CH_ENERGY_HI)) << 32);
-  if (tracer_)
-    tracer_->span(channel_tracks_[ch], job.request.label, job.fence->start_ns, os_.now_ns() - job.fence->start_ns,
-                  {{"job", job.id}, {"ctx", job.ctx}, {"status", to_string(status)}, {"cycles", cycles}});
-  auto self = jobs_.at(job.id);
-  if (status == JobStatus::FAILED) {
-    logger()->warn("job {} failed on channel {}: {}", job.id, ch, error);
-    end_job(self, JobStatus::FAILED, WorkEndReason::FAILED, error);
-    return;
-  }
-  if (--job.remaining > 0) return;
-  job.fence->device_ns += os_.now_ns() - job.stage_start_ns;
-  if (job.stage + 1 < job.tasks.size()) {
-    ++job.stage;
-    queue_stage(job);
-    return;
-  }
-  logger()->debug("job {} completed after {} cycles", job.id, job.fence->device_cycles);
-  end_job(self, JobStatus::COMPLETED, WorkEndReason::COMPLETED, "");
-}
-
-void Driver::end_job(const std::shared_ptr<Job>& job, JobStatus status, WorkEndReason reason, const std::string& error) {
-  // Queued tasks leave the run queues; running ones are reset so they stop touching the job's buffers.
-  for (auto& q : run_queues_)
-    q.erase(std::remove_if(q.begin(), q.end(), [&](Task* t) { return t->job == job.get(); }), q.end());
-  for (uint32_t ch = 0; ch < channels_; ++ch) {
-    if (running_[ch] && running_[ch]->job == job.get()) {
-      hw_.regs.write32(regs::channel_base(ch) + regs::CH_CTRL, regs::CH_CTRL_RESET);
-      running_[ch] = nullptr;
-      pending_irq_[ch] = 0;
-    }
-  }
-  for (auto& stage : job->tasks)
-    for (auto& t : stage) release(t.cmd_address);
-  Fence& f = *job->fence;
-  const bool never_started = f.status == JobStatus::PENDING;
-  f.status = status;
-  f.end_reason = reason;
-  f.error = error;
-  f.end_ns = os_.now_ns();
-  if (never_started) f.start_ns = f.end_ns;
-  job->work.timestamp_ms = static_cast<int64_t>(f.end_ns / 1'000'000);
-  jobs_.erase(job->id);
-  if (work_observer_) work_observer_->on_work_ended(job->work, reason);
-  f.waiters->wake_all();
-  maybe_idle();
-}
-
-void Driver::maybe_idle() {
-  if (jobs_.empty() && work_observer_) work_observer_->on_idle();
-}
-
-void Driver::wait(Fence& fence) {
-  while (!fence.signalled()) fence.waiters->wait();
 }
 
 }  // namespace npu::drv

@@ -22,6 +22,7 @@ void SystemConfig::declare(cfg::Schema& s) {
   s.u64("host.ioctl_ns", &driver.ioctl_ns, 2000, "ns", "CPU cost of one driver call");
   s.u64("host.irq_top_half_ns", &driver.irq_top_half_ns, 500, "ns", "CPU cost of the interrupt handler");
   s.u64("host.bottom_half_ns", &driver.bottom_half_ns, 1500, "ns", "CPU cost of handling one channel event");
+  driver.declare(s);
 }
 
 Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides) {
@@ -84,6 +85,7 @@ Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
   }
   s->port_ = std::make_unique<drv::SimPort>("host_port", *s->npu_);
   s->driver_ = std::make_unique<drv::Driver>(s->port_->hardware(), s->port_->os(), cfg.driver);
+  s->driver_->set_stats(&s->stats_);
   s->cpu_ = std::make_unique<hal::CpuDevice>(s->port_->os(), cfg.host);
   if (cfg.trace) {
     s->npu_->set_tracer(&s->tracer_);
@@ -120,6 +122,7 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   // sc_stop() ending the run is the normal case, not news.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
+  driver_->update_stats();
   if (!probe_error.empty()) return make_error("driver: " + probe_error);
   if (!finished) return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");
   return sc_core::sc_time_stamp().to_seconds();

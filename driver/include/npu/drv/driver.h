@@ -21,13 +21,17 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "npu/common/config.h"
 #include "npu/common/result.h"
 #include "npu/common/stats.h"
 #include "npu/common/trace.h"
 #include "npu/drv/hw.h"
+#include "npu/drv/sched_policy.h"
+#include "npu/drv/thermal_governor.h"
 #include "npu/regmap/descriptors.h"
 
 namespace npu::drv {
@@ -148,9 +152,9 @@ struct Fence {
 
 // Every timeout of the driver, in one place.
 struct Timeouts {
-  uint64_t job_ns = 2'000'000'000;      // a command buffer running longer is considered hung
+  uint64_t job_ns = 2'000'000'000;      // a command buffer running longer than this is considered hung
   uint64_t watchdog_period_ns = 1'000'000;
-  uint32_t hang_limit = 2;              // resets of one job before it fails
+  uint32_t hang_limit = 2;              // hangs of one command buffer that are retried before its job fails
   uint64_t preempt_ns = 1'000'000;      // a preempt request not honoured by then: the channel is reset
 };
 
@@ -160,8 +164,12 @@ struct DriverConfig {
   uint64_t bottom_half_ns = 1500;  // CPU cost of processing one channel event
   uint64_t kernel_reserved_bytes = 16ull << 20;  // device memory the driver keeps for command buffers
   Timeouts timeouts;
-  std::string preemption_policy = "checkpoint";  // "checkpoint" | "kill" | "drain" | "prema" | "none"
-  std::string thermal_governor = "step_wise";     // "step_wise" | "power_allocator" | "none"
+  std::string scheduler = "priority";     // SchedulingPolicy name (sched_policy.h)
+  std::string preemption = "checkpoint";  // PreemptionPolicy name
+  ThermalGovernorConfig thermal;
+
+  // Declares every driver parameter under `driver.` (the host.* CPU costs are declared by the system).
+  void declare(cfg::Schema& schema);
 };
 
 class Driver {
@@ -208,6 +216,14 @@ class Driver {
 
   // Records queue waits per run-queue level and jobs per channel (nullptr = off). Call before probe().
   void set_tracer(trace::Tracer* tracer) { tracer_ = tracer; }
+  // Registers the driver's statistics under `driver.` in `stats`. Call before probe(); without it the
+  // driver keeps them in a registry of its own.
+  void set_stats(stats::Registry* stats) { stats_ = stats; }
+  // Device memory in use (kernel + buffer objects), for leak checks.
+  uint64_t allocated_bytes() const;
+  size_t unfinished_jobs() const { return jobs_.size(); }
+  // Brings time-integrated statistics (time at each thermal severity) up to now, before dumping stats.
+  void update_stats();
 
  private:
   struct Context {
@@ -215,11 +231,17 @@ class Driver {
     std::map<BoHandle, BufferObject> bos;
   };
   struct Job;
+  // One command buffer of a job's stage: the unit the scheduler places on a channel.
   struct Task {
     Job* job = nullptr;
     uint32_t stage = 0, index = 0;
     uint64_t cmd_address = 0;  // kernel copy of the command buffer
     uint32_t count = 0;
+    uint32_t resume_index = 0;  // first descriptor of the next dispatch
+    uint64_t save_area = 0;     // kernel buffer holding its checkpoint (0: none)
+    uint32_t saved_bytes = 0;
+    uint32_t hangs = 0;
+    uint64_t order = 0;         // FIFO position (re-queued tasks keep theirs)
   };
   struct Job {
     JobId id = 0;
@@ -230,29 +252,78 @@ class Driver {
     std::vector<std::vector<Task>> tasks;  // per stage
     uint32_t stage = 0;                    // the stage in progress
     uint32_t remaining = 0;                // tasks of that stage not yet completed
+    uint32_t running = 0;                  // tasks on a channel now
     uint64_t stage_start_ns = 0;           // first dispatch of a task of the stage in progress
     bool stage_started = false;
+    bool paused = false;                   // reported PAUSED, not yet RESUMED
+    std::set<BoHandle> bos;                // buffers its DMA descriptors touch
     std::shared_ptr<Fence> fence;
   };
+  // What a channel is doing.
+  struct Slot {
+    Task* task = nullptr;
+    uint64_t started_ns = 0;
+    bool preempting = false;
+    PreemptMechanism mechanism = PreemptMechanism::CHECKPOINT;
+    uint64_t preempt_ns = 0;
+  };
+  struct Stats;
 
   Result<Context*> context(ContextId ctx);
   Result<BufferObject*> bo(ContextId ctx, BoHandle handle, uint64_t offset, uint64_t len);
-  Result<void> validate_commands(const Context& c, const std::vector<desc::Raw>& commands) const;
+  // Checks every DMA range lies in one of the context's buffers; adds those buffers to `used`.
+  Result<void> validate_commands(const Context& c, const std::vector<desc::Raw>& commands,
+                                 std::set<BoHandle>* used) const;
   Result<uint64_t> allocate(uint64_t size, uint64_t lo, uint64_t hi);
   void release(uint64_t address);
+  void probe_thermal();
+  uint64_t now() const { return os_.now_ns(); }
+
+  // Scheduling (scheduler.cpp).
   void queue_stage(Job& job);
+  void requeue(Task* task);
+  void dispatch();
+  void start(uint32_t channel, Task* task);
+  bool runnable(const Task* task) const;
+  TaskView view(const Task* task, uint32_t running_channel) const;
+  uint64_t estimate_remaining_ns(const Task* task, uint32_t done) const;
+  void preempt(uint32_t channel, PreemptMechanism mechanism);
+  void abort_channel(uint32_t channel);
+  void leave_channel(uint32_t channel);
+
+  // Interrupts (irq.cpp).
   void irq_handler();
   void bottom_half();
-  void dispatch();
-  void task_done(uint32_t channel, JobStatus status, const std::string& error);
+  void channel_event(uint32_t channel, uint32_t bits);
+  void task_done(uint32_t channel);
+  void task_preempted(uint32_t channel);
+  void task_failed(uint32_t channel, const std::string& error);
+
+  // Job lifecycle (job.cpp).
   void end_job(const std::shared_ptr<Job>& job, JobStatus status, WorkEndReason reason, const std::string& error);
+  void note_paused(Job& job);
   void maybe_idle();
+  void release_save_area(Task* task);
+
+  // Watchdog and thermal (watchdog.cpp, thermal.cpp).
+  void watchdog();
+  void hang(uint32_t channel, const std::string& why);
+  void thermal_event();
+  void thermal_loop();
+  void set_severity(ThermalSeverity s, double temp_c);
+  ThermalSample thermal_sample();
 
   Hardware hw_;
   Os& os_;
   DriverConfig cfg_;
+  std::unique_ptr<SchedulingPolicy> scheduler_;
+  std::unique_ptr<PreemptionPolicy> preemption_;
+  std::unique_ptr<ThermalGovernor> governor_;
   uint32_t channels_ = 0;
   uint32_t hw_version_ = 0;
+  uint32_t sram_bytes_ = 0;
+  double clock_mhz_ = 1000;
+  bool save_restore_ = false;
   uint64_t weight_lo_ = 0, weight_hi_ = 0;  // weight-memory region
   bool probed_ = false;
 
@@ -260,21 +331,40 @@ class Driver {
   ContextId next_ctx_ = 1;
   BoHandle next_bo_ = 1;
   JobId next_job_ = 1;
+  uint64_t next_order_ = 1;
   std::map<int, SchedulingConfig> sched_configs_;
+  std::set<int> paused_uids_;
   WorkObserver* work_observer_ = nullptr;
   ThermalObserver* thermal_observer_ = nullptr;
-  ThermalSeverity severity_ = ThermalSeverity::NONE;
 
   // First-fit allocator over device memory: address → size of each allocation.
   std::map<uint64_t, uint64_t> allocations_;
 
   std::map<JobId, std::shared_ptr<Job>> jobs_;  // not yet ended
   std::array<std::deque<Task*>, kQueueLevels> run_queues_;
-  std::vector<Task*> running_;         // per channel
+  std::vector<Slot> slots_;            // per channel
   std::vector<uint32_t> pending_irq_;  // per channel, recorded by the top half
+  uint32_t pending_thermal_ = 0;       // THERM_IRQ_STATUS bits recorded by the top half
   std::unique_ptr<WaitQueue> bottom_half_wake_;
+  std::unique_ptr<WaitQueue> watchdog_wake_;
+  std::unique_ptr<WaitQueue> thermal_wake_;
+  double ns_per_descriptor_ = 0;       // running average of channel time per descriptor (predictions)
+  double checkpoint_ns_estimate_ = 0;  // running average of checkpoint latency (save; restore ≈ same)
+
+  // Thermal state.
+  std::vector<OppInfo> opps_;
+  std::array<double, 4> trip_c_{}, hysteresis_c_{};
+  uint32_t opp_ = 0;
+  ThermalSeverity severity_ = ThermalSeverity::NONE;
+  uint64_t severity_since_ns_ = 0;
+  bool thermal_active_ = false;
+
+  stats::Registry* stats_ = nullptr;
+  std::unique_ptr<stats::Registry> own_stats_;
+  std::unique_ptr<Stats> st_;
   trace::Tracer* tracer_ = nullptr;
   std::vector<uint32_t> queue_tracks_, channel_tracks_;
+  uint32_t thermal_track_ = 0;
 };
 
 }  // namespace npu::drv

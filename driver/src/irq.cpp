@@ -1,0 +1,147 @@
+// Interrupts: the top half only records and acknowledges; the bottom half (a kernel thread) turns the
+// recorded events into job progress, failures, preemptions and thermal decisions.
+#include "driver_stats.h"
+#include "npu/common/log.h"
+#include "npu/drv/driver.h"
+#include "npu/regmap/npu_regs.h"
+
+namespace npu::drv {
+namespace {
+
+std::shared_ptr<spdlog::logger> logger() { return log::get("driver"); }
+
+const char* error_name(uint32_t code) {
+  switch (static_cast<regs::ChannelError>(code)) {
+    case regs::ChannelError::NONE: return "none";
+    case regs::ChannelError::BAD_DESCRIPTOR: return "bad descriptor";
+    case regs::ChannelError::DMA_FAULT: return "DMA fault";
+    case regs::ChannelError::SRAM_OVERFLOW: return "SRAM overflow";
+    case regs::ChannelError::SRAM_ECC: return "uncorrectable SRAM ECC error";
+  }
+  return "unknown error";
+}
+
+uint64_t read64(RegisterBus& regs, uint32_t lo, uint32_t hi) {
+  return regs.read32(lo) | (static_cast<uint64_t>(regs.read32(hi)) << 32);
+}
+
+}  // namespace
+
+void Driver::irq_handler() {
+  os_.delay_ns(cfg_.irq_top_half_ns);
+  const uint32_t pending = hw_.regs.read32(regs::IRQ_STATUS);
+  for (uint32_t ch = 0; ch < channels_; ++ch) {
+    if (!((pending >> ch) & 1)) continue;
+    const uint32_t base = regs::channel_base(ch);
+    const uint32_t bits = hw_.regs.read32(base + regs::CH_IRQ_STATUS);
+    hw_.regs.write32(base + regs::CH_IRQ_STATUS, bits);
+    pending_irq_[ch] |= bits;
+  }
+  if (pending & regs::IRQ_THERMAL) {
+    const uint32_t bits = hw_.regs.read32(regs::THERM_IRQ_STATUS);
+    hw_.regs.write32(regs::THERM_IRQ_STATUS, bits);
+    pending_thermal_ |= bits;
+  }
+  bottom_half_wake_->wake_all();
+}
+
+void Driver::bottom_half() {
+  for (;;) {
+    bool any = false;
+    for (uint32_t ch = 0; ch < channels_; ++ch) {
+      const uint32_t bits = pending_irq_[ch];
+      if (!bits) continue;
+      pending_irq_[ch] = 0;
+      any = true;
+      os_.delay_ns(cfg_.bottom_half_ns);
+      channel_event(ch, bits);
+    }
+    if (pending_thermal_) {
+      pending_thermal_ = 0;
+      any = true;
+      os_.delay_ns(cfg_.bottom_half_ns);
+      thermal_event();
+    }
+    if (any) {
+      dispatch();
+    } else {
+      bottom_half_wake_->wait();
+    }
+  }
+}
+
+void Driver::channel_event(uint32_t ch, uint32_t bits) {
+  if (!slots_[ch].task) return;  // the buffer was aborted after it raised this
+  const uint32_t base = regs::channel_base(ch);
+  Fence& f = *slots_[ch].task->job->fence;
+  f.device_cycles += read64(hw_.regs, base + regs::CH_CYCLES_LO, base + regs::CH_CYCLES_HI);
+  f.energy_pj += read64(hw_.regs, base + regs::CH_ENERGY_LO, base + regs::CH_ENERGY_HI);
+  if (bits & regs::CH_IRQ_ERROR) {
+    const uint32_t status = hw_.regs.read32(base + regs::CH_STATUS);
+    const uint32_t index = hw_.regs.read32(base + regs::CH_ERROR_INDEX);
+    task_failed(ch, "channel " + std::to_string(ch) + ": " + error_name((status >> 8) & 0xFF) + " at descriptor " +
+                        std::to_string(index));
+  } else if (bits & regs::CH_IRQ_PREEMPTED) {
+    task_preempted(ch);
+  } else if (bits & regs::CH_IRQ_DONE) {
+    task_done(ch);
+  }
+}
+
+void Driver::task_failed(uint32_t ch, const std::string& error) {
+  ++st_->channel_errors;
+  auto job = jobs_.at(slots_[ch].task->job->id);
+  logger()->warn("job {} failed: {}", job->id, error);
+  leave_channel(ch);
+  end_job(job, JobStatus::FAILED, WorkEndReason::FAILED, error);
+}
+
+void Driver::task_preempted(uint32_t ch) {
+  Slot& s = slots_[ch];
+  Task* t = s.task;
+  const uint32_t base = regs::channel_base(ch);
+  t->resume_index = hw_.regs.read32(base + regs::CH_PROGRESS);
+  t->saved_bytes = hw_.regs.read32(base + regs::CH_SAVE_BYTES);
+  st_->save_bytes += t->saved_bytes;
+  const double latency = static_cast<double>(now() - s.preempt_ns);
+  st_->preempt_latency_ns_total += latency;
+  st_->preempt_latency_ns_max = std::max(st_->preempt_latency_ns_max, latency);
+  checkpoint_ns_estimate_ = 0.75 * checkpoint_ns_estimate_ + 0.25 * latency;
+  logger()->debug("job {} checkpointed on channel {} at descriptor {} ({} B saved)", t->job->id, ch,
+                  t->resume_index, t->saved_bytes);
+  leave_channel(ch);
+  requeue(t);
+  if (t->job->running == 0) note_paused(*t->job);
+}
+
+void Driver::task_done(uint32_t ch) {
+  Slot& s = slots_[ch];
+  Task* t = s.task;
+  Job& job = *t->job;
+  const uint32_t ran = t->count - t->resume_index;
+  if (ran > 0) {
+    const double per = static_cast<double>(now() - s.started_ns) / ran;
+    ns_per_descriptor_ = ns_per_descriptor_ > 0 ? 0.875 * ns_per_descriptor_ + 0.125 * per : per;
+  }
+  if (s.preempting && s.mechanism == PreemptMechanism::CHECKPOINT) {
+    // It finished before reaching a descriptor boundary where it could stop: still the latency seen.
+    const double latency = static_cast<double>(now() - s.preempt_ns);
+    st_->preempt_latency_ns_total += latency;
+    st_->preempt_latency_ns_max = std::max(st_->preempt_latency_ns_max, latency);
+  }
+  if (tracer_)
+    tracer_->span(channel_tracks_[ch], job.request.label, s.started_ns, now() - s.started_ns,
+                  {{"job", job.id}, {"ctx", job.ctx}, {"stage", t->stage}, {"buffer", t->index}});
+  leave_channel(ch);
+  release_save_area(t);
+  if (--job.remaining > 0) return;
+  job.fence->device_ns += now() - job.stage_start_ns;
+  if (job.stage + 1 < job.tasks.size()) {
+    ++job.stage;
+    queue_stage(job);
+    return;
+  }
+  end_job(jobs_.at(job.id), JobStatus::COMPLETED, WorkEndReason::COMPLETED, "");
+}
+
+}  // namespace npu::drv

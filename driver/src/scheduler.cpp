@@ -1,0 +1,229 @@
+// Placing command buffers on channels: run queues, the scheduling policy's picks, and preemption by
+// checkpoint, kill or drain when more urgent work waits and no channel is free.
+#include <algorithm>
+
+#include "driver_stats.h"
+#include "npu/common/log.h"
+#include "npu/drv/driver.h"
+#include "npu/regmap/npu_regs.h"
+
+namespace npu::drv {
+namespace {
+
+std::shared_ptr<spdlog::logger> logger() { return log::get("driver"); }
+
+// Prediction before any measurement: a descriptor of a typical tile at 1 GHz.
+constexpr double kInitialNsPerDescriptor = 1000.0;
+
+}  // namespace
+
+void Driver::queue_stage(Job& job) {
+  job.remaining = static_cast<uint32_t>(job.tasks[job.stage].size());
+  job.stage_started = false;
+  for (auto& t : job.tasks[job.stage]) {
+    t.order = next_order_++;
+    run_queues_[static_cast<uint32_t>(job.level)].push_back(&t);
+  }
+}
+
+void Driver::requeue(Task* task) { run_queues_[static_cast<uint32_t>(task->job->level)].push_front(task); }
+
+bool Driver::runnable(const Task* task) const { return !paused_uids_.count(task->job->work.uid); }
+
+uint64_t Driver::estimate_remaining_ns(const Task* task, uint32_t done) const {
+  const double per = ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor;
+  return static_cast<uint64_t>(per * (task->count > done ? task->count - done : 0));
+}
+
+TaskView Driver::view(const Task* task, uint32_t channel) const {
+  const Job& job = *task->job;
+  TaskView v;
+  v.job = job.id;
+  v.level = static_cast<uint32_t>(job.level);
+  v.effective_priority = job.work.effective_priority;
+  v.submit_ns = job.fence->submit_ns;
+  v.order = task->order;
+  const uint64_t in_system = now() - job.fence->submit_ns;
+  v.waited_ns = in_system > job.fence->device_ns ? in_system - job.fence->device_ns : 0;
+  if (channel < channels_) {
+    const Slot& s = slots_[channel];
+    const uint32_t done = hw_.regs.read32(regs::channel_base(channel) + regs::CH_PROGRESS);
+    v.estimated_remaining_ns = estimate_remaining_ns(task, done);
+    v.ran_ns = now() - s.started_ns;
+    v.preempting = s.preempting;
+  } else {
+    v.estimated_remaining_ns = estimate_remaining_ns(task, task->resume_index);
+  }
+  return v;
+}
+
+void Driver::dispatch() {
+  if (!probed_) return;
+  for (;;) {
+    std::vector<Task*> waiting;
+    std::vector<TaskView> views;
+    for (auto& q : run_queues_) {
+      for (Task* t : q) {
+        if (!runnable(t)) continue;
+        waiting.push_back(t);
+        views.push_back(view(t, UINT32_MAX));
+      }
+    }
+    if (waiting.empty()) return;
+    uint32_t free = channels_;
+    for (uint32_t ch = 0; ch < channels_ && free == channels_; ++ch)
+      if (!slots_[ch].task) free = ch;
+    if (free < channels_) {
+      Task* t = waiting[scheduler_->pick(views)];
+      auto& q = run_queues_[static_cast<uint32_t>(t->job->level)];
+      q.erase(std::find(q.begin(), q.end(), t));
+      start(free, t);
+      continue;
+    }
+    // Every channel is busy. Walk the waiting buffers in the policy's order; a channel already being
+    // given up (a preemption in flight) is the next one's, otherwise it may preempt a running buffer.
+    uint32_t in_flight = 0;
+    for (const auto& s : slots_) in_flight += s.preempting ? 1 : 0;
+    bool killed = false;
+    while (!views.empty()) {
+      const size_t i = scheduler_->pick(views);
+      const TaskView candidate = views[i];
+      views.erase(views.begin() + static_cast<std::ptrdiff_t>(i));
+      if (in_flight > 0) {
+        --in_flight;
+        continue;
+      }
+      std::vector<TaskView> running;
+      std::vector<uint32_t> channel_of;
+      for (uint32_t ch = 0; ch < channels_; ++ch) {
+        running.push_back(view(slots_[ch].task, ch));
+        channel_of.push_back(ch);
+      }
+      const auto v = scheduler_->victim(candidate, running);
+      if (!v) break;
+      const uint32_t ch = channel_of[*v];
+      const uint64_t done = hw_.regs.read32(regs::channel_base(ch) + regs::CH_PROGRESS);
+      PreemptCosts costs;
+      costs.save_restore = save_restore_;
+      costs.checkpoint_ns = 2 * static_cast<uint64_t>(checkpoint_ns_estimate_);
+      costs.kill_lost_ns = static_cast<uint64_t>((ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor) *
+                                                 static_cast<double>(done));
+      const PreemptMechanism m = preemption_->choose(running[*v], candidate, costs);
+      logger()->debug("job {} preempts job {} on channel {} by {}", candidate.job, running[*v].job, ch, to_string(m));
+      preempt(ch, m);
+      if (m == PreemptMechanism::KILL) {
+        killed = true;
+        break;  // a channel is free now: start over
+      }
+    }
+    if (!killed) return;
+  }
+}
+
+void Driver::start(uint32_t ch, Task* task) {
+  Job& job = *task->job;
+  Slot& s = slots_[ch];
+  s = Slot{};
+  s.task = task;
+  s.started_ns = now();
+  ++job.running;
+  if (!job.stage_started) {
+    job.stage_started = true;
+    job.stage_start_ns = now();
+  }
+  if (job.fence->status == JobStatus::PENDING) {
+    job.fence->status = JobStatus::RUNNING;
+    job.fence->start_ns = now();
+    job.work.timestamp_ms = static_cast<int64_t>(now() / 1'000'000);
+    if (work_observer_) work_observer_->on_work_started(job.work, WorkStartReason::INITIAL);
+  } else if (job.paused) {
+    job.paused = false;
+    job.work.timestamp_ms = static_cast<int64_t>(now() / 1'000'000);
+    if (work_observer_) work_observer_->on_work_started(job.work, WorkStartReason::RESUMED);
+  }
+  const uint32_t base = regs::channel_base(ch);
+  uint32_t doorbell = regs::CH_DOORBELL_START;
+  if (job.request.timing_only) doorbell |= regs::CH_DOORBELL_TIMING_ONLY;
+  hw_.regs.write32(base + regs::CH_CMD_BASE_LO, static_cast<uint32_t>(task->cmd_address));
+  hw_.regs.write32(base + regs::CH_CMD_BASE_HI, static_cast<uint32_t>(task->cmd_address >> 32));
+  hw_.regs.write32(base + regs::CH_CMD_COUNT, task->count);
+  hw_.regs.write32(base + regs::CH_CMD_START, task->resume_index);
+  if (task->saved_bytes) {
+    hw_.regs.write32(base + regs::CH_SAVE_BASE_LO, static_cast<uint32_t>(task->save_area));
+    hw_.regs.write32(base + regs::CH_SAVE_BASE_HI, static_cast<uint32_t>(task->save_area >> 32));
+    doorbell |= regs::CH_DOORBELL_RESTORE;
+    ++st_->resumes;
+    st_->restore_bytes += task->saved_bytes;
+  }
+  hw_.regs.write32(base + regs::CH_DOORBELL, doorbell);
+  logger()->debug("job {} stage {} buffer {} {} on channel {} at descriptor {}", job.id, task->stage, task->index,
+                  task->saved_bytes ? "resumed" : "started", ch, task->resume_index);
+  if (tracer_)
+    tracer_->span(queue_tracks_[static_cast<uint32_t>(job.level)], job.request.label, job.fence->submit_ns,
+                  now() - job.fence->submit_ns, {{"job", job.id}, {"ctx", job.ctx}});
+  watchdog_wake_->wake_all();
+}
+
+void Driver::preempt(uint32_t ch, PreemptMechanism m) {
+  Slot& s = slots_[ch];
+  Task* t = s.task;
+  ++st_->preemptions;
+  if (m == PreemptMechanism::CHECKPOINT && !t->save_area) {
+    auto area = allocate(regs::kSaveAreaHeader + sram_bytes_, 0, cfg_.kernel_reserved_bytes);
+    if (area) {
+      t->save_area = *area;
+    } else {
+      logger()->warn("no kernel memory for a save area: killing instead");
+      m = PreemptMechanism::KILL;
+    }
+  }
+  switch (m) {
+    case PreemptMechanism::CHECKPOINT: {
+      ++st_->checkpoints;
+      const uint32_t base = regs::channel_base(ch);
+      hw_.regs.write32(base + regs::CH_SAVE_BASE_LO, static_cast<uint32_t>(t->save_area));
+      hw_.regs.write32(base + regs::CH_SAVE_BASE_HI, static_cast<uint32_t>(t->save_area >> 32));
+      hw_.regs.write32(base + regs::CH_CTRL, regs::CH_CTRL_PREEMPT);
+      s.preempting = true;
+      s.mechanism = m;
+      s.preempt_ns = now();
+      break;
+    }
+    case PreemptMechanism::KILL: {
+      ++st_->kills;
+      st_->killed_work_ns += static_cast<double>(now() - s.started_ns);
+      abort_channel(ch);
+      t->resume_index = 0;
+      release_save_area(t);
+      requeue(t);
+      if (t->job->running == 0) note_paused(*t->job);
+      break;
+    }
+    case PreemptMechanism::DRAIN:
+      ++st_->drains;
+      s.preempting = true;
+      s.mechanism = m;
+      s.preempt_ns = now();
+      break;
+  }
+}
+
+// Reset stops the channel at once (the hardware aborts in-flight work and raises nothing afterwards);
+// stale interrupt bits are cleared so nothing of the old buffer is processed later.
+void Driver::abort_channel(uint32_t ch) {
+  const uint32_t base = regs::channel_base(ch);
+  hw_.regs.write32(base + regs::CH_CTRL, regs::CH_CTRL_RESET);
+  hw_.regs.write32(base + regs::CH_IRQ_STATUS, regs::CH_IRQ_DONE | regs::CH_IRQ_ERROR | regs::CH_IRQ_PREEMPTED);
+  pending_irq_[ch] = 0;
+  ++st_->channel_resets;
+  leave_channel(ch);
+}
+
+void Driver::leave_channel(uint32_t ch) {
+  Slot& s = slots_[ch];
+  if (!s.task) return;
+  --s.task->job->running;
+  s = Slot{};
+}
+
+}  // namespace npu::drv

@@ -1,0 +1,117 @@
+// Thermal management: trip interrupts and passive polling feed the governor, which sets the DVFS
+// operating point; the severity (Android thermal status) derived from the asserted trips and the
+// temperature is reported to the ThermalObserver.
+#include <cmath>
+
+#include "driver_stats.h"
+#include "npu/common/log.h"
+#include "npu/drv/driver.h"
+#include "npu/regmap/npu_regs.h"
+
+namespace npu::drv {
+namespace {
+
+std::shared_ptr<spdlog::logger> logger() { return log::get("driver.thermal"); }
+
+double milli(uint32_t raw) { return static_cast<int32_t>(raw) / 1000.0; }
+
+}  // namespace
+
+void Driver::probe_thermal() {
+  checkpoint_ns_estimate_ = sram_bytes_ / 16.0;  // until measured: the whole SRAM at 16 B/ns
+  const uint32_t points = (hw_.regs.read32(regs::NPU_CONFIG2) >> 24) & 0xF;
+  opps_.clear();
+  for (uint32_t i = 0; i < points && i < regs::kDvfsPoints; ++i)
+    opps_.push_back({static_cast<double>(hw_.regs.read32(regs::DVFS_OPP_MHZ(i))),
+                     static_cast<double>(hw_.regs.read32(regs::DVFS_OPP_MV(i)))});
+  if (opps_.empty()) return;  // no thermal/DVFS block: nothing to govern
+  clock_mhz_ = opps_.front().mhz;
+  for (uint32_t i = 0; i < regs::kThermalTrips; ++i) {
+    trip_c_[i] = milli(hw_.regs.read32(regs::THERM_TRIP(i)));
+    hysteresis_c_[i] = milli(hw_.regs.read32(regs::THERM_HYST(i)));
+  }
+  opp_ = hw_.regs.read32(regs::DVFS_STATUS) & 0xF;
+  std::string error;
+  governor_ = make_thermal_governor(cfg_.thermal, opps_, &error);
+  if (!governor_ && !error.empty()) logger()->error("{}", error);
+  severity_since_ns_ = now();
+}
+
+ThermalSample Driver::thermal_sample() {
+  ThermalSample s;
+  s.now_ns = now();
+  s.temp_c = milli(hw_.regs.read32(regs::THERM_TEMP));
+  s.power_mw = hw_.regs.read32(regs::PWR_POWER_MW);
+  s.opp = hw_.regs.read32(regs::DVFS_STATUS) & 0xF;
+  s.trip_status = hw_.regs.read32(regs::THERM_TRIP_STATUS) & 0xF;
+  s.trip_c = trip_c_;
+  s.hysteresis_c = hysteresis_c_;
+  return s;
+}
+
+void Driver::thermal_event() {
+  const ThermalSample s = thermal_sample();
+  // Highest asserted trip → severity; beyond critical, EMERGENCY and SHUTDOWN by temperature (with the
+  // critical trip's hysteresis on the way down).
+  ThermalSeverity sev = ThermalSeverity::NONE;
+  for (int i = 3; i >= 0; --i) {
+    if ((s.trip_status >> i) & 1) {
+      sev = static_cast<ThermalSeverity>(i + 1);
+      break;
+    }
+  }
+  if (sev == ThermalSeverity::CRITICAL) {
+    const double critical = trip_c_[3], hyst = hysteresis_c_[3];
+    auto above = [&](double margin, ThermalSeverity level) {
+      const bool was = severity_ >= level;
+      return s.temp_c >= critical + margin || (was && s.temp_c >= critical + margin - hyst);
+    };
+    if (above(cfg_.thermal.shutdown_margin_c, ThermalSeverity::SHUTDOWN)) {
+      sev = ThermalSeverity::SHUTDOWN;
+    } else if (above(cfg_.thermal.emergency_margin_c, ThermalSeverity::EMERGENCY)) {
+      sev = ThermalSeverity::EMERGENCY;
+    }
+  }
+  set_severity(sev, s.temp_c);
+  const bool active = s.trip_status != 0 || opp_ != 0;
+  if (active && !thermal_active_) thermal_wake_->wake_all();
+  thermal_active_ = active;
+}
+
+void Driver::thermal_loop() {
+  for (;;) {
+    if (!thermal_active_) {
+      thermal_wake_->wait();
+      continue;
+    }
+    thermal_wake_->wait_for(cfg_.thermal.poll_ns);
+    ThermalSample s = thermal_sample();
+    s.opp = opp_;
+    const uint32_t target = governor_->update(s);
+    if (target != opp_) {
+      logger()->debug("{:.2f} °C, {:.0f} mW: operating point {} → {}", s.temp_c, s.power_mw, opp_, target);
+      hw_.regs.write32(regs::DVFS_OPP, target);
+      opp_ = target;
+      ++st_->dvfs_changes;
+      if (tracer_) tracer_->counter("driver", "dvfs opp", now(), target);
+    }
+    thermal_event();
+  }
+}
+
+void Driver::set_severity(ThermalSeverity s, double temp_c) {
+  if (s == severity_) return;
+  update_stats();
+  logger()->info("thermal severity {} → {} at {:.2f} °C", to_string(severity_), to_string(s), temp_c);
+  severity_ = s;
+  if (tracer_) tracer_->instant(thermal_track_, to_string(s), now(), {{"temp_c", temp_c}});
+  if (thermal_observer_) thermal_observer_->on_thermal_severity(s, temp_c);
+}
+
+void Driver::update_stats() {
+  if (!st_) return;
+  *st_->severity_ns[static_cast<size_t>(severity_)] += static_cast<double>(now() - severity_since_ns_);
+  severity_since_ns_ = now();
+}
+
+}  // namespace npu::drv
