@@ -98,6 +98,8 @@ System::~System() = default;
 
 drv::Os& System::os() { return port_->os(); }
 
+drv::RegisterBus& System::debug_registers() { return *port_; }
+
 hal::NpuDevice& System::npu_device(int uid, int pid) {
   const hal::NpuTarget target{cfg_.npu.channel.array_rows, cfg_.npu.channel.array_cols,
                               static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024, cfg_.npu.channels};

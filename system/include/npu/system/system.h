@@ -60,6 +60,9 @@ class System {
   sim::Npu& npu() { return *npu_; }
   const SystemConfig& config() const { return cfg_; }
   drv::Os& os();
+  // The NPU's registers as the host sees them, for debug tools and tests (fault injection, peeking at
+  // state): every access takes simulated time like the driver's own.
+  drv::RegisterBus& debug_registers();
 
  private:
   System() = default;
