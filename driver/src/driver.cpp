@@ -26,9 +26,11 @@ QueueLevel queue_level_for(int p) {
 
 int effective_priority(const SchedulingConfig* cfg, int job_priority) {
   const int job = std::clamp(job_priority, kHighestPriority, kLowestPriority);
-  if (!cfg) return kLowestPriority;
-  const int p = std::clamp(cfg->app_priority + job, cfg->min_priority, cfg->max_priority);
-  return std::clamp(std::max(p, cfg->app_priority), kHighestPriority, kLowestPriority);
+  if (!cfg) return kLowestPriority + job;
+  const int app = std::clamp(cfg->app_priority, kHighestPriority, kLowestPriority);
+  const int lo = std::clamp(cfg->min_priority, kHighestPriority, kLowestPriority);
+  const int hi = std::clamp(cfg->max_priority, lo, kLowestPriority);
+  return app + std::clamp(job, lo, hi);
 }
 
 const char* to_string(JobStatus s) {
@@ -280,6 +282,10 @@ Result<void> Driver::read_bo(ContextId ctx, BoHandle handle, uint64_t offset, vo
   if (!b) return make_error("read_bo: " + b.error());
   if (!hw_.memory.read((*b)->device_address + offset, dst, len)) return make_error("read_bo: bus error");
   return {};
+}
+
+uint64_t Driver::weight_memory_bytes() const {
+  return weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
 }
 
 void Driver::set_scheduling_config(const SchedulingConfig& cfg) { sched_configs_[cfg.uid] = cfg; }

@@ -107,9 +107,9 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
   WorkInfo& w = job->work;
   w.id = job->id;
   w.group_id = request.group_id;
-  w.uid = work_uid;
+  w.uid = uid;
   w.debug_pid = (*c)->pid;
-  w.original_uid = uid;
+  w.original_uid = work_uid;
   w.debug_feature_id = request.debug_feature_id;
   w.job_priority = request.job_priority;
   w.effective_priority = eff;
@@ -140,7 +140,7 @@ Result<void> Driver::cancel(ContextId ctx, JobId id) {
 void Driver::cancel_uid_work(int uid) {
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
-    if (job->work.uid == uid) doomed.push_back(job);
+    if (job->work.original_uid == uid) doomed.push_back(job);
   for (auto& job : doomed) end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_SYSTEM, "cancelled by the system");
   dispatch();
 }
@@ -157,11 +157,12 @@ void Driver::set_uid_paused(int uid, bool paused) {
   // with nothing on a channel right now are paused at once.
   for (uint32_t ch = 0; ch < channels_; ++ch) {
     Slot& s = slots_[ch];
-    if (s.task && !s.preempting && s.task->job->work.uid == uid)
+    if (s.task && !s.preempting && s.task->job->work.original_uid == uid)
       preempt(ch, save_restore_ ? PreemptMechanism::CHECKPOINT : PreemptMechanism::KILL);
   }
   for (auto& [id, job] : jobs_)
-    if (job->work.uid == uid && job->fence->status == JobStatus::RUNNING && job->running == 0) note_paused(*job);
+    if (job->work.original_uid == uid && job->fence->status == JobStatus::RUNNING && job->running == 0)
+      note_paused(*job);
   dispatch();
 }
 

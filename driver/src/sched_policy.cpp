@@ -6,7 +6,8 @@
 namespace npu::drv {
 namespace {
 
-// Preemptive highest-priority-first: the lowest level wins, FIFO within it; a waiting buffer may take
+// Preemptive highest-priority-first: the lowest level wins, then the best effective priority, FIFO
+// among equals; a waiting buffer may take
 // the channel of the running one with the worst level strictly below its own (the latest started
 // among equals, which has the least work to lose).
 class PriorityPolicy final : public SchedulingPolicy {
@@ -14,7 +15,8 @@ class PriorityPolicy final : public SchedulingPolicy {
   const char* name() const override { return "priority"; }
   size_t pick(std::span<const TaskView> waiting) const override {
     return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) {
-                                 return std::tie(a.level, a.order) < std::tie(b.level, b.order);
+                                 return std::tie(a.level, a.effective_priority, a.order) <
+                                        std::tie(b.level, b.effective_priority, b.order);
                                }) -
                                waiting.begin());
   }

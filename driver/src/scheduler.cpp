@@ -28,7 +28,7 @@ void Driver::queue_stage(Job& job) {
 
 void Driver::requeue(Task* task) { run_queues_[static_cast<uint32_t>(task->job->level)].push_front(task); }
 
-bool Driver::runnable(const Task* task) const { return !paused_uids_.count(task->job->work.uid); }
+bool Driver::runnable(const Task* task) const { return !paused_uids_.count(task->job->work.original_uid); }
 
 uint64_t Driver::estimate_remaining_ns(const Task* task, uint32_t done) const {
   const double per = ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor;
