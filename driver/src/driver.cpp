@@ -2,6 +2,7 @@
 #include "npu/drv/driver.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "driver_stats.h"
 #include "npu/common/log.h"
@@ -115,7 +116,7 @@ Driver::Stats::Stats(stats::Registry& r)
   }
 }
 
-Driver::Driver(Hardware hw, Os& os, DriverConfig cfg) : hw_(hw), os_(os), cfg_(std::move(cfg)) {}
+Driver::Driver(Hardware hw, Os& os, DriverConfig cfg) : hw_(hw), os_(os), cfg_(std::move(cfg)), lock_(os) {}
 Driver::~Driver() = default;
 
 Result<void> Driver::probe() {
@@ -179,6 +180,7 @@ Result<void> Driver::probe() {
 }
 
 Result<ContextId> Driver::open_context(int uid, int pid) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   if (!probed_) return make_error("open_context: device not probed");
   const ContextId id = next_ctx_++;
@@ -194,6 +196,7 @@ Result<Driver::Context*> Driver::context(ContextId ctx) {
 }
 
 Result<void> Driver::close_context(ContextId ctx) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto c = context(ctx);
   if (!c) return make_error("close_context: " + c.error());
@@ -230,6 +233,7 @@ uint64_t Driver::allocated_bytes() const {
 }
 
 Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto c = context(ctx);
   if (!c) return make_error("alloc_bo: " + c.error());
@@ -243,6 +247,7 @@ Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights
 }
 
 Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, 0, 0);
   if (!b) return make_error("free_bo: " + b.error());
@@ -269,6 +274,7 @@ Result<BufferObject*> Driver::bo(ContextId ctx, BoHandle handle, uint64_t offset
 }
 
 Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, const void* src, uint64_t len) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, offset, len);
   if (!b) return make_error("write_bo: " + b.error());
@@ -277,6 +283,7 @@ Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, c
 }
 
 Result<void> Driver::read_bo(ContextId ctx, BoHandle handle, uint64_t offset, void* dst, uint64_t len) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, offset, len);
   if (!b) return make_error("read_bo: " + b.error());

@@ -1,5 +1,7 @@
 // Interrupts: the top half only records and acknowledges; the bottom half (a kernel thread) turns the
 // recorded events into job progress, failures, preemptions and thermal decisions.
+#include <mutex>
+
 #include "driver_stats.h"
 #include "npu/common/log.h"
 #include "npu/drv/driver.h"
@@ -48,25 +50,26 @@ void Driver::irq_handler() {
 void Driver::bottom_half() {
   for (;;) {
     bool any = false;
-    for (uint32_t ch = 0; ch < channels_; ++ch) {
-      const uint32_t bits = pending_irq_[ch];
-      if (!bits) continue;
-      pending_irq_[ch] = 0;
-      any = true;
-      os_.delay_ns(cfg_.bottom_half_ns);
-      channel_event(ch, bits);
+    {
+      std::lock_guard guard(lock_);
+      for (uint32_t ch = 0; ch < channels_; ++ch) {
+        const uint32_t bits = pending_irq_[ch];
+        if (!bits) continue;
+        pending_irq_[ch] = 0;
+        any = true;
+        os_.delay_ns(cfg_.bottom_half_ns);
+        channel_event(ch, bits);
+      }
+      if (pending_thermal_) {
+        pending_thermal_ = 0;
+        any = true;
+        os_.delay_ns(cfg_.bottom_half_ns);
+        thermal_event();
+      }
+      if (any) dispatch();
     }
-    if (pending_thermal_) {
-      pending_thermal_ = 0;
-      any = true;
-      os_.delay_ns(cfg_.bottom_half_ns);
-      thermal_event();
-    }
-    if (any) {
-      dispatch();
-    } else {
-      bottom_half_wake_->wait();
-    }
+    // No yield between the last check and the wait, so a top half cannot slip in between.
+    if (!any) bottom_half_wake_->wait();
   }
 }
 

@@ -1,6 +1,7 @@
 // Job lifecycle: validation and submission, cancellation, pausing, the end of a job (exactly once) and
 // the WorkInfo events the scheduling HAL is built from.
 #include <algorithm>
+#include <mutex>
 
 #include "driver_stats.h"
 #include "npu/common/log.h"
@@ -40,6 +41,7 @@ Result<void> Driver::validate_commands(const Context& c, const std::vector<desc:
 }
 
 Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto refuse = [this](std::string why) {
     if (st_) ++st_->submits_refused;
@@ -128,6 +130,7 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
 }
 
 Result<void> Driver::cancel(ContextId ctx, JobId id) {
+  std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto it = jobs_.find(id);
   if (it == jobs_.end() || it->second->ctx != ctx)
@@ -138,6 +141,7 @@ Result<void> Driver::cancel(ContextId ctx, JobId id) {
 }
 
 void Driver::cancel_uid_work(int uid) {
+  std::lock_guard guard(lock_);
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
     if (job->work.original_uid == uid) doomed.push_back(job);
@@ -146,6 +150,7 @@ void Driver::cancel_uid_work(int uid) {
 }
 
 void Driver::set_uid_paused(int uid, bool paused) {
+  std::lock_guard guard(lock_);
   if (paused == static_cast<bool>(paused_uids_.count(uid))) return;
   if (!paused) {
     paused_uids_.erase(uid);
@@ -180,7 +185,7 @@ void Driver::release_save_area(Task* task) {
   task->saved_bytes = 0;
 }
 
-void Driver::end_job(const std::shared_ptr<Job>& job, JobStatus status, WorkEndReason reason, const std::string& error) {
+void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason reason, const std::string& error) {
   // Queued tasks leave the run queues; running ones are aborted so they stop touching the job's buffers.
   for (auto& q : run_queues_)
     q.erase(std::remove_if(q.begin(), q.end(), [&](Task* t) { return t->job == job.get(); }), q.end());

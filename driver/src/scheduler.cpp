@@ -110,8 +110,7 @@ void Driver::dispatch() {
                                                  static_cast<double>(done));
       const PreemptMechanism m = preemption_->choose(running[*v], candidate, costs);
       logger()->debug("job {} preempts job {} on channel {} by {}", candidate.job, running[*v].job, ch, to_string(m));
-      preempt(ch, m);
-      if (m == PreemptMechanism::KILL) {
+      if (preempt(ch, m) == PreemptMechanism::KILL) {
         killed = true;
         break;  // a channel is free now: start over
       }
@@ -164,7 +163,7 @@ void Driver::start(uint32_t ch, Task* task) {
   watchdog_wake_->wake_all();
 }
 
-void Driver::preempt(uint32_t ch, PreemptMechanism m) {
+PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
   Slot& s = slots_[ch];
   Task* t = s.task;
   ++st_->preemptions;
@@ -206,6 +205,7 @@ void Driver::preempt(uint32_t ch, PreemptMechanism m) {
       s.preempt_ns = now();
       break;
   }
+  return m;
 }
 
 // Reset stops the channel at once (the hardware aborts in-flight work and raises nothing afterwards);

@@ -2,6 +2,7 @@
 // operating point; the severity (Android thermal status) derived from the asserted trips and the
 // temperature is reported to the ThermalObserver.
 #include <cmath>
+#include <mutex>
 
 #include "driver_stats.h"
 #include "npu/common/log.h"
@@ -85,6 +86,7 @@ void Driver::thermal_loop() {
       continue;
     }
     thermal_wake_->wait_for(cfg_.thermal.poll_ns);
+    std::lock_guard guard(lock_);
     ThermalSample s = thermal_sample();
     s.opp = opp_;
     const uint32_t target = governor_->update(s);

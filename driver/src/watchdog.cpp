@@ -2,6 +2,8 @@
 // buffer has run past its timeout or a checkpoint request went unanswered; it resets the channel and
 // retries the buffer from its start, or fails the job once it has hung more than the hang limit. Other
 // channels and other contexts' jobs carry on.
+#include <mutex>
+
 #include "driver_stats.h"
 #include "npu/common/log.h"
 #include "npu/drv/driver.h"
@@ -17,6 +19,7 @@ void Driver::watchdog() {
       continue;
     }
     watchdog_wake_->wait_for(cfg_.timeouts.watchdog_period_ns);
+    std::lock_guard guard(lock_);
     bool acted = false;
     for (uint32_t ch = 0; ch < channels_; ++ch) {
       const Slot& s = slots_[ch];

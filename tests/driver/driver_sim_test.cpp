@@ -62,7 +62,7 @@ uint64_t stat(system::System& s, const std::string& path) {
   return c ? *c : 0;
 }
 
-double value(system::System& s, const std::string& path) {
+[[maybe_unused]] double value(system::System& s, const std::string& path) {
   const double* v = s.stats().find_value(path);
   EXPECT_NE(v, nullptr) << path;
   return v ? *v : 0;
@@ -103,7 +103,8 @@ TEST(DriverOnNpu, StrictPriorityOrderUnderLoad) {
       ctx[uid] = *d.open_context(uid, uid);
       bo[uid] = *d.alloc_bo(ctx[uid], 4096);
     }
-    auto blocker = d.submit(ctx[1001], one_buffer(dma_buffer(bo[1001], 50, 4096), "blocker"));
+    // Long enough (2000 × 4 KiB DMAs ≈ 300 µs) to outlast the twelve 2 µs submit ioctls below.
+    auto blocker = d.submit(ctx[1001], one_buffer(dma_buffer(bo[1001], 2000, 4096), "blocker"));
     ASSERT_TRUE(blocker.ok()) << blocker.error();
     // Submitted worst level first; each level three times.
     std::map<int, std::vector<drv::JobId>> by_level;
@@ -339,26 +340,28 @@ TEST(DriverOnNpu, InjectedHangIsDetectedChannelResetAndOthersComplete) {
   EXPECT_GE(victim->end_ns - victim->start_ns, 2'000'000u) << "it waited out the 2 ms timeout once";
 }
 
-// A buffer that hangs on every attempt fails its job after the hang limit (2 retries).
+// A buffer that overruns its timeout on every attempt (here: it simply needs longer than the 100 µs job
+// timeout — 2000 DMAs of 4 KiB take ≈ 300 µs) is reset and retried, and its job fails once it has hung
+// more than the hang limit (2 retries: 3 hangs).
 TEST(DriverOnNpu, PersistentHangFailsTheJobAfterTheHangLimit) {
-  auto sys = make_system({"npu.channels=1", "driver.timeouts.job_ns=1000000", "driver.timeouts.watchdog_period_ns=100000"});
-  std::shared_ptr<drv::Fence> f;
+  auto sys = make_system({"npu.channels=1", "driver.timeouts.watchdog_period_ns=20000"});
+  std::shared_ptr<drv::Fence> f, after;
   auto end = sys->run([&](system::System& s) {
     auto& d = s.driver();
     const auto a = *d.open_context(6001, 1);
     const auto bo = *d.alloc_bo(a, 4096);
-    inject(s, 0, regs::FaultKind::HANG, 1);
-    f = *d.submit(a, one_buffer(dma_buffer(bo, 4, 4096), "doomed"));
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      while (s.driver().unfinished_jobs() && stat(s, "driver.watchdog.hangs") == static_cast<uint64_t>(attempt))
-        s.os().delay_ns(50'000);
-      if (!f->signalled()) inject(s, 0, regs::FaultKind::HANG, 1);  // re-arm for the retry
-    }
+    auto slow = one_buffer(dma_buffer(bo, 2000, 4096), "overrun");
+    slow.timeout_ns = 100'000;
+    f = *d.submit(a, std::move(slow));
+    after = *d.submit(a, one_buffer(dma_buffer(bo, 10, 4096), "after"));
     d.wait(*f);
+    d.wait(*after);
   });
   ASSERT_TRUE(end.ok()) << end.error();
   EXPECT_EQ(f->status, drv::JobStatus::FAILED);
   EXPECT_NE(f->error.find("hung 3 times"), std::string::npos) << f->error;
+  EXPECT_EQ(stat(*sys, "driver.watchdog.hangs"), 3u);
+  EXPECT_EQ(after->status, drv::JobStatus::COMPLETED) << "the reset channel serves the next job";
 }
 
 // Seeded property test: four client threads submit 1200 jobs of random shape and priority, cancel some

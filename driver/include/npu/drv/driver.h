@@ -181,6 +181,26 @@ struct DriverConfig {
   void declare(cfg::Schema& schema);
 };
 
+// The driver's big lock: a sleeping lock over a WaitQueue, held by every ioctl, the bottom half, the
+// watchdog and the thermal thread while they read or change driver state. It is needed because every
+// register and device-memory access takes simulated time, during which other kernel threads run.
+class KernelLock {
+ public:
+  explicit KernelLock(Os& os) : wake_(os.make_wait_queue()) {}
+  void lock() {
+    while (held_) wake_->wait();
+    held_ = true;
+  }
+  void unlock() {
+    held_ = false;
+    wake_->wake_all();
+  }
+
+ private:
+  bool held_ = false;
+  std::unique_ptr<WaitQueue> wake_;
+};
+
 class Driver {
  public:
   Driver(Hardware hw, Os& os, DriverConfig cfg = {});
@@ -300,7 +320,8 @@ class Driver {
   bool runnable(const Task* task) const;
   TaskView view(const Task* task, uint32_t running_channel) const;
   uint64_t estimate_remaining_ns(const Task* task, uint32_t done) const;
-  void preempt(uint32_t channel, PreemptMechanism mechanism);
+  // Returns the mechanism used (a checkpoint without kernel memory for its save area becomes a kill).
+  PreemptMechanism preempt(uint32_t channel, PreemptMechanism mechanism);
   void abort_channel(uint32_t channel);
   void leave_channel(uint32_t channel);
 
@@ -313,7 +334,7 @@ class Driver {
   void task_failed(uint32_t channel, const std::string& error);
 
   // Job lifecycle (job.cpp).
-  void end_job(const std::shared_ptr<Job>& job, JobStatus status, WorkEndReason reason, const std::string& error);
+  void end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason reason, const std::string& error);
   void note_paused(Job& job);
   void maybe_idle();
   void release_save_area(Task* task);
@@ -329,6 +350,7 @@ class Driver {
   Hardware hw_;
   Os& os_;
   DriverConfig cfg_;
+  KernelLock lock_;
   std::unique_ptr<SchedulingPolicy> scheduler_;
   std::unique_ptr<PreemptionPolicy> preemption_;
   std::unique_ptr<ThermalGovernor> governor_;
