@@ -24,9 +24,11 @@ QueueLevel queue_level_for(int p) {
 
 int effective_priority(const SchedulingConfig* cfg, int job_priority) {
   const int job = std::clamp(job_priority, kHighestPriority, kLowestPriority);
-  if (!cfg) return kLowestPriority;
-  const int p = std::clamp(cfg->app_priority + job, cfg->min_priority, cfg->max_priority);
-  return std::clamp(std::max(p, cfg->app_priority), kHighestPriority, kLowestPriority);
+  if (!cfg) return kLowestPriority + job;
+  const int app = std::clamp(cfg->app_priority, kHighestPriority, kLowestPriority);
+  const int lo = std::clamp(cfg->min_priority, kHighestPriority, kLowestPriority);
+  const int hi = std::clamp(cfg->max_priority, lo, kLowestPriority);
+  return app + std::clamp(job, lo, hi);
 }
 
 const char* to_string(JobStatus s) {
@@ -221,6 +223,10 @@ Result<void> Driver::validate_commands(const Context& c, const std::vector<desc:
   return {};
 }
 
+uint64_t Driver::weight_memory_bytes() const {
+  return weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
+}
+
 void Driver::set_scheduling_config(const SchedulingConfig& cfg) { sched_configs_[cfg.uid] = cfg; }
 void Driver::clear_scheduling_configs() { sched_configs_.clear(); }
 
@@ -284,9 +290,9 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
   WorkInfo& w = job->work;
   w.id = job->id;
   w.group_id = request.group_id;
-  w.uid = work_uid;
+  w.uid = uid;
   w.debug_pid = (*c)->pid;
-  w.original_uid = uid;
+  w.original_uid = work_uid;
   w.debug_feature_id = request.debug_feature_id;
   w.job_priority = request.job_priority;
   w.effective_priority = eff;
@@ -306,7 +312,12 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
 void Driver::queue_stage(Job& job) {
   job.remaining = static_cast<uint32_t>(job.tasks[job.stage].size());
   job.stage_started = false;
-  for (auto& t : job.tasks[job.stage]) run_queues_[static_cast<uint32_t>(job.level)].push_back(&t);
+  // Behind every task of equal or better effective priority: FIFO among equals.
+  auto& q = run_queues_[static_cast<uint32_t>(job.level)];
+  auto at = std::find_if(q.begin(), q.end(), [&](const Task* t) {
+    return t->job->work.effective_priority > job.work.effective_priority;
+  });
+  for (auto& t : job.tasks[job.stage]) at = std::next(q.insert(at, &t));
 }
 
 Result<void> Driver::cancel(ContextId ctx, JobId id) {
@@ -322,7 +333,7 @@ Result<void> Driver::cancel(ContextId ctx, JobId id) {
 void Driver::cancel_uid_work(int uid) {
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
-    if (job->work.uid == uid) doomed.push_back(job);
+    if (job->work.original_uid == uid) doomed.push_back(job);
   for (auto& job : doomed) end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_SYSTEM, "cancelled by the system");
   dispatch();
 }

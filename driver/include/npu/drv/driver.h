@@ -8,8 +8,10 @@
 // on different channels; stage k+1 starts when every command buffer of stage k completed. Each job
 // returns a fence signalled exactly once when the job reaches a terminal status.
 // Command buffers wait in per-priority run queues (four levels, as ivpu/amdxdna) and are dispatched to
-// free channels, highest level first, FIFO within a level. The effective priority of a job is its uid's
-// SchedulingConfig priority plus the job's own priority (see effective_priority()).
+// free channels, highest level first; within a level by effective priority, FIFO among equals (the
+// AOSP reference scheduling service keeps one heap ordered by effective priority). The effective
+// priority of a job is its uid's SchedulingConfig priority plus the job's own priority (see
+// effective_priority()).
 //
 // Observers (WorkObserver, ThermalObserver) are called from the driver's bottom half or from the
 // calling thread of an ioctl, in simulated kernel context: they must not sleep; post work elsewhere.
@@ -42,29 +44,36 @@ using JobId = uint64_t;
 // Run-queue levels, as ivpu/amdxdna: REALTIME first.
 enum class QueueLevel : uint32_t { REALTIME = 0, HIGH = 1, NORMAL = 2, LOW = 3 };
 inline constexpr uint32_t kQueueLevels = 4;
-// Maps an effective priority (0 = highest … 1000 = lowest, the scheduling HAL's scale) to a level.
+// Maps an effective priority (0 = highest … 2000 = lowest) to a level; everything from 700 on is LOW.
 QueueLevel queue_level_for(int effective_priority);
 
 enum class JobStatus { PENDING, RUNNING, COMPLETED, FAILED, CANCELLED };
 const char* to_string(JobStatus s);
 
-// Priorities on the scheduling HAL's scale.
+// Priorities on the scheduling HAL's scale (android.hardware.npu SchedulingConfig.MIN_PRIORITY /
+// MAX_PRIORITY). An effective priority is the sum of two of them, so it spans [0, 2000].
 inline constexpr int kHighestPriority = 0;
 inline constexpr int kLowestPriority = 1000;
+inline constexpr int kLowestEffectivePriority = 2 * kLowestPriority;
 
-// android.hardware.npu SchedulingConfig of one uid, relayed by the scheduling HAL.
+// android.hardware.npu SchedulingConfig of one uid, relayed by the scheduling HAL. AOSP's parcelable
+// has uid, priority (app_priority here), hasDirectAccess and canAttributeOtherUid; min/max_priority
+// are this project's per-uid bounds on job priorities (AOSP: the constants 0 and 1000), which the
+// NPU manager narrows to demote a background app's "urgent" jobs.
 struct SchedulingConfig {
-  int min_priority = kHighestPriority;  // best priority the uid's jobs may have
-  int max_priority = kLowestPriority;   // worst priority the uid's jobs may have
+  int min_priority = kHighestPriority;  // best job priority the uid's jobs may have
+  int max_priority = kLowestPriority;   // worst job priority the uid's jobs may have
   int uid = 0;
   int app_priority = kLowestPriority;   // the uid's own priority (foreground apps low numbers)
   bool has_direct_access = false;       // may submit work to the NPU at all
   bool can_attribute_other_uid = false; // may submit work attributed to another uid
 };
 
-// Effective priority of a job of `job_priority` from a uid with `cfg` (nullptr: the uid has no config,
-// priority kLowestPriority): app_priority + job_priority, clamped to [min_priority, max_priority] and to
-// the scale. Never better than the uid's own priority.
+// Effective priority of a job of `job_priority` for a uid with `cfg`, as AOSP's WorkInfo defines it:
+// the uid's priority plus the job priority, here with the job priority first clamped to the uid's
+// [min_priority, max_priority]. nullptr (the uid has no config) counts as priority kLowestPriority
+// with the full job range, as IScheduling prescribes. Range [0, 2000]; never better than the uid's own
+// priority.
 int effective_priority(const SchedulingConfig* cfg, int job_priority);
 
 using Uuid = std::array<uint8_t, 16>;
@@ -73,9 +82,9 @@ using Uuid = std::array<uint8_t, 16>;
 struct WorkInfo {
   JobId id = 0;
   std::optional<Uuid> group_id;
-  int uid = 0;           // the uid the work is attributed to
+  int uid = 0;           // the submitting uid (an intermediary when the work is attributed)
   int debug_pid = 0;
-  int original_uid = 0;  // the submitting uid
+  int original_uid = 0;  // the app the work is done for (attributed_uid), else == uid
   std::optional<std::string> debug_feature_id;
   int job_priority = 0;
   int effective_priority = 0;
@@ -198,10 +207,14 @@ class Driver {
   void set_scheduling_config(const SchedulingConfig& cfg);
   void clear_scheduling_configs();
   const SchedulingConfig* scheduling_config(int uid) const;
-  // Pauses every job attributed to `uid` (running ones are preempted: ended PAUSED) or resumes them.
+  // Pauses every job done for `uid` (WorkInfo.original_uid; running ones are preempted: ended PAUSED)
+  // or resumes them.
   void set_uid_paused(int uid, bool paused);
-  // Cancels every job attributed to `uid` (CANCELLED_SYSTEM).
+  // Cancels every job done for `uid` (WorkInfo.original_uid; CANCELLED_SYSTEM).
   void cancel_uid_work(int uid);
+  // Bytes alloc_bo(..., weights = true) draws from: the weight-memory region, or the general pool when
+  // the hardware has none. Valid after probe().
+  uint64_t weight_memory_bytes() const;
   void set_work_observer(WorkObserver* observer) { work_observer_ = observer; }
   void set_thermal_observer(ThermalObserver* observer) { thermal_observer_ = observer; }
   ThermalSeverity thermal_severity() const { return severity_; }
