@@ -224,6 +224,7 @@ Result<void> Driver::validate_commands(const Context& c, const std::vector<desc:
 }
 
 uint64_t Driver::weight_memory_bytes() const {
+  if (!probed_) return 0;
   return weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
 }
 

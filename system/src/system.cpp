@@ -22,6 +22,7 @@ void SystemConfig::declare(cfg::Schema& s) {
   s.u64("host.ioctl_ns", &driver.ioctl_ns, 2000, "ns", "CPU cost of one driver call");
   s.u64("host.irq_top_half_ns", &driver.irq_top_half_ns, 500, "ns", "CPU cost of the interrupt handler");
   s.u64("host.bottom_half_ns", &driver.bottom_half_ns, 1500, "ns", "CPU cost of handling one channel event");
+  manager.declare(s);
 }
 
 Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides) {
@@ -101,6 +102,20 @@ hal::NpuDevice& System::npu_device(int uid, int pid) {
                               static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024, cfg_.npu.channels};
   npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, target, cfg_.host, uid, pid));
   return *npu_devices_.back();
+}
+
+hal::SchedulingHal& System::scheduling_hal() {
+  if (!scheduling_hal_) scheduling_hal_ = std::make_unique<hal::SchedulingHal>(*driver_);
+  return *scheduling_hal_;
+}
+
+Result<mgr::NpuService*> System::npu_service() {
+  if (!npu_service_) {
+    auto s = mgr::NpuService::create(scheduling_hal(), cfg_.manager, &stats_);
+    if (!s) return make_error(s.error());
+    npu_service_ = std::move(*s);
+  }
+  return npu_service_.get();
 }
 
 Result<double> System::run(const std::function<void(System&)>& app, double limit_s) {

@@ -8,8 +8,8 @@
 
 #include "inference_runner.h"
 #include "npu/hal/scheduling_hal.h"
-#include "npu/models/builder.h"
 #include "npu/system/system.h"
+#include "platform.h"
 
 namespace {
 
@@ -45,29 +45,7 @@ struct Recorder : hal::SchedulingCallback {
 };
 
 void run(const std::function<void(system::System&, hal::SchedulingHal&)>& body) {
-  auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
-  ASSERT_TRUE(cfg.ok()) << cfg.error();
-  auto sys = system::System::create(*cfg);
-  ASSERT_TRUE(sys.ok()) << sys.error();
-  hal::SchedulingHal hal((*sys)->driver());
-  auto end = (*sys)->run([&](system::System& s) { body(s, hal); });
-  ASSERT_TRUE(end.ok()) << end.error();
-}
-
-// A small quantised convolution: one NPU job per frame.
-struct Camera {
-  models::Model model;
-  hal::TensorMap inputs;
-};
-
-Camera camera_model() {
-  models::ModelBuilder b(7);
-  const uint32_t x = b.input(models::OperandType::TENSOR_QUANT8_ASYMM, {1, 32, 32, 16}, {0.02f, 128});
-  b.mark_output(b.conv_2d(x, 32, 3, 3, 1, 1, fx::FusedActivation::RELU, {0.01f, 120}, {0.1f, 128}));
-  Camera c;
-  c.inputs = b.random_inputs();
-  c.model = b.take();
-  return c;
+  test::run_platform({}, [&](system::System& s) { body(s, s.scheduling_hal()); });
 }
 
 // Runs `frames` frames at 30 fps from `start_ns`; returns when the last frame's execution returned.
@@ -87,7 +65,7 @@ TEST(SchedulingDebounce, ThirtyFpsModelEndsOnceAfterTheDebounceTime) {
   run([](system::System& s, hal::SchedulingHal& hal) {
     auto cb = std::make_shared<Recorder>(s.os());
     ASSERT_TRUE(hal.set_callback(cb, hal::kDebounceDurationMs).ok());
-    auto cam = camera_model();
+    auto cam = test::small_conv_model();
     auto prepared = s.npu_device(kUid).prepare_model(cam.model);
     ASSERT_TRUE(prepared.status.ok()) << prepared.status.message;
     const uint64_t last_return = run_frames(s, *prepared.model, cam.inputs, 10, s.os().now_ns());
@@ -108,7 +86,7 @@ TEST(SchedulingDebounce, WithoutDebounceEveryFrameReports) {
   run([](system::System& s, hal::SchedulingHal& hal) {
     auto cb = std::make_shared<Recorder>(s.os());
     ASSERT_TRUE(hal.set_callback(cb, 0).ok());
-    auto cam = camera_model();
+    auto cam = test::small_conv_model();
     auto prepared = s.npu_device(kUid).prepare_model(cam.model);
     ASSERT_TRUE(prepared.status.ok()) << prepared.status.message;
     run_frames(s, *prepared.model, cam.inputs, 10, s.os().now_ns());

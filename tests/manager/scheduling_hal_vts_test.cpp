@@ -10,6 +10,7 @@
 #include "inference_runner.h"
 #include "npu/hal/scheduling_hal.h"
 #include "npu/system/system.h"
+#include "platform.h"
 
 namespace {
 
@@ -70,13 +71,7 @@ SchedulingConfig config(int uid, int priority, bool direct = true, bool attribut
 
 // Builds the default platform and runs `body` as a host thread with a scheduling HAL on its driver.
 void run(const std::function<void(system::System&, hal::SchedulingHal&)>& body) {
-  auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
-  ASSERT_TRUE(cfg.ok()) << cfg.error();
-  auto sys = system::System::create(*cfg);
-  ASSERT_TRUE(sys.ok()) << sys.error();
-  hal::SchedulingHal hal((*sys)->driver());
-  auto end = (*sys)->run([&](system::System& s) { body(s, hal); });
-  ASSERT_TRUE(end.ok()) << end.error();
+  test::run_platform({}, [&](system::System& s) { body(s, s.scheduling_hal()); });
 }
 
 TEST(NpuSchedulingVts, SetSchedulingConfigs) {
