@@ -224,6 +224,59 @@ TEST(NpuManager, AgingLetsALongWaiterDisplaceAForegroundHolder) {
   });
 }
 
+// A thermal spike with the default policy, the severity driven directly (as the thermal service or
+// the driver's ThermalObserver reports it; the driver's governor that derives it from the simulated
+// sensor is not wired yet). MODERATE pauses the opportunistic app's NPU work; after cooling to LIGHT
+// it resumes only once 1000 ms (resumeHoldMs) passed. SEVERE asks the opportunistic and the
+// background app to unload (THERMAL) and keeps them out until it cools; the foreground app runs on.
+TEST(NpuManager, ThermalSpikePausesThenUnloadsOpportunisticWorkAndResumesAfterCooling) {
+  test::run_platform(kEightGiB, [](system::System& s) {
+    NpuService& svc = service(s);
+    svc.set_importance(1, Importance::FOREGROUND);
+    svc.set_importance(2, Importance::VISIBLE);
+    svc.set_importance(3, Importance::BACKGROUND);
+    auto f = make_app(s, app_config("f", 1, SizeClass::LESS_THAN_1GB));
+    auto o = make_app(s, app_config("o", 2, SizeClass::LESS_THAN_1GB, LoadPriority::OPPORTUNISTIC));
+    auto b = make_app(s, app_config("b", 3, SizeClass::LESS_THAN_1GB));
+    for (auto* a : {f.get(), o.get(), b.get()}) a->start();
+    wait_until(s, 100 * kMs);
+    svc.set_thermal_severity(ThermalSeverity::MODERATE);
+    EXPECT_EQ(svc.paused_uids(), std::set<int>{2});
+    wait_until(s, 200 * kMs);
+    svc.set_thermal_severity(ThermalSeverity::LIGHT);  // cooling starts at 200 ms
+    // The re-evaluation timer fires at 1200 ms and runs 5 µs later on the service thread.
+    wait_until(s, 1200 * kMs + 4 * kUs);
+    EXPECT_EQ(svc.paused_uids(), std::set<int>{2});
+    wait_until(s, 1200 * kMs + 6 * kUs);
+    EXPECT_TRUE(svc.paused_uids().empty());
+    for (const auto* a : {f.get(), o.get(), b.get()})
+      EXPECT_EQ(a->callbacks(), std::vector<std::string>{"onCanLoadModel CAN_LOAD_NOW"}) << a->config().name;
+    // A spike to SEVERE, reported through the ThermalObserver (handled 5 µs later on the service thread).
+    wait_until(s, 1500 * kMs);
+    drv::ThermalObserver& observer = svc;
+    observer.on_thermal_severity(ThermalSeverity::SEVERE, 97.5);
+    wait_until(s, 1600 * kMs);
+    EXPECT_EQ(svc.thermal_severity(), ThermalSeverity::SEVERE);
+    EXPECT_EQ(time_of(*o, "onRequestUnloadModel THERMAL"), 1500 * kMs + 10 * kUs);
+    EXPECT_EQ(time_of(*b, "onRequestUnloadModel THERMAL"), 1500 * kMs + 10 * kUs);
+    EXPECT_TRUE(f->loaded());
+    svc.set_thermal_severity(ThermalSeverity::NONE);  // cooled at 1600 ms
+    wait_until(s, 3000 * kMs);
+    const std::vector<std::string> cycle{"onCanLoadModel CAN_LOAD_NOW", "onRequestUnloadModel THERMAL",
+                                         "onModelLoadRequestComplete COMPLETE",
+                                         "onCanLoadModel NOT_PRIORITIZED", "onCanLoadModel CAN_LOAD_NOW"};
+    EXPECT_EQ(o->callbacks(), cycle);
+    EXPECT_EQ(b->callbacks(), cycle);
+    // The background app is back as soon as it is cool (5 µs executor task); the opportunistic one
+    // only after the 1000 ms hold (timer at 2600 ms, 5 µs service task, 5 µs executor task).
+    EXPECT_EQ(time_of(*b, "onCanLoadModel CAN_LOAD_NOW", 1), 1600 * kMs + 5 * kUs);
+    EXPECT_EQ(time_of(*o, "onCanLoadModel CAN_LOAD_NOW", 1), 2600 * kMs + 10 * kUs);
+    EXPECT_EQ(f->callbacks(), std::vector<std::string>{"onCanLoadModel CAN_LOAD_NOW"});
+    EXPECT_EQ(*s.stats().find_counter("manager.thermal_unloads"), 2u);
+    EXPECT_EQ(f->frames_failed() + o->frames_failed() + b->frames_failed(), 0u);
+  });
+}
+
 TEST(NpuManager, StatusQuoAdmitsEverythingAtOnce) {
   test::run_platform(kEightGiB, [](system::System& s) {
     NpuService& svc = service(s);

@@ -58,7 +58,7 @@ struct ServiceConfig {
   void declare(cfg::Schema& schema);
 };
 
-class NpuService : private drv::ThermalObserver {
+class NpuService : public drv::ThermalObserver {
  public:
   // Registers with the scheduling HAL (callback) and, through it, as the driver's thermal observer.
   // Fails when the policy name or the configured bands are invalid.
@@ -97,6 +97,9 @@ class NpuService : private drv::ThermalObserver {
   Importance importance_of(int uid) const;
   hal::SchedulingConfig scheduling_config_for(int uid, Importance importance) const;
 
+  // drv::ThermalObserver (kernel context): the change is handled on the service thread.
+  void on_thermal_severity(ThermalSeverity severity, double junction_c) override;
+
  private:
   using Key = std::pair<int, int64_t>;  // (uid, request id)
   struct Entry {
@@ -126,7 +129,6 @@ class NpuService : private drv::ThermalObserver {
 
   NpuService(hal::SchedulingHal& hal, ServiceConfig cfg, std::unique_ptr<LoadPolicy> policy,
              stats::Registry* stats);
-  void on_thermal_severity(ThermalSeverity severity, double junction_c) override;
   void on_work_completed(int uid);
   void evaluate();
   void apply(Entry& e, const Ruling& r);
