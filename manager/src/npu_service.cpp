@@ -220,6 +220,8 @@ void NpuService::set_thermal_severity(ThermalSeverity severity) {
   if (severity == severity_) return;
   logger()->info("thermal severity {} → {}", drv::to_string(severity_), drv::to_string(severity));
   severity_ = severity;
+  if (tracer_)
+    tracer_->counter("manager", "thermal severity", hal_.os().now_ns(), static_cast<double>(severity));
   evaluate();
 }
 
@@ -309,6 +311,9 @@ void NpuService::apply(Entry& e, const Ruling& r) {
       ++*counters_.unload_requests;
       if (r.reason == UnloadReason::THERMAL) ++*counters_.thermal_unloads;
       logger()->info("uid {} request {} asked to unload ({})", e.uid, e.request.id, to_string(r.reason));
+      if (tracer_)
+        tracer_->instant(track_of(e.uid), "unload requested", hal_.os().now_ns(),
+                         {{"request", e.request.id}, {"reason", to_string(r.reason)}});
       e.executor->post([cb = e.callback, request = e.request, reason = r.reason] {
         cb->on_request_unload_model(request, reason);
       });
@@ -336,7 +341,20 @@ void NpuService::complete(const Key& key, RequestStatus status) {
   if (it == entries_.end()) return;
   ++*(status == RequestStatus::CANCELLED ? counters_.cancellations : counters_.completions);
   logger()->debug("uid {} request {} ends {}", key.first, key.second, to_string(status));
-  it->second.executor->post([cb = it->second.callback, request = it->second.request, status] {
+  const Entry& e = it->second;
+  if (tracer_) {
+    const uint64_t now = hal_.os().now_ns();
+    const bool held = holds_memory(e.state);
+    const uint64_t waited = held ? e.waited_ns : now - e.waiting_since_ns;
+    const std::string name = "request " + std::to_string(e.request.id);
+    tracer_->span(track_of(e.uid), name + " waits", e.waiting_since_ns, waited,
+                  {{"size", to_string(e.request.size)}, {"priority", to_string(e.request.priority)}});
+    if (held)
+      tracer_->span(track_of(e.uid), name + " holds " + to_string(e.request.size),
+                    e.waiting_since_ns + waited, now - e.waiting_since_ns - waited,
+                    {{"end", to_string(status)}});
+  }
+  e.executor->post([cb = e.callback, request = e.request, status] {
     cb->on_model_load_request_complete(request, status);
   });
   entries_.erase(it);
@@ -349,6 +367,8 @@ void NpuService::unload_timed_out(const Key& key, uint64_t token) {
   logger()->warn("uid {} request {} ignored its unload request for {} ms: its NPU work is cancelled",
                  key.first, key.second, cfg_.unload_timeout_ms);
   ++*counters_.revocations;
+  if (tracer_)
+    tracer_->instant(track_of(key.first), "revoked", hal_.os().now_ns(), {{"request", key.second}});
   hal_.cancel_uid_work(key.first);
   complete(key, RequestStatus::CANCELLED);
   evaluate();
@@ -380,6 +400,21 @@ void NpuService::apply_paused(const std::set<int>& wanted) {
   paused_ = wanted;
 }
 
-void NpuService::note_held() { max_held_ = std::max(max_held_, held_bytes()); }
+void NpuService::note_held() {
+  const uint64_t held = held_bytes();
+  max_held_ = std::max(max_held_, held);
+  if (tracer_ && held != last_traced_held_) {
+    tracer_->counter("manager", "held weight memory MiB", hal_.os().now_ns(),
+                     static_cast<double>(held / kMiB));
+    last_traced_held_ = held;
+  }
+}
+
+uint32_t NpuService::track_of(int uid) {
+  auto it = tracks_.find(uid);
+  if (it == tracks_.end())
+    it = tracks_.emplace(uid, tracer_->track("manager", "uid " + std::to_string(uid))).first;
+  return it->second;
+}
 
 }  // namespace npu::mgr

@@ -114,6 +114,7 @@ Result<mgr::NpuService*> System::npu_service() {
     auto s = mgr::NpuService::create(scheduling_hal(), cfg_.manager, &stats_);
     if (!s) return make_error(s.error());
     npu_service_ = std::move(*s);
+    npu_service_->set_tracer(tracer());
   }
   return npu_service_.get();
 }

@@ -352,6 +352,38 @@ TEST(NpuManager, TurnTakingAlternatesBetweenEqualApps) {
   });
 }
 
+// With tracing on, the timeline has a track per uid with each request's wait and hold.
+TEST(NpuManager, TimelineShowsEachAppsRequests) {
+  test::run_platform(
+      kEightGiB,
+      [](system::System& s) {
+        NpuService& svc = service(s);
+        svc.set_importance(1001, Importance::BACKGROUND);
+        svc.set_importance(1002, Importance::FOREGROUND);
+        auto bg = make_app(s, app_config("bg", 1001, SizeClass::GREATER_THAN_2G));
+        auto fg = make_app(s, app_config("fg", 1002, SizeClass::GREATER_THAN_2G));
+        bg->start();
+        wait_until(s, 50 * kMs);
+        fg->start();
+        wait_until(s, 100 * kMs);
+        fg->stop();
+        wait_until(s, 150 * kMs);
+        ASSERT_NE(s.tracer(), nullptr);
+        const nlohmann::json t = s.tracer()->to_json();
+        std::vector<std::string> names;
+        for (const auto& e : t["traceEvents"])
+          if (e.value("ph", "") == "X" || e.value("ph", "") == "i") names.push_back(e.value("name", ""));
+        auto has = [&](const std::string& n) {
+          return std::find(names.begin(), names.end(), n) != names.end();
+        };
+        EXPECT_TRUE(has("request 1 waits"));
+        EXPECT_TRUE(has("request 1 holds GREATER_THAN_2G"));
+        EXPECT_TRUE(has("unload requested"));
+        EXPECT_NE(t.dump().find("uid 1001"), std::string::npos);
+      },
+      true);
+}
+
 TEST(NpuManager, BadRequestsAndPoliciesAreRefusedWithOneClearError) {
   test::run_platform({}, [](system::System& s) {
     NpuService& svc = service(s);

@@ -6,10 +6,11 @@
 
 namespace npu::test {
 
-void run_platform(const std::vector<std::string>& overrides,
-                  const std::function<void(system::System&)>& body) {
+void run_platform(const std::vector<std::string>& overrides, const std::function<void(system::System&)>& body,
+                  bool trace) {
   auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", overrides);
   ASSERT_TRUE(cfg.ok()) << cfg.error();
+  cfg->trace = trace;
   auto sys = system::System::create(*cfg);
   ASSERT_TRUE(sys.ok()) << sys.error();
   auto end = (*sys)->run(body);

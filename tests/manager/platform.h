@@ -13,8 +13,9 @@
 
 namespace npu::test {
 
-void run_platform(const std::vector<std::string>& overrides,
-                  const std::function<void(system::System&)>& body);
+// `trace`: record the Perfetto timeline (System::tracer()).
+void run_platform(const std::vector<std::string>& overrides, const std::function<void(system::System&)>& body,
+                  bool trace = false);
 
 struct SmallModel {
   models::Model model;

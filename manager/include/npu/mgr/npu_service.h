@@ -27,6 +27,7 @@
 #include "npu/common/config.h"
 #include "npu/common/result.h"
 #include "npu/common/stats.h"
+#include "npu/common/trace.h"
 #include "npu/hal/scheduling_hal.h"
 #include "npu/mgr/npu_manager.h"
 #include "npu/mgr/policy.h"
@@ -97,6 +98,10 @@ class NpuService : public drv::ThermalObserver {
   Importance importance_of(int uid) const;
   hal::SchedulingConfig scheduling_config_for(int uid, Importance importance) const;
 
+  // Records a track per uid under "manager" (each request's wait and hold as spans, unload requests and
+  // revocations as instants) and counters of held memory and thermal severity. nullptr: off.
+  void set_tracer(trace::Tracer* tracer) { tracer_ = tracer; }
+
   // drv::ThermalObserver (kernel context): the change is handled on the service thread.
   void on_thermal_severity(ThermalSeverity severity, double junction_c) override;
 
@@ -111,9 +116,9 @@ class NpuService : public drv::ThermalObserver {
     RequestState state = RequestState::PENDING;
     std::optional<LoadStatus> last_status;  // last onCanLoadModel status sent
     uint64_t arrival = 0;
-    uint64_t waiting_since_ns = 0;
-    uint64_t waited_ns = 0;     // frozen at admission
-    uint64_t unload_token = 0;  // identifies the pending unload timeout
+    uint64_t waiting_since_ns = 0;  // arrival
+    uint64_t waited_ns = 0;         // frozen at admission
+    uint64_t unload_token = 0;      // identifies the pending unload timeout
   };
   class WorkListener;
   // Registered under `manager.` in the stats registry.
@@ -138,6 +143,7 @@ class NpuService : public drv::ThermalObserver {
   void schedule_reevaluation(uint64_t at_ns);
   void apply_paused(const std::set<int>& wanted);
   void note_held();
+  uint32_t track_of(int uid);
 
   hal::SchedulingHal& hal_;
   ServiceConfig cfg_;
@@ -154,6 +160,9 @@ class NpuService : public drv::ThermalObserver {
   uint64_t reevaluation_at_ns_ = 0;  // the earliest pending re-evaluation timer, 0: none
   uint64_t max_held_ = 0;
   bool evaluating_ = false;
+  trace::Tracer* tracer_ = nullptr;
+  std::map<int, uint32_t> tracks_;
+  uint64_t last_traced_held_ = UINT64_MAX;
   stats::Registry own_stats_;  // when the caller gives no registry
   Counters counters_;
 };
