@@ -51,12 +51,14 @@ void wait_until(system::System& s, uint64_t t_ns) {
   if (t_ns > s.os().now_ns()) s.os().delay_ns(t_ns - s.os().now_ns());
 }
 
-// 8 GiB of device memory, weights share it: 8192 − 16 (kernel) = 8176 MiB of weight memory, room for
-// one GREATER_THAN_2G model (4096 MiB) and a bit, not two.
-const std::vector<std::string> kEightGiB{"npu.dram.size_mib=8192"};
+// 8 GiB of device memory (the apps' buffers fit), 6 GiB of it arbitrated as weight memory: room for one
+// GREATER_THAN_2G model (4096 MiB) and a bit, not two.
+const std::vector<std::string> kEightGiB{"npu.dram.size_mib=8192", "manager.weight_memory_mib=6144"};
 
 TEST(NpuManager, ForegroundLargeModelDisplacesBackgroundGiant) {
-  test::run_platform(kEightGiB, [](system::System& s) {
+  // The service arbitrates the driver's weight memory: with no weight-memory region, the general pool,
+  // 8192 MiB of device memory less the driver's 16 MiB: 8176 MiB, one GREATER_THAN_2G model and a bit.
+  test::run_platform({"npu.dram.size_mib=8192"}, [](system::System& s) {
     NpuService& svc = service(s);
     svc.set_importance(1001, Importance::BACKGROUND);
     svc.set_importance(1002, Importance::FOREGROUND);
@@ -97,8 +99,8 @@ TEST(NpuManager, ForegroundLargeModelDisplacesBackgroundGiant) {
 }
 
 TEST(NpuManager, CancelPendingRequestEndsCancelledWithoutApproval) {
-  // 4 GiB of device memory: 4080 MiB of weight memory, one BETWEEN_1GB_AND_2GB model fits, not two.
-  test::run_platform({}, [](system::System& s) {
+  // One BETWEEN_1GB_AND_2GB model (2048 MiB) fits 3072 MiB, not two.
+  test::run_platform({"manager.weight_memory_mib=3072"}, [](system::System& s) {
     NpuService& svc = service(s);
     svc.set_importance(1, Importance::FOREGROUND);
     svc.set_importance(2, Importance::BACKGROUND);
