@@ -416,4 +416,14 @@ TEST(NpuManager, BadRequestsAndPoliciesAreRefusedWithOneClearError) {
   });
 }
 
+TEST(NpuManager, InvalidServiceConfigNamesTheBand) {
+  test::run_platform({"manager.band.foreground.min_job_priority=900"}, [](system::System& s) {
+    auto svc = s.npu_service();
+    ASSERT_FALSE(svc.ok());
+    EXPECT_EQ(svc.error(),
+              "manager.band.foreground: schedulingConfigs[0] (uid 0): minPriority 900 is worse than "
+              "maxPriority 500");
+  });
+}
+
 }  // namespace
