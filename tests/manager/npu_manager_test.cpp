@@ -40,6 +40,19 @@ ManagedAppConfig app_config(const std::string& name, int uid, SizeClass size,
   return c;
 }
 
+// The two apps of the displacement scenarios: a background app (uid 1001) and a foreground app (uid
+// 1002), each wanting a GREATER_THAN_2G model; `bg` may adjust the background app.
+struct Giants {
+  std::unique_ptr<ManagedApp> bg, fg;
+};
+Giants giants(system::System& s, const std::function<void(ManagedAppConfig&)>& bg = {}) {
+  service(s).set_importance(1001, Importance::BACKGROUND);
+  service(s).set_importance(1002, Importance::FOREGROUND);
+  auto cfg_bg = app_config("bg", 1001, SizeClass::GREATER_THAN_2G);
+  if (bg) bg(cfg_bg);
+  return {make_app(s, cfg_bg), make_app(s, app_config("fg", 1002, SizeClass::GREATER_THAN_2G))};
+}
+
 // When `app` logged `what` for the n-th time (0 when never).
 uint64_t time_of(const ManagedApp& app, const std::string& what, int n = 0) {
   for (const auto& e : app.events())
@@ -60,11 +73,8 @@ TEST(NpuManager, ForegroundLargeModelDisplacesBackgroundGiant) {
   // 8192 MiB of device memory less the driver's 16 MiB: 8176 MiB, one GREATER_THAN_2G model and a bit.
   test::run_platform({"npu.dram.size_mib=8192"}, [](system::System& s) {
     NpuService& svc = service(s);
-    svc.set_importance(1001, Importance::BACKGROUND);
-    svc.set_importance(1002, Importance::FOREGROUND);
     EXPECT_EQ(svc.capacity_bytes(), 8176ull << 20);
-    auto bg = make_app(s, app_config("bg", 1001, SizeClass::GREATER_THAN_2G));
-    auto fg = make_app(s, app_config("fg", 1002, SizeClass::GREATER_THAN_2G));
+    auto [bg, fg] = giants(s);
     bg->start();
     // The background app loads and runs at 30 fps; the foreground request comes between two frames.
     wait_until(s, 50 * kMs);
@@ -134,13 +144,10 @@ TEST(NpuManager, ClientIgnoringUnloadIsRevokedAfterItsTimeout) {
   overrides.push_back("manager.unload_timeout_ms=200");
   test::run_platform(overrides, [](system::System& s) {
     NpuService& svc = service(s);
-    svc.set_importance(1001, Importance::BACKGROUND);
-    svc.set_importance(1002, Importance::FOREGROUND);
-    auto cfg_bg = app_config("bg", 1001, SizeClass::GREATER_THAN_2G);
-    cfg_bg.honours_unload = false;
-    cfg_bg.rerequest = false;
-    auto bg = make_app(s, cfg_bg);
-    auto fg = make_app(s, app_config("fg", 1002, SizeClass::GREATER_THAN_2G));
+    auto [bg, fg] = giants(s, [](ManagedAppConfig& c) {
+      c.honours_unload = false;
+      c.rerequest = false;
+    });
     bg->start();
     wait_until(s, 10 * kMs);
     fg->start();
@@ -193,6 +200,28 @@ TEST(NpuManager, ImportanceChangeRealignsPriorityAndReranks) {
     EXPECT_EQ(holder->callbacks()[1], "onRequestUnloadModel MEMORY_PRESSURE");
     EXPECT_EQ(waiter->callbacks().back(), "onCanLoadModel CAN_LOAD_NOW");
     EXPECT_TRUE(waiter->loaded());
+  });
+}
+
+// Priority alignment end to end: a background app's most urgent job (job priority 0) runs at 500 + 400
+// = 900 and a foreground app's ordinary one (500) at 0 + 500 = 500: submitted later behind a busy NPU,
+// the foreground job still runs first.
+TEST(NpuManager, BackgroundUrgentJobCannotOvertakeForegroundWork) {
+  test::run_platform({}, [](system::System& s) {
+    NpuService& svc = service(s);
+    svc.set_importance(1001, Importance::BACKGROUND);
+    svc.set_importance(1002, Importance::FOREGROUND);
+    test::InferenceRunner busy(s.driver(), 3000), bg(s.driver(), 1001), fg(s.driver(), 1002);
+    auto blocker = busy.submit({0, -1, s.driver().channel_count(), 64});
+    auto urgent = bg.submit({0});
+    s.os().delay_ns(10 * kUs);
+    auto ordinary = fg.submit({500});
+    ASSERT_TRUE(blocker.ok() && urgent.ok() && ordinary.ok());
+    EXPECT_EQ((*urgent)->effective_priority, 900);
+    EXPECT_EQ((*ordinary)->effective_priority, 500);
+    s.driver().wait(**urgent);
+    s.driver().wait(**ordinary);
+    EXPECT_LT((*ordinary)->start_ns, (*urgent)->start_ns);
   });
 }
 
@@ -359,11 +388,7 @@ TEST(NpuManager, TimelineShowsEachAppsRequests) {
   test::run_platform(
       kEightGiB,
       [](system::System& s) {
-        NpuService& svc = service(s);
-        svc.set_importance(1001, Importance::BACKGROUND);
-        svc.set_importance(1002, Importance::FOREGROUND);
-        auto bg = make_app(s, app_config("bg", 1001, SizeClass::GREATER_THAN_2G));
-        auto fg = make_app(s, app_config("fg", 1002, SizeClass::GREATER_THAN_2G));
+        auto [bg, fg] = giants(s);
         bg->start();
         wait_until(s, 50 * kMs);
         fg->start();
