@@ -31,19 +31,14 @@ void finish_row(const Int8TileCommand& c, uint32_t i, uint32_t j0, uint32_t j1, 
   }
 }
 
-uint32_t pair_of(int8_t lo, int8_t hi) {
-  return static_cast<uint16_t>(static_cast<int16_t>(lo)) |
-         (static_cast<uint32_t>(static_cast<uint16_t>(hi)) << 16);
-}
-
-// The operands rearranged for pairwise int16 multiply-add: W as [K/2][N padded to `lanes`] int32 words, each
-// holding the int16 weights of rows 2p and 2p+1 of one column; A rows as int32 words holding the int16
-// activations 2p and 2p+1 (odd K padded with a zero row/column, which adds nothing).
-struct PairedOperands {
+// W rearranged for pairwise int16 multiply-add: [ceil(K/2)][N padded to the vector width] int32 words, each
+// holding the int16 weights of rows 2p and 2p+1 of one column (an odd K is padded with a zero row).
+// Activation rows are widened to int16 the same way, so word p of a row holds activations 2p and 2p+1.
+struct PackedWeights {
   uint32_t k_pairs = 0, n_padded = 0;
   std::vector<uint32_t> w;
 
-  PairedOperands(const Int8TileCommand& c, uint32_t lanes)
+  PackedWeights(const Int8TileCommand& c, uint32_t lanes)
       : k_pairs((c.k + 1) / 2),
         n_padded((c.n + lanes - 1) / lanes * lanes),
         w(size_t{k_pairs} * n_padded, 0) {
@@ -51,106 +46,109 @@ struct PairedOperands {
       const int8_t* r0 = c.w + static_cast<size_t>(2 * p) * c.ldw;
       const int8_t* r1 = 2 * p + 1 < c.k ? r0 + c.ldw : nullptr;
       uint32_t* dst = &w[size_t{p} * n_padded];
-      for (uint32_t j = 0; j < c.n; ++j) dst[j] = pair_of(r0[j], r1 ? r1[j] : 0);
+      for (uint32_t j = 0; j < c.n; ++j) {
+        dst[j] = static_cast<uint16_t>(static_cast<int16_t>(r0[j])) |
+                 (static_cast<uint32_t>(static_cast<uint16_t>(r1 ? r1[j] : 0)) << 16);
+      }
     }
-  }
-
-  // Pairs of row i into `dst` (k_pairs words); returns Σ_k a[i][k] (wrapping).
-  uint32_t row_pairs(const Int8TileCommand& c, uint32_t i, uint32_t* dst) const {
-    const int8_t* a = c.a + static_cast<size_t>(i) * c.lda;
-    uint32_t sum = 0;
-    for (uint32_t p = 0; p < k_pairs; ++p) {
-      const int8_t lo = a[2 * p];
-      const int8_t hi = 2 * p + 1 < c.k ? a[2 * p + 1] : 0;
-      sum +=
-          static_cast<uint32_t>(static_cast<int32_t>(lo)) + static_cast<uint32_t>(static_cast<int32_t>(hi));
-      dst[p] = pair_of(lo, hi);
-    }
-    return sum;
   }
 };
 
-// Rows are processed in blocks of kRowBlock sharing each weight load; columns in chunks of two vectors.
-constexpr uint32_t kRowBlock = 4;
+// Widens row i of A to int16 (2·k_pairs entries, the padding zero); returns Σ_k a[i][k] (wrapping).
+uint32_t widen_row(const Int8TileCommand& c, uint32_t i, uint32_t k_pairs, int16_t* dst) {
+  const int8_t* a = c.a + static_cast<size_t>(i) * c.lda;
+  int32_t sum = 0;  // |Σ| < 2^31 for K < 2^24, the descriptor limit
+  for (uint32_t kk = 0; kk < c.k; ++kk) {
+    dst[kk] = a[kk];
+    sum += a[kk];
+  }
+  if (c.k < 2 * k_pairs) dst[c.k] = 0;
+  return static_cast<uint32_t>(sum);
+}
 
-__attribute__((target("avx2"))) void int8_tile_avx2(const Int8TileCommand& c) {
-  constexpr uint32_t kLanes = 8;  // int32 lanes of a ymm register
-  const PairedOperands ops(c, kLanes);
-  std::vector<uint32_t> a_pairs(size_t{kRowBlock} * std::max(1u, ops.k_pairs));
-  uint32_t row_sum[kRowBlock];
-  alignas(32) uint32_t acc_out[kRowBlock][2 * kLanes];
-  for (uint32_t i0 = 0; i0 < c.m; i0 += kRowBlock) {
-    const uint32_t rows = std::min(kRowBlock, c.m - i0);
-    for (uint32_t r = 0; r < kRowBlock; ++r) {
-      uint32_t* dst = &a_pairs[size_t{r} * ops.k_pairs];
-      if (r < rows) {
-        row_sum[r] = ops.row_pairs(c, i0 + r, dst);
-      } else {
-        std::fill(dst, dst + ops.k_pairs, 0u);
-      }
+// R rows × V vectors of output columns for every K pair: acc[r][v] += a_pair(r, p) · w_pair(p, v).
+template <uint32_t R, uint32_t V>
+__attribute__((target("avx2"))) void avx2_block(const uint32_t* wp, uint32_t w_stride, uint32_t k_pairs,
+                                                const uint32_t* const* a, uint32_t* out /* R × V·8 */) {
+  __m256i acc[R][V];
+  for (auto& row : acc)
+    for (auto& v : row) v = _mm256_setzero_si256();
+  for (uint32_t p = 0; p < k_pairs; ++p, wp += w_stride) {
+    __m256i w[V];
+    for (uint32_t v = 0; v < V; ++v) w[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + 8 * v));
+    for (uint32_t r = 0; r < R; ++r) {
+      const __m256i b = _mm256_set1_epi32(static_cast<int32_t>(a[r][p]));
+      for (uint32_t v = 0; v < V; ++v) acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(b, w[v]));
     }
-    for (uint32_t j0 = 0; j0 < ops.n_padded; j0 += 2 * kLanes) {
-      const bool two = j0 + kLanes < ops.n_padded;
-      __m256i acc[kRowBlock][2];
-      for (auto& a : acc) a[0] = a[1] = _mm256_setzero_si256();
-      const uint32_t* wp = ops.w.data() + j0;
-      for (uint32_t p = 0; p < ops.k_pairs; ++p, wp += ops.n_padded) {
-        const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp));
-        const __m256i w1 = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + kLanes)) : w0;
-        for (uint32_t r = 0; r < kRowBlock; ++r) {
-          const __m256i b = _mm256_set1_epi32(static_cast<int32_t>(a_pairs[size_t{r} * ops.k_pairs + p]));
-          acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(b, w0));
-          acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(b, w1));
-        }
-      }
-      const uint32_t j1 = std::min(c.n, j0 + 2 * kLanes);
-      for (uint32_t r = 0; r < rows; ++r) {
-        _mm256_store_si256(reinterpret_cast<__m256i*>(acc_out[r]), acc[r][0]);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(acc_out[r] + kLanes), acc[r][1]);
-        if (j0 < j1) finish_row(c, i0 + r, j0, j1, acc_out[r], row_sum[r]);
-      }
+  }
+  for (uint32_t r = 0; r < R; ++r)
+    for (uint32_t v = 0; v < V; ++v)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (r * V + v) * 8), acc[r][v]);
+}
+
+template <uint32_t R, uint32_t V>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void vnni_block(const uint32_t* wp, uint32_t w_stride,
+                                                                       uint32_t k_pairs,
+                                                                       const uint32_t* const* a,
+                                                                       uint32_t* out /* R × V·16 */) {
+  __m512i acc[R][V];
+  for (auto& row : acc)
+    for (auto& v : row) v = _mm512_setzero_si512();
+  for (uint32_t p = 0; p < k_pairs; ++p, wp += w_stride) {
+    __m512i w[V];
+    for (uint32_t v = 0; v < V; ++v) w[v] = _mm512_loadu_si512(wp + 16 * v);
+    for (uint32_t r = 0; r < R; ++r) {
+      const __m512i b = _mm512_set1_epi32(static_cast<int32_t>(a[r][p]));
+      for (uint32_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpwssd_epi32(acc[r][v], b, w[v]);
     }
+  }
+  for (uint32_t r = 0; r < R; ++r)
+    for (uint32_t v = 0; v < V; ++v) _mm512_storeu_si512(out + (r * V + v) * 16, acc[r][v]);
+}
+
+// The vector kernels' shared driver: rows in blocks of kRows sharing each weight load (a tail of single
+// rows), columns in chunks of two vectors (a tail of one). Block(r, v) runs R = r rows, V = v vectors.
+constexpr uint32_t kRows = 4;
+struct BlockFns {
+  using Fn = void (*)(const uint32_t*, uint32_t, uint32_t, const uint32_t* const*, uint32_t*);
+  Fn rows_two, rows_one, row_two, row_one;  // kRows × 2, kRows × 1, 1 × 2, 1 × 1
+};
+
+void run_vector_kernel(const Int8TileCommand& c, uint32_t lanes, const BlockFns& fns) {
+  const PackedWeights pw(c, lanes);
+  const uint32_t kp = std::max(1u, pw.k_pairs);
+  std::vector<int16_t> rows(size_t{kRows} * 2 * kp);
+  std::vector<uint32_t> acc(size_t{kRows} * 2 * lanes);
+  uint32_t row_sum[kRows];
+  const uint32_t* a[kRows];
+  for (uint32_t i0 = 0; i0 < c.m;) {
+    const uint32_t r_count = c.m - i0 >= kRows ? kRows : 1;
+    for (uint32_t r = 0; r < r_count; ++r) {
+      int16_t* dst = &rows[size_t{r} * 2 * kp];
+      row_sum[r] = widen_row(c, i0 + r, pw.k_pairs, dst);
+      a[r] = reinterpret_cast<const uint32_t*>(dst);
+    }
+    for (uint32_t j0 = 0; j0 < pw.n_padded;) {
+      const bool two = j0 + lanes < pw.n_padded;
+      const BlockFns::Fn fn =
+          r_count == kRows ? (two ? fns.rows_two : fns.rows_one) : (two ? fns.row_two : fns.row_one);
+      fn(pw.w.data() + j0, pw.n_padded, pw.k_pairs, a, acc.data());
+      const uint32_t width = (two ? 2 : 1) * lanes;
+      const uint32_t j1 = std::min(c.n, j0 + width);
+      for (uint32_t r = 0; r < r_count; ++r)
+        finish_row(c, i0 + r, j0, j1, acc.data() + size_t{r} * width, row_sum[r]);
+      j0 += width;
+    }
+    i0 += r_count;
   }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void int8_tile_avx512vnni(const Int8TileCommand& c) {
-  constexpr uint32_t kLanes = 16;  // int32 lanes of a zmm register
-  const PairedOperands ops(c, kLanes);
-  std::vector<uint32_t> a_pairs(size_t{kRowBlock} * std::max(1u, ops.k_pairs));
-  uint32_t row_sum[kRowBlock];
-  alignas(64) uint32_t acc_out[kRowBlock][2 * kLanes];
-  for (uint32_t i0 = 0; i0 < c.m; i0 += kRowBlock) {
-    const uint32_t rows = std::min(kRowBlock, c.m - i0);
-    for (uint32_t r = 0; r < kRowBlock; ++r) {
-      uint32_t* dst = &a_pairs[size_t{r} * ops.k_pairs];
-      if (r < rows) {
-        row_sum[r] = ops.row_pairs(c, i0 + r, dst);
-      } else {
-        std::fill(dst, dst + ops.k_pairs, 0u);
-      }
-    }
-    for (uint32_t j0 = 0; j0 < ops.n_padded; j0 += 2 * kLanes) {
-      const bool two = j0 + kLanes < ops.n_padded;
-      __m512i acc[kRowBlock][2];
-      for (auto& a : acc) a[0] = a[1] = _mm512_setzero_si512();
-      const uint32_t* wp = ops.w.data() + j0;
-      for (uint32_t p = 0; p < ops.k_pairs; ++p, wp += ops.n_padded) {
-        const __m512i w0 = _mm512_loadu_si512(wp);
-        const __m512i w1 = two ? _mm512_loadu_si512(wp + kLanes) : w0;
-        for (uint32_t r = 0; r < kRowBlock; ++r) {
-          const __m512i b = _mm512_set1_epi32(static_cast<int32_t>(a_pairs[size_t{r} * ops.k_pairs + p]));
-          acc[r][0] = _mm512_dpwssd_epi32(acc[r][0], b, w0);
-          acc[r][1] = _mm512_dpwssd_epi32(acc[r][1], b, w1);
-        }
-      }
-      const uint32_t j1 = std::min(c.n, j0 + 2 * kLanes);
-      for (uint32_t r = 0; r < rows; ++r) {
-        _mm512_store_si512(acc_out[r], acc[r][0]);
-        _mm512_store_si512(acc_out[r] + kLanes, acc[r][1]);
-        if (j0 < j1) finish_row(c, i0 + r, j0, j1, acc_out[r], row_sum[r]);
-      }
-    }
-  }
+void int8_tile_avx2(const Int8TileCommand& c) {
+  run_vector_kernel(c, 8, {avx2_block<kRows, 2>, avx2_block<kRows, 1>, avx2_block<1, 2>, avx2_block<1, 1>});
+}
+
+void int8_tile_avx512vnni(const Int8TileCommand& c) {
+  run_vector_kernel(c, 16, {vnni_block<kRows, 2>, vnni_block<kRows, 1>, vnni_block<1, 2>, vnni_block<1, 1>});
 }
 
 using Kernel = void (*)(const Int8TileCommand&);
@@ -197,5 +195,23 @@ void int8_tile_reference(const Int8TileCommand& c) {
 }
 
 const char* int8_tile_kernel_name() { return dispatch().name; }
+
+bool int8_tile_with(Int8Kernel kernel, const Int8TileCommand& c) {
+  __builtin_cpu_init();
+  switch (kernel) {
+    case Int8Kernel::PORTABLE:
+      int8_tile_portable(c);
+      return true;
+    case Int8Kernel::AVX2:
+      if (!__builtin_cpu_supports("avx2")) return false;
+      if (c.m && c.n) int8_tile_avx2(c);
+      return true;
+    case Int8Kernel::AVX512_VNNI:
+      if (!__builtin_cpu_supports("avx512vnni") || !__builtin_cpu_supports("avx512bw")) return false;
+      if (c.m && c.n) int8_tile_avx512vnni(c);
+      return true;
+  }
+  return false;
+}
 
 }  // namespace npu::sim

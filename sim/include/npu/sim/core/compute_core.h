@@ -66,4 +66,9 @@ void int8_tile_portable(const Int8TileCommand& cmd);
 // Which kernel int8_tile_reference uses on this host: "avx512vnni", "avx2" or "portable".
 const char* int8_tile_kernel_name();
 
+enum class Int8Kernel { PORTABLE, AVX2, AVX512_VNNI };
+// Runs `cmd` on one particular kernel, for tests and benchmarks that compare them; false (nothing done)
+// when the host CPU lacks the instructions.
+bool int8_tile_with(Int8Kernel kernel, const Int8TileCommand& cmd);
+
 }  // namespace npu::sim
