@@ -141,6 +141,11 @@ void Npu::update_stats() {
   dvfs_->update_stats();
 }
 
+void Npu::finish() {
+  thermal_->finish();
+  update_stats();
+}
+
 void Npu::on_thermal_sample(const sc_core::sc_time& at) {
   const ThermalSensor& s = thermal_->sensor();
   if (s.pending() || s.rearm_pending()) update_irq();

@@ -121,7 +121,7 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   // sc_stop() ending the run is the normal case, not news.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
-  npu_->update_stats();
+  npu_->finish();
   if (!probe_error.empty()) return make_error("driver: " + probe_error);
   if (!finished) return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");
   return sc_core::sc_time_stamp().to_seconds();

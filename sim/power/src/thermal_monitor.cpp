@@ -85,6 +85,17 @@ void ThermalMonitor::wake() {
   wake_event_.notify(last_sample_ + period_ - now);
 }
 
+void ThermalMonitor::finish() {
+  wake();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (now > last_sample_) {
+    sample(now, (now - last_sample_).to_seconds());
+    last_sample_ = now;
+  }
+  running_ = false;
+  paused_ = true;
+}
+
 void ThermalMonitor::inject_thermal_runaway(double extra_watts) {
   wake();
   injected_w_ = extra_watts;

@@ -75,6 +75,9 @@ class Npu : public sc_core::sc_module {
 
   // Brings derived stats up to the present (utilisation, idle cycles, DRAM bandwidth, DVFS residency).
   void update_stats();
+  // For the end of a run (after sc_start returned): a last partial thermal sample so leakage energy and
+  // temperatures cover the whole run, then update_stats(). The thermal monitor stops sampling.
+  void finish();
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

@@ -65,6 +65,9 @@ class ThermalMonitor : public sc_core::sc_module {
   uint64_t samples() const { return samples_; }
   // Ends sampling after the sample already scheduled, so the simulation can run out of events.
   void stop() { running_ = false; }
+  // For the end of a run: catches up, takes a last (partial) sample up to now so energy and temperatures
+  // cover the whole run, and stops sampling.
+  void finish();
 
  private:
   struct Extremes {
