@@ -37,6 +37,7 @@ Result<SystemConfig> load_system_config(const std::string& path, const std::vect
   for (const auto& o : overrides) {
     if (auto r = schema.set(o); !r) return make_error(r.error());
   }
+  if (auto r = cfg.npu.validate(); !r) return make_error(path + ": " + r.error());
   return cfg;
 }
 
@@ -136,6 +137,7 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   // sc_stop() ending the run is the normal case, not news.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
+  npu_->finish();
   if (!probe_error.empty()) return make_error("driver: " + probe_error);
   if (!finished) return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");
   return sc_core::sc_time_stamp().to_seconds();
