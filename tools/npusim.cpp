@@ -130,7 +130,7 @@ int run_command(const RunOptions& o) {
   stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
   stats.value("hal.prepare.time_us", "us", "Simulated time of prepareModel") = prepare_ns / 1000.0;
   // Channels busy on average while the execution was on the device: the multi-channel speed-up.
-  const double device_cycles_elapsed = result.timing.time_on_device_us * (*sys)->config().npu.clock_mhz;
+  const double device_cycles_elapsed = result.timing.time_on_device_us * (*sys)->config().npu.clock_mhz();
   stats.value("hal.execution.channel_parallelism", "channels",
               "NPU busy cycles over elapsed device cycles (average channels in use)") =
       device_cycles_elapsed > 0 ? static_cast<double>(result.device_cycles) / device_cycles_elapsed : 0.0;
@@ -162,7 +162,7 @@ int run_command(const RunOptions& o) {
   }
   std::printf("npusim run: %s on %s (%u channel%s, %ux%u %s array, %.0f MHz)\n", o.model.c_str(),
               (*sys)->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
-              hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(), hwc.clock_mhz);
+              hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(), hwc.clock_mhz());
   std::printf("  placement       %s\n", placement.c_str());
   std::printf("  prepare         %.1f us simulated\n", prepare_ns / 1000.0);
   std::printf("  latency         %llu us simulated (time in driver)\n",

@@ -38,7 +38,9 @@ Schema& Schema::u64(std::string path, uint64_t* field, uint64_t def, std::string
   std::string expected = range_text("an integer", min, max);
   params_.push_back({path, std::move(unit), std::move(desc), std::to_string(def), expected,
                      [=](const nlohmann::json& v) -> Result<void> {
-                       if (!v.is_number_unsigned() || v.get<uint64_t>() < min || v.get<uint64_t>() > max)
+                       // A non-negative signed integer (JSON built in C++ from an int) counts too.
+                       const bool non_negative = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+                       if (!non_negative || v.get<uint64_t>() < min || v.get<uint64_t>() > max)
                          return make_error("expected " + expected + ", got " + v.dump());
                        *field = v.get<uint64_t>();
                        return {};

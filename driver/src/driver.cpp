@@ -292,6 +292,7 @@ Result<void> Driver::read_bo(ContextId ctx, BoHandle handle, uint64_t offset, vo
 }
 
 uint64_t Driver::weight_memory_bytes() const {
+  if (!probed_) return 0;
   return weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
 }
 

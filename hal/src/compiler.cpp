@@ -70,10 +70,13 @@ uint32_t elem_bytes(OperandType t) { return t == OperandType::TENSOR_FLOAT32 ? 4
 
 struct Tile {
   uint32_t cout_block, row_band;
+  uint32_t buffers = 1;  // 2: input bands and outputs ping-pong between two SRAM buffers
 };
 
+// Weights, bias and requantisation of the channel block, then `buffers` input bands and as many output
+// tiles; tile i of a job uses input/output buffer i mod buffers (in/out, then in1/out1).
 struct SramLayout {
-  uint64_t w, bias, quant, in, out, total;
+  uint64_t w, bias, quant, in, out, in1, out1, total;
 };
 
 uint32_t input_rows_for(const ConvSpec& s, uint32_t band) {
@@ -83,16 +86,22 @@ uint32_t input_rows_for(const ConvSpec& s, uint32_t band) {
 SramLayout sram_layout(const ConvSpec& s, uint32_t elem, Tile t) {
   SramLayout l{};
   const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
+  const uint64_t in_bytes = static_cast<uint64_t>(input_rows_for(s, t.row_band)) * s.in_w * s.in_c * elem;
+  const uint64_t out_bytes = static_cast<uint64_t>(t.row_band) * s.out_w * t.cout_block * elem;
   l.w = 0;
   l.bias = align(l.w + k * t.cout_block * elem, kSramAlign);
   l.quant = align(l.bias + 4ull * t.cout_block, kSramAlign);
   l.in = align(l.quant + 8ull * t.cout_block, kSramAlign);
-  l.out = align(l.in + static_cast<uint64_t>(input_rows_for(s, t.row_band)) * s.in_w * s.in_c * elem, kSramAlign);
-  l.total = l.out + static_cast<uint64_t>(t.row_band) * s.out_w * t.cout_block * elem;
+  l.in1 = t.buffers > 1 ? align(l.in + in_bytes, kSramAlign) : l.in;
+  l.out = align(l.in1 + in_bytes, kSramAlign);
+  l.out1 = t.buffers > 1 ? align(l.out + out_bytes, kSramAlign) : l.out;
+  l.total = l.out1 + out_bytes;
   return l;
 }
 
 // Largest tile that fits: the whole output if possible, else halve the row band, then the channel block.
+// When a job gets more than one tile, double-buffer (halving the band further if that is what it takes)
+// so the channel loads tile i + 1 and stores tile i − 1 while it computes tile i.
 Result<Tile> choose_tile(const ConvSpec& s, uint32_t elem, const NpuTarget& target) {
   Tile t{s.out_c, s.out_h};
   while (sram_layout(s, elem, t).total > target.sram_bytes) {
@@ -115,6 +124,16 @@ Result<Tile> choose_tile(const ConvSpec& s, uint32_t elem, const NpuTarget& targ
     const uint32_t blocks_wanted = (want + bands - 1) / bands;
     t.cout_block = std::min(t.cout_block, std::max(target.array_cols,
         static_cast<uint32_t>(align((s.out_c + blocks_wanted - 1) / blocks_wanted, target.array_cols))));
+  }
+  auto tiles = [&](const Tile& x) {
+    return static_cast<uint64_t>((s.out_h + x.row_band - 1) / x.row_band) * s.batch *
+           ((s.out_c + x.cout_block - 1) / x.cout_block);
+  };
+  if (tiles(t) > want) {
+    Tile d = t;
+    d.buffers = 2;
+    while (sram_layout(s, elem, d).total > target.sram_bytes && d.row_band > 1) d.row_band = (d.row_band + 1) / 2;
+    if (sram_layout(s, elem, d).total <= target.sram_bytes) t = d;
   }
   return t;
 }
@@ -286,9 +305,21 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
     NpuStep& step = jobs[j];
     Emitter emit(step);
     int64_t loaded_block = -1;
-    for (size_t i = tiles.size() * j / job_count; i < tiles.size() * (j + 1) / job_count; ++i) {
+    uint32_t tile_in_job = 0;
+    for (size_t i = tiles.size() * j / job_count; i < tiles.size() * (j + 1) / job_count; ++i, ++tile_in_job) {
       const TileRef& t = tiles[i];
-      const SramLayout l = sram_layout(s, elem, {t.ob, tile->row_band});
+      const SramLayout l = sram_layout(s, elem, {t.ob, tile->row_band, tile->buffers});
+      const bool second = tile->buffers > 1 && tile_in_job % 2 == 1;
+      const uint64_t in_sram = second ? l.in1 : l.in, out_sram = second ? l.out1 : l.out;
+      // Between tiles only the weights block is live (the previous output has been stored, the next band
+      // is loaded after this point), so a preemption here saves just that.
+      desc::PreemptPoint pp{};
+      pp.h = {desc::Opcode::PREEMPT_POINT, static_cast<uint32_t>(step.commands.size())};
+      if (loaded_block == t.o0) {
+        pp.offset[0] = static_cast<uint32_t>(l.w);
+        pp.bytes[0] = static_cast<uint32_t>(l.in - l.w);
+      }
+      step.commands.push_back(desc::encode(pp));
       if (loaded_block != t.o0) {
         const PackedBlock& p = packed.at(t.o0);
         emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.w, l.w, k * t.ob * elem, 1, 0, 0);
@@ -304,21 +335,21 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
       const int64_t b = std::max(a, std::clamp<int64_t>(last, 0, s.in_h - 1));
       const uint64_t rows = static_cast<uint64_t>(b - a + 1);
       emit.dma(desc::Opcode::DMA_IN, Region::ARENA, in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes,
-               l.in, rows * in_row_bytes, 1, 0, 0);
+               in_sram, rows * in_row_bytes, 1, 0, 0);
       desc::Conv tc = c;
-      tc.in_sram = static_cast<uint32_t>(l.in);
+      tc.in_sram = static_cast<uint32_t>(in_sram);
       tc.in_h = static_cast<uint32_t>(rows);
       tc.w_sram = static_cast<uint32_t>(l.w);
       tc.bias_sram = static_cast<uint32_t>(l.bias);
       tc.quant_sram = static_cast<uint32_t>(l.quant);
-      tc.out_sram = static_cast<uint32_t>(l.out);
+      tc.out_sram = static_cast<uint32_t>(out_sram);
       tc.cout = t.ob;
       tc.out_h = t.rb;
       tc.row_origin = static_cast<int32_t>(first - a);
       emit.conv(tc);
       ++prog.tiles;
       const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
-      emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem, l.out,
+      emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem, out_sram,
                static_cast<uint64_t>(t.ob) * elem, static_cast<uint64_t>(t.rb) * s.out_w,
                static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(t.ob) * elem);
       step.macs += static_cast<uint64_t>(t.rb) * s.out_w * t.ob * k;

@@ -1,350 +1,650 @@
+// The channel's registers, command processor, engine scheduling, completion and context save/restore.
+// What each descriptor does on its engine is in channel_exec.cpp.
 #include "npu/sim/channel.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
 
 #include "npu/common/log.h"
+#include "npu/sim/save_area.h"
 
 namespace npu::sim {
 
 using regs::ChannelError;
 using regs::ChannelState;
+using regs::FaultKind;
 
-Channel::Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConfig& cfg,
-                 const ClockDomain& clock, Dram& dram, std::unique_ptr<ComputeCore> core,
+const char* to_string(Engine e) {
+  switch (e) {
+    case Engine::DMA_IN:
+      return "dma_in";
+    case Engine::COMPUTE:
+      return "compute";
+    case Engine::DMA_OUT:
+      return "dma_out";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string stat(const sc_core::sc_module& m, const std::string& leaf) {
+  return std::string(m.name()) + "." + leaf;
+}
+
+uint64_t to_ns(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e9 + 0.5); }
+
+}  // namespace
+
+Channel::Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConfig& cfg, bool functional,
+                 const ClockDomain& clock, Dram& dram, std::unique_ptr<ComputeCore> core, PowerModel& power,
                  stats::Registry& stats)
     : sc_module(name),
       index_(index),
       cfg_(cfg),
+      functional_default_(functional),
       clock_(clock),
       dram_(dram),
       core_(std::move(core)),
-      sram_(static_cast<size_t>(cfg.sram_kib) * 1024),
-      vector_unit_(VectorUnitConfig{cfg.vector_lanes, cfg.fp32_macs_per_cycle}),
-      busy_cycles_(stats.counter(std::string(this->name()) + ".busy_cycles", "cycles",
-                                 "Cycles between doorbell and completion")),
-      compute_cycles_(stats.counter(std::string(this->name()) + ".compute_cycles", "cycles",
-                                    "Cycles the MAC array or vector unit was computing")),
-      dma_cycles_(stats.counter(std::string(this->name()) + ".dma_cycles", "cycles",
-                                "Cycles spent in DMA and descriptor fetch")),
-      macs_(stats.counter(std::string(this->name()) + ".macs", "MAC", "Multiply-accumulates performed")),
-      dma_bytes_in_(stats.counter(std::string(this->name()) + ".dma.bytes_in", "B", "Bytes DMA'd into SRAM")),
-      dma_bytes_out_(stats.counter(std::string(this->name()) + ".dma.bytes_out", "B", "Bytes DMA'd out of SRAM")),
-      descriptors_(stats.counter(std::string(this->name()) + ".descriptors", "", "Descriptors executed")),
-      jobs_(stats.counter(std::string(this->name()) + ".command_buffers", "", "Command buffers completed")),
-      preemptions_(stats.counter(std::string(this->name()) + ".preemptions", "", "Preempt requests honoured")) {
+      power_(power),
+      power_id_(power.component(this->name())),
+      sram_(static_cast<uint64_t>(cfg.sram_kib) * 1024, cfg.sram_banks, cfg.sram_bank_bytes_per_cycle),
+      vector_unit_(VectorUnitConfig{cfg.vector_lanes, cfg.fp32_macs_per_cycle, cfg.vector_pipeline_cycles}),
+      busy_cycles_(
+          stats.counter(stat(*this, "busy_cycles"), "cycles", "Cycles between doorbell and completion")),
+      compute_cycles_(stats.counter(stat(*this, "compute_cycles"), "cycles",
+                                    "Cycles the compute engine (MAC array, vector unit, FILL) was busy")),
+      dma_cycles_(stats.counter(stat(*this, "dma_cycles"), "cycles",
+                                "Cycles the dma_in and dma_out engines were busy (summed)")),
+      fetch_cycles_(stats.counter(stat(*this, "cmd.fetch_cycles"), "cycles",
+                                  "Cycles the command processor spent fetching and decoding descriptors")),
+      issue_stall_cycles_(stats.counter(stat(*this, "cmd.stall_cycles"), "cycles",
+                                        "Cycles the command processor waited for queue space or a barrier")),
+      macs_(stats.counter(stat(*this, "macs"), "MAC", "Multiply-accumulates performed")),
+      dma_bytes_in_(stats.counter(stat(*this, "dma.bytes_in"), "B", "Bytes DMA'd into SRAM")),
+      dma_bytes_out_(stats.counter(stat(*this, "dma.bytes_out"), "B", "Bytes DMA'd out of SRAM")),
+      bank_conflict_cycles_(
+          stats.counter(stat(*this, "sram.bank_conflict_cycles"), "cycles",
+                        "Extra DMA cycles lost to rows of one cycle falling in the same SRAM bank")),
+      descriptors_(stats.counter(stat(*this, "descriptors"), "", "Descriptors completed")),
+      jobs_(stats.counter(stat(*this, "command_buffers"), "", "Command buffers completed")),
+      preemptions_(stats.counter(stat(*this, "preemptions"), "", "Preemptions honoured (context saved)")),
+      resets_(stats.counter(stat(*this, "resets"), "", "Channel resets")),
+      errors_(stats.counter(stat(*this, "errors"), "", "Command buffers ended by an error")),
+      faults_(stats.counter(stat(*this, "faults_injected"), "", "Injected faults that struck")),
+      save_bytes_total_(stats.counter(stat(*this, "save.bytes"), "B", "SRAM bytes saved by preemptions")),
+      restore_bytes_total_(stats.counter(stat(*this, "restore.bytes"), "B", "SRAM bytes restored on resume")),
+      save_cycles_(stats.counter(stat(*this, "save.cycles"), "cycles", "Cycles spent saving contexts")),
+      restore_cycles_(
+          stats.counter(stat(*this, "restore.cycles"), "cycles", "Cycles spent restoring contexts")),
+      utilisation_(stats.value(stat(*this, "utilisation"), "",
+                               "Compute-engine busy cycles over elapsed cycles since time 0")) {
+  for (size_t e = 0; e < kEngines; ++e) {
+    const std::string p = std::string(to_string(static_cast<Engine>(e))) + ".";
+    EngineState& es = engines_[e];
+    es.busy_cycles = &stats.counter(stat(*this, p + "busy_cycles"), "cycles", "Cycles executing descriptors");
+    es.stall_cycles = &stats.counter(stat(*this, p + "stall_cycles"), "cycles",
+                                     "Cycles a queued descriptor waited for its dependencies");
+    es.idle_cycles = &stats.counter(stat(*this, p + "idle_cycles"), "cycles",
+                                    "Elapsed cycles neither busy nor stalled (update_stats)");
+    es.descriptors = &stats.counter(stat(*this, p + "descriptors"), "", "Descriptors this engine completed");
+    es.utilisation = &stats.value(stat(*this, p + "utilisation"), "", "Busy cycles over elapsed cycles");
+  }
   SC_HAS_PROCESS(Channel);
   SC_THREAD(command_processor);
+  SC_THREAD(dma_in_engine);
+  SC_THREAD(compute_engine);
+  SC_THREAD(dma_out_engine);
 }
 
 uint32_t Channel::read_reg(uint32_t offset) const {
   switch (offset) {
-    case regs::CH_CMD_BASE_LO: return static_cast<uint32_t>(cmd_base_);
-    case regs::CH_CMD_BASE_HI: return static_cast<uint32_t>(cmd_base_ >> 32);
-    case regs::CH_CMD_COUNT: return cmd_count_;
-    case regs::CH_STATUS: return static_cast<uint32_t>(state_) | (static_cast<uint32_t>(error_) << 8);
-    case regs::CH_PROGRESS: return progress_;
-    case regs::CH_CYCLES_LO: return static_cast<uint32_t>(last_cycles_);
-    case regs::CH_CYCLES_HI: return static_cast<uint32_t>(last_cycles_ >> 32);
-    case regs::CH_IRQ_STATUS: return irq_status_;
-    default: return 0;
+    case regs::CH_CMD_BASE_LO:
+      return static_cast<uint32_t>(cmd_base_);
+    case regs::CH_CMD_BASE_HI:
+      return static_cast<uint32_t>(cmd_base_ >> 32);
+    case regs::CH_CMD_COUNT:
+      return cmd_count_;
+    case regs::CH_STATUS:
+      return static_cast<uint32_t>(state_) | (static_cast<uint32_t>(error_) << 8);
+    case regs::CH_PROGRESS:
+      return progress_;
+    case regs::CH_CYCLES_LO:
+      return static_cast<uint32_t>(last_cycles_);
+    case regs::CH_CYCLES_HI:
+      return static_cast<uint32_t>(last_cycles_ >> 32);
+    case regs::CH_IRQ_STATUS:
+      return irq_status_;
+    case regs::CH_CMD_START:
+      return cmd_start_;
+    case regs::CH_SAVE_BASE_LO:
+      return static_cast<uint32_t>(save_base_);
+    case regs::CH_SAVE_BASE_HI:
+      return static_cast<uint32_t>(save_base_ >> 32);
+    case regs::CH_SAVE_BYTES:
+      return save_bytes_;
+    case regs::CH_ENERGY_LO:
+      return static_cast<uint32_t>(last_energy_pj_);
+    case regs::CH_ENERGY_HI:
+      return static_cast<uint32_t>(last_energy_pj_ >> 32);
+    case regs::CH_ERROR_INDEX:
+      return error_index_;
+    default:
+      return 0;
   }
 }
 
 void Channel::write_reg(uint32_t offset, uint32_t value) {
+  auto set_lo = [value](uint64_t& r) { r = (r & ~0xFFFFFFFFull) | value; };
+  auto set_hi = [value](uint64_t& r) { r = (r & 0xFFFFFFFFull) | (static_cast<uint64_t>(value) << 32); };
   switch (offset) {
-    case regs::CH_CMD_BASE_LO: cmd_base_ = (cmd_base_ & ~0xFFFFFFFFull) | value; break;
-    case regs::CH_CMD_BASE_HI: cmd_base_ = (cmd_base_ & 0xFFFFFFFFull) | (static_cast<uint64_t>(value) << 32); break;
-    case regs::CH_CMD_COUNT: cmd_count_ = value; break;
+    case regs::CH_CMD_BASE_LO:
+      set_lo(cmd_base_);
+      break;
+    case regs::CH_CMD_BASE_HI:
+      set_hi(cmd_base_);
+      break;
+    case regs::CH_CMD_COUNT:
+      cmd_count_ = value;
+      break;
+    case regs::CH_CMD_START:
+      cmd_start_ = value;
+      break;
+    case regs::CH_SAVE_BASE_LO:
+      set_lo(save_base_);
+      break;
+    case regs::CH_SAVE_BASE_HI:
+      set_hi(save_base_);
+      break;
     case regs::CH_DOORBELL:
-      // A doorbell while busy is ignored, as the driver must wait for the channel to go idle.
-      if ((value & 1) && state_ != ChannelState::BUSY) {
+      // A doorbell while busy is ignored: the driver must wait for the channel to stop (or reset it).
+      if ((value & regs::CH_DOORBELL_START) && state_ != ChannelState::BUSY) {
         state_ = ChannelState::BUSY;
+        error_ = ChannelError::NONE;
+        preempt_requested_ = false;
+        start_pending_ = true;
+        restore_pending_ = value & regs::CH_DOORBELL_RESTORE;
+        timing_only_pending_ = value & regs::CH_DOORBELL_TIMING_ONLY;
+        if (activity_) activity_();
         doorbell_.notify(sc_core::SC_ZERO_TIME);
       }
       break;
     case regs::CH_CTRL:
-      if (value & regs::CH_CTRL_PREEMPT) preempt_requested_ = true;
-      if ((value & regs::CH_CTRL_RESET) && state_ != ChannelState::BUSY) {
-        state_ = ChannelState::IDLE;
-        error_ = ChannelError::NONE;
-        progress_ = 0;
+      if (value & regs::CH_CTRL_RESET) {
+        abort();
+      } else if ((value & regs::CH_CTRL_PREEMPT) && state_ == ChannelState::BUSY) {
+        preempt_requested_ = true;
+        preempt_.notify(sc_core::SC_ZERO_TIME);
       }
       break;
     case regs::CH_IRQ_STATUS:
       irq_status_ &= ~value;
       if (irq_changed_) irq_changed_();
       break;
-    default: break;
+    case regs::CH_FAULT_INJECT:
+      arm_fault(static_cast<FaultKind>(value & 0xF), value >> 8, true);
+      break;
+    default:
+      break;
   }
 }
 
 void Channel::set_tracer(trace::Tracer* tracer) {
   tracer_ = tracer;
-  if (tracer_) track_ = tracer_->track("npu", name());
+  if (!tracer_) return;
+  track_ = tracer_->track("npu", name());
+  for (size_t e = 0; e < kEngines; ++e)
+    engines_[e].track = tracer_->track("npu", stat(*this, to_string(static_cast<Engine>(e))));
 }
 
-namespace {
+void Channel::span(uint32_t track, const std::string& name, const sc_core::sc_time& start,
+                   nlohmann::json args) {
+  if (!tracer_) return;
+  const uint64_t t0 = to_ns(start);
+  tracer_->span(track, name, t0, to_ns(sc_core::sc_time_stamp()) - t0, std::move(args));
+}
 
-uint64_t now_ns() { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); }
-
-}  // namespace
+void Channel::arm_fault(FaultKind kind, uint32_t at_descriptor, bool next_buffer_only) {
+  fault_ = {kind, at_descriptor, next_buffer_only};
+}
 
 void Channel::raise(uint32_t bits) {
   irq_status_ |= bits;
   if (irq_changed_) irq_changed_();
 }
 
+void Channel::abort() {
+  ++epoch_;
+  ++resets_;
+  abort_.notify();
+  for (auto& es : engines_) {
+    es.queue.clear();
+    es.changed.notify(sc_core::SC_ZERO_TIME);
+  }
+  scoreboard_.clear();
+  run_.stopping = false;
+  start_pending_ = false;
+  preempt_requested_ = false;
+  state_ = ChannelState::IDLE;
+  error_ = ChannelError::NONE;
+  error_index_ = 0;
+  progress_ = 0;
+  irq_status_ = 0;
+  if (tracer_) tracer_->instant(track_, "reset", to_ns(sc_core::sc_time_stamp()));
+  if (irq_changed_) irq_changed_();
+}
+
+bool Channel::wait_for(const sc_core::sc_time& t, uint64_t epoch) {
+  if (epoch != epoch_) return false;
+  const sc_core::sc_time until = sc_core::sc_time_stamp() + t;
+  sc_core::wait(t, abort_);
+  return sc_core::sc_time_stamp() >= until && epoch == epoch_;
+}
+
+bool Channel::wait_cycles(uint64_t cycles, uint64_t epoch) { return wait_for(clock_.cycles(cycles), epoch); }
+
+double Channel::ns_per_dma_byte() const {
+  return clock_.period().to_seconds() * 1e9 / cfg_.dma_bytes_per_cycle;
+}
+
+uint64_t Channel::cycles_between(const sc_core::sc_time& a, const sc_core::sc_time& b) const {
+  return static_cast<uint64_t>((b - a) / clock_.period() + 0.5);
+}
+
+// --- command processor -------------------------------------------------------------------------------
+
 void Channel::command_processor() {
-  auto log = log::get(name());
   for (;;) {
-    sc_core::wait(doorbell_);
-    const sc_core::sc_time start = sc_core::sc_time_stamp();
-    error_ = ChannelError::NONE;
-    progress_ = 0;
-    bool preempted = false;
-    log->debug("start: {} descriptors at 0x{:x}", cmd_count_, cmd_base_);
-    for (uint32_t i = 0; i < cmd_count_; ++i) {
-      if (preempt_requested_) {
-        preempted = true;
-        break;
-      }
-      const uint64_t addr = cmd_base_ + static_cast<uint64_t>(i) * desc::kDescriptorBytes;
-      if (!dram_.in_range(addr, desc::kDescriptorBytes)) {
-        error_ = ChannelError::DMA_FAULT;
-        break;
-      }
-      const sc_core::sc_time fetch_start = sc_core::sc_time_stamp();
-      dram_.transfer(desc::kDescriptorBytes, dma_ns_per_byte());
-      desc::Raw raw;
-      dram_.read(addr, raw.bytes, sizeof raw.bytes);
-      sc_core::wait(clock_.cycles(cfg_.descriptor_fetch_cycles));
-      dma_cycles_ += static_cast<uint64_t>((sc_core::sc_time_stamp() - fetch_start) / clock_.period());
-      error_ = execute(raw);
-      if (tracer_) {
-        const uint64_t t0 = static_cast<uint64_t>(fetch_start.to_seconds() * 1e9 + 0.5);
-        tracer_->span(track_, desc::opcode_name(desc::opcode_of(raw)), t0, now_ns() - t0,
-                      {{"index", i}, {"id", desc::decode<desc::Header>(raw).id}});
-      }
-      if (error_ != ChannelError::NONE) {
-        log->warn("descriptor {} failed with error {}", i, static_cast<uint32_t>(error_));
-        break;
-      }
-      ++descriptors_;
-      progress_ = i + 1;
-    }
-    last_cycles_ = static_cast<uint64_t>((sc_core::sc_time_stamp() - start) / clock_.period());
-    busy_cycles_ += last_cycles_;
-    if (error_ != ChannelError::NONE) {
-      state_ = ChannelState::ERROR;
-      raise(regs::CH_IRQ_ERROR);
-    } else if (preempted) {
-      preempt_requested_ = false;
-      ++preemptions_;
-      state_ = ChannelState::PREEMPTED;
-      raise(regs::CH_IRQ_PREEMPTED);
-    } else {
-      ++jobs_;
-      state_ = ChannelState::DONE;
-      raise(regs::CH_IRQ_DONE);
-    }
-    log->debug("end: state {} after {} cycles", static_cast<uint32_t>(state_), last_cycles_);
+    while (!start_pending_) sc_core::wait(doorbell_);
+    start_pending_ = false;
+    run_command_buffer();
   }
 }
 
-double Channel::dma_ns_per_byte() const { return clock_.period().to_seconds() * 1e9 / cfg_.dma_bytes_per_cycle; }
-
-bool Channel::sram_range_ok(uint64_t offset, uint64_t bytes) const {
-  return offset <= sram_.size() && bytes <= sram_.size() - offset;
+bool Channel::fetch(uint32_t index, desc::Raw* raw) {
+  const uint64_t addr = cmd_base_ + static_cast<uint64_t>(index) * desc::kDescriptorBytes;
+  if (!dram_.in_range(addr, desc::kDescriptorBytes)) return false;
+  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  if (!dram_.transfer(desc::kDescriptorBytes, ns_per_dma_byte(), &abort_)) return true;
+  power_.add_dram_bytes(power_id_, desc::kDescriptorBytes);
+  dram_.read(addr, raw->bytes, sizeof raw->bytes);
+  wait_cycles(cfg_.descriptor_fetch_cycles, run_.epoch);
+  fetch_cycles_ += cycles_between(t0, sc_core::sc_time_stamp());
+  return true;
 }
 
-ChannelError Channel::execute(const desc::Raw& raw) {
-  const desc::Opcode op = desc::opcode_of(raw);
-  if (VectorUnit::handles(op)) return vector(raw);
-  switch (op) {
-    case desc::Opcode::NOP:
-    case desc::Opcode::FENCE: return ChannelError::NONE;
-    case desc::Opcode::DMA_IN: return dma(desc::decode<desc::Dma>(raw), true);
-    case desc::Opcode::DMA_OUT: return dma(desc::decode<desc::Dma>(raw), false);
-    case desc::Opcode::CONV_INT8: return conv_int8(desc::decode<desc::Conv>(raw));
-    case desc::Opcode::CONV_FP32: return conv_fp32(desc::decode<desc::Conv>(raw));
-    default: return ChannelError::BAD_DESCRIPTOR;
-  }
-}
+void Channel::run_command_buffer() {
+  auto log = log::get(name());
+  run_ = Run{};
+  run_.epoch = epoch_;
+  run_.functional = functional_default_ && !timing_only_pending_;
+  run_.start = cmd_start_;
+  run_.start_time = sc_core::sc_time_stamp();
+  run_.energy_start_pj = power_.component_energy_pj(name());
+  progress_ = cmd_start_;
+  error_index_ = 0;
+  scoreboard_.clear();
+  log->debug("start: descriptors {}..{} at 0x{:x}{}{}", cmd_start_, cmd_count_, cmd_base_,
+             restore_pending_ ? ", restoring" : "", run_.functional ? "" : ", timing only");
 
-ChannelError Channel::vector(const desc::Raw& raw) {
-  SramFootprint fp;
-  if (const auto e = vector_unit_.footprint(raw, sram_.size(), &fp); e != ChannelError::NONE) return e;
-  const VectorOpResult r = vector_unit_.execute(raw, sram_.data(), sram_.size(), true);
-  if (r.error != ChannelError::NONE) return r.error;
-  sc_core::wait(clock_.cycles(r.cycles));
-  compute_cycles_ += r.cycles;
-  macs_ += r.macs;
-  return ChannelError::NONE;
-}
-
-ChannelError Channel::dma(const desc::Dma& d, bool to_sram) {
-  if (d.rows == 0 || d.row_bytes == 0) return ChannelError::NONE;
-  const uint64_t dev_span = static_cast<uint64_t>(d.rows - 1) * d.dev_stride + d.row_bytes;
-  const uint64_t sram_span = static_cast<uint64_t>(d.rows - 1) * d.sram_stride + d.row_bytes;
-  if (!dram_.in_range(d.dev, dev_span)) return ChannelError::DMA_FAULT;
-  if (!sram_range_ok(d.sram, sram_span)) return ChannelError::SRAM_OVERFLOW;
-  const sc_core::sc_time start = sc_core::sc_time_stamp();
-  sc_core::wait(clock_.cycles(cfg_.dma_setup_cycles));
-  const uint64_t bytes = static_cast<uint64_t>(d.rows) * d.row_bytes;
-  dram_.transfer(bytes, dma_ns_per_byte());
-  for (uint32_t r = 0; r < d.rows; ++r) {
-    uint8_t* s = sram_.data() + d.sram + static_cast<uint64_t>(r) * d.sram_stride;
-    const uint64_t a = d.dev + static_cast<uint64_t>(r) * d.dev_stride;
-    if (to_sram) {
-      dram_.read(a, s, d.row_bytes);
-    } else {
-      dram_.write(a, s, d.row_bytes);
+  if (restore_pending_) {
+    restore_pending_ = false;
+    const ChannelError e = restore_context();
+    if (aborted()) return;
+    if (e != ChannelError::NONE) {
+      run_.error = e;
+      run_.error_index = cmd_start_;
+      finish_run(false);
+      return;
     }
   }
-  (to_sram ? dma_bytes_in_ : dma_bytes_out_) += bytes;
-  dma_cycles_ += static_cast<uint64_t>((sc_core::sc_time_stamp() - start) / clock_.period());
-  return ChannelError::NONE;
-}
 
-namespace {
-
-struct ConvGeometry {
-  uint64_t m, k, n, in_bytes, w_bytes, out_bytes;
-};
-
-// Element counts of a conv descriptor, or false when a field is zero or out of range.
-bool conv_geometry(const desc::Conv& d, uint32_t elem, ConvGeometry* g) {
-  if (!d.in_h || !d.in_w || !d.in_c || !d.kh || !d.kw || !d.cout || !d.out_h || !d.out_w || !d.stride_h ||
-      !d.stride_w || !d.dilation_h || !d.dilation_w)
-    return false;
-  if (d.kh > 4096 || d.kw > 4096 || d.in_c > (1u << 20) || d.cout > (1u << 20)) return false;
-  g->m = static_cast<uint64_t>(d.out_h) * d.out_w;
-  g->k = static_cast<uint64_t>(d.kh) * d.kw * d.in_c;
-  g->n = d.cout;
-  g->in_bytes = static_cast<uint64_t>(d.in_h) * d.in_w * d.in_c * elem;
-  g->w_bytes = g->k * g->n * elem;
-  g->out_bytes = g->m * g->n * elem;
-  return g->m <= (1ull << 32) && g->k <= (1ull << 24);
-}
-
-// Input element index of output (oy, ox) tap (ky, kx) within the band, or -1 for padding.
-int64_t tap_index(const desc::Conv& d, uint64_t oy, uint64_t ox, uint32_t ky, uint32_t kx) {
-  const int64_t iy = d.row_origin + static_cast<int64_t>(oy * d.stride_h + static_cast<uint64_t>(ky) * d.dilation_h);
-  const int64_t ix = d.col_origin + static_cast<int64_t>(ox * d.stride_w + static_cast<uint64_t>(kx) * d.dilation_w);
-  if (iy < 0 || ix < 0 || iy >= d.in_h || ix >= d.in_w) return -1;
-  return (iy * d.in_w + ix) * static_cast<int64_t>(d.in_c);
-}
-
-}  // namespace
-
-ChannelError Channel::conv_int8(const desc::Conv& d) {
-  ConvGeometry g{};
-  if (!conv_geometry(d, 1, &g)) return ChannelError::BAD_DESCRIPTOR;
-  if (!sram_range_ok(d.in_sram, g.in_bytes) || !sram_range_ok(d.w_sram, g.w_bytes) ||
-      !sram_range_ok(d.bias_sram, g.n * 4) || !sram_range_ok(d.quant_sram, g.n * 8) ||
-      !sram_range_ok(d.out_sram, g.out_bytes))
-    return ChannelError::SRAM_OVERFLOW;
-
-  // The address generator streams im2col rows into the array; it costs no cycles of its own.
-  const bool in_unsigned = d.flags & desc::kConvInputUnsigned;
-  std::vector<int8_t> a(g.m * g.k);
-  const uint8_t* in = sram_.data() + d.in_sram;
-  int8_t* row = a.data();
-  for (uint64_t oy = 0; oy < d.out_h; ++oy) {
-    for (uint64_t ox = 0; ox < d.out_w; ++ox) {
-      for (uint32_t ky = 0; ky < d.kh; ++ky) {
-        for (uint32_t kx = 0; kx < d.kw; ++kx) {
-          const int64_t base = tap_index(d, oy, ox, ky, kx);
-          for (uint32_t c = 0; c < d.in_c; ++c) {
-            if (base < 0) {
-              *row++ = static_cast<int8_t>(d.pad_value);
-            } else {
-              const uint8_t v = in[base + c];
-              *row++ = static_cast<int8_t>(in_unsigned ? (v ^ 0x80u) : v);
-            }
-          }
+  bool preempted = false;
+  for (uint32_t i = cmd_start_; i < cmd_count_; ++i) {
+    if (aborted()) return;
+    if (preempt_requested_) {
+      preempted = true;
+      break;
+    }
+    if (run_.error_index) break;
+    if (fault_.kind == FaultKind::HANG && i >= fault_.at) {
+      // The command processor stops dead: no progress, no interrupt, until a reset.
+      fault_.kind = FaultKind::NONE;
+      ++faults_;
+      log->warn("injected hang at descriptor {}", i);
+      while (!aborted()) sc_core::wait(abort_);
+      return;
+    }
+    if (fault_.kind == FaultKind::THERMAL_RUNAWAY && i >= fault_.at) {
+      fault_.kind = FaultKind::NONE;
+      ++faults_;
+      if (runaway_) runaway_();
+    }
+    desc::Raw raw;
+    if (!fetch(i, &raw)) {
+      run_.error = ChannelError::DMA_FAULT;
+      run_.error_index = i;
+      break;
+    }
+    if (aborted()) return;
+    Op op;
+    op.index = i;
+    op.epoch = run_.epoch;
+    op.raw = raw;
+    op.opcode = desc::opcode_of(raw);
+    if (const ChannelError e = decode(raw, &op); e != ChannelError::NONE) {
+      run_.error = e;
+      run_.error_index = i;
+      break;
+    }
+    op.fault = fault_for(op);
+    const sc_core::sc_time stall_from = sc_core::sc_time_stamp();
+    switch (op.opcode) {
+      case desc::Opcode::NOP:
+        complete(op, ChannelError::NONE);
+        continue;
+      case desc::Opcode::PREEMPT_POINT: {
+        const auto p = desc::decode<desc::PreemptPoint>(raw);
+        PointRecord rec{i, false, {}};
+        for (size_t r = 0; r < 4; ++r) rec.ranges.push_back({p.offset[r], p.bytes[r]});
+        run_.points.push_back(std::move(rec));
+        complete(op, ChannelError::NONE);
+        continue;
+      }
+      case desc::Opcode::BARRIER:
+      case desc::Opcode::FENCE:
+        while (!scoreboard_.empty() && !aborted() && !preempt_requested_ && !run_.error_index)
+          sc_core::wait(completion_ | abort_ | preempt_);
+        issue_stall_cycles_ += cycles_between(stall_from, sc_core::sc_time_stamp());
+        if (aborted()) return;
+        if (!scoreboard_.empty()) {  // preempted or failed while waiting: the barrier is not passed
+          preempted = preempt_requested_;
+          break;
         }
-      }
+        complete(op, ChannelError::NONE);
+        continue;
+      case desc::Opcode::DMA_IN:
+        if (!issue(std::move(op), Engine::DMA_IN)) break;
+        continue;
+      case desc::Opcode::DMA_OUT:
+        if (!issue(std::move(op), Engine::DMA_OUT)) break;
+        continue;
+      default:
+        if (!issue(std::move(op), Engine::COMPUTE)) break;
+        continue;
+    }
+    // A switch case broke out: the descriptor was not issued.
+    if (aborted()) return;
+    preempted = preempted || preempt_requested_;
+    break;
+  }
+  if (aborted()) return;
+  if (preempt_requested_) preempted = true;
+  if (preempted) {
+    // Drain: engines finish what they started and everything before it; the rest is dropped.
+    run_.stopping = true;
+    cancel_queued_after(run_.max_started);
+  }
+  if (run_.error_index) cancel_queued_after(*run_.error_index);
+  wait_for_drain();
+  if (aborted()) return;
+  finish_run(preempted && !run_.error_index && progress_ < cmd_count_);
+}
+
+bool Channel::issue(Op op, Engine e) {
+  EngineState& es = engines_[static_cast<size_t>(e)];
+  const sc_core::sc_time stall_from = sc_core::sc_time_stamp();
+  while (es.queue.size() >= cfg_.queue_depth && !aborted() && !preempt_requested_ && !run_.error_index)
+    sc_core::wait(es.changed | abort_ | preempt_ | completion_);
+  issue_stall_cycles_ += cycles_between(stall_from, sc_core::sc_time_stamp());
+  if (aborted() || preempt_requested_ || run_.error_index) return false;
+  op.deps = scoreboard_.dependencies(op.fp);
+  scoreboard_.issue(op.index, op.fp);
+  es.queue.push_back(std::move(op));
+  es.changed.notify(sc_core::SC_ZERO_TIME);
+  return true;
+}
+
+void Channel::cancel_queued_after(int64_t index) {
+  for (auto& es : engines_) {
+    const size_t before = es.queue.size();
+    std::erase_if(es.queue, [&](const Op& op) {
+      if (static_cast<int64_t>(op.index) <= index) return false;
+      scoreboard_.retire(op.index);
+      return true;
+    });
+    if (es.queue.size() != before) es.changed.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void Channel::wait_for_drain() {
+  const sc_core::sc_time from = sc_core::sc_time_stamp();
+  while (!scoreboard_.empty() && !aborted()) {
+    sc_core::wait(completion_ | abort_);
+    // An error found while draining drops what was queued behind it.
+    if (run_.error_index) cancel_queued_after(*run_.error_index);
+  }
+  issue_stall_cycles_ += cycles_between(from, sc_core::sc_time_stamp());
+}
+
+regs::FaultKind Channel::fault_for(const Op& op) {
+  if (op.index < fault_.at) return FaultKind::NONE;
+  const bool is_dma = op.opcode == desc::Opcode::DMA_IN || op.opcode == desc::Opcode::DMA_OUT;
+  const bool reads_sram = !op.fp.sram.reads.empty();
+  const FaultKind k = fault_.kind;
+  if ((k == FaultKind::DMA_ERROR && is_dma) || (k == FaultKind::SRAM_ECC && reads_sram)) {
+    fault_.kind = FaultKind::NONE;
+    ++faults_;
+    return k;
+  }
+  return FaultKind::NONE;
+}
+
+void Channel::finish_run(bool preempted) {
+  auto log = log::get(name());
+  if (preempted) {
+    const uint32_t resume = progress_;
+    const ChannelError e = save_context(resume);
+    if (aborted()) return;
+    if (e != ChannelError::NONE) {
+      run_.error = e;
+      run_.error_index = resume;
     }
   }
-  std::vector<int32_t> bias(g.n), mult(g.n), shift(g.n);
-  std::memcpy(bias.data(), sram_.data() + d.bias_sram, g.n * 4);
-  std::memcpy(mult.data(), sram_.data() + d.quant_sram, g.n * 4);
-  std::memcpy(shift.data(), sram_.data() + d.quant_sram + g.n * 4, g.n * 4);
-  const auto* w = reinterpret_cast<const int8_t*>(sram_.data() + d.w_sram);
-  uint8_t* out = sram_.data() + d.out_sram;
-
-  const uint32_t cols = core_->geometry().cols;
-  for (uint64_t j0 = 0; j0 < g.n; j0 += cols) {
-    Int8TileCommand t;
-    t.m = static_cast<uint32_t>(g.m);
-    t.k = static_cast<uint32_t>(g.k);
-    t.n = static_cast<uint32_t>(std::min<uint64_t>(cols, g.n - j0));
-    t.a = a.data();
-    t.lda = t.k;
-    t.w = w + j0;
-    t.ldw = d.cout;
-    t.bias = bias.data() + j0;
-    t.weight_offset = d.weight_offset;
-    t.out_multiplier = mult.data() + j0;
-    t.out_shift = shift.data() + j0;
-    t.out_zero_point = d.out_zero_point;
-    t.clamp_lo = d.clamp_lo;
-    t.clamp_hi = d.clamp_hi;
-    t.out_unsigned = d.flags & desc::kConvOutputUnsigned;
-    t.out = out + j0;
-    t.ldo = d.cout;
-    compute_cycles_ += core_->run_int8_tile(t);
+  if (fault_.next_buffer_only) fault_.kind = FaultKind::NONE;
+  last_cycles_ = cycles_between(run_.start_time, sc_core::sc_time_stamp());
+  busy_cycles_ += last_cycles_;
+  last_energy_pj_ = static_cast<uint64_t>(power_.component_energy_pj(name()) - run_.energy_start_pj + 0.5);
+  preempt_requested_ = false;
+  run_.stopping = false;
+  std::string outcome;
+  if (run_.error_index) {
+    state_ = ChannelState::ERROR;
+    error_ = run_.error;
+    error_index_ = *run_.error_index;
+    ++errors_;
+    outcome = "error";
+    log->warn("descriptor {} failed with error {}", error_index_, static_cast<uint32_t>(error_));
+  } else if (preempted) {
+    state_ = ChannelState::PREEMPTED;
+    ++preemptions_;
+    outcome = "preempted";
+  } else {
+    state_ = ChannelState::DONE;
+    ++jobs_;
+    outcome = "done";
   }
-  macs_ += g.m * g.k * g.n;
+  span(track_, "command buffer", run_.start_time,
+       {{"first", run_.start},
+        {"count", cmd_count_},
+        {"progress", progress_},
+        {"outcome", outcome},
+        {"energy_pj", last_energy_pj_},
+        {"functional", run_.functional}});
+  log->debug("end: {} after {} cycles, progress {}", outcome, last_cycles_, progress_);
+  raise(state_ == ChannelState::ERROR       ? regs::CH_IRQ_ERROR
+        : state_ == ChannelState::PREEMPTED ? regs::CH_IRQ_PREEMPTED
+                                            : regs::CH_IRQ_DONE);
+}
+
+// --- engines -----------------------------------------------------------------------------------------
+
+bool Channel::may_start(const Op& op) const {
+  if (run_.stopping && static_cast<int64_t>(op.index) > run_.max_started) return false;
+  if (run_.error_index && op.index > *run_.error_index) return false;
+  for (uint32_t d : op.deps) {
+    if (scoreboard_.in_flight(d)) return false;
+  }
+  return true;
+}
+
+void Channel::engine_loop(Engine e) {
+  EngineState& es = engines_[static_cast<size_t>(e)];
+  for (;;) {
+    if (es.queue.empty()) {
+      sc_core::wait(es.changed);
+      continue;
+    }
+    if (!may_start(es.queue.front())) {
+      const sc_core::sc_time from = sc_core::sc_time_stamp();
+      sc_core::wait(es.changed | completion_);
+      *es.stall_cycles += cycles_between(from, sc_core::sc_time_stamp());
+      continue;
+    }
+    const Op op = std::move(es.queue.front());
+    es.queue.pop_front();
+    es.changed.notify(sc_core::SC_ZERO_TIME);  // queue space for the command processor
+    run_.max_started = std::max<int64_t>(run_.max_started, op.index);
+    const uint64_t epoch = epoch_;
+    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+    const ChannelError err = execute(op);
+    const uint64_t cycles = cycles_between(t0, sc_core::sc_time_stamp());
+    *es.busy_cycles += cycles;
+    (e == Engine::COMPUTE ? compute_cycles_ : dma_cycles_) += cycles;
+    if (epoch != epoch_) continue;  // reset meanwhile: the result is dropped
+    if (err == ChannelError::NONE) ++*es.descriptors;
+    span(es.track, desc::opcode_name(op.opcode), t0,
+         {{"index", op.index}, {"id", desc::decode<desc::Header>(op.raw).id}});
+    complete(op, err);
+  }
+}
+
+void Channel::complete(const Op& op, ChannelError error) {
+  scoreboard_.retire(op.index);
+  if (error != ChannelError::NONE) {
+    if (!run_.error_index || op.index < *run_.error_index) {
+      run_.error_index = op.index;
+      run_.error = error;
+    }
+  } else {
+    ++descriptors_;
+    if (!op.fp.sram.writes.empty()) run_.writes.push_back({op.index, op.fp.sram.writes});
+    if (op.index == progress_) {
+      ++progress_;
+      while (!run_.completed_ahead.empty() && *run_.completed_ahead.begin() == progress_) {
+        run_.completed_ahead.erase(run_.completed_ahead.begin());
+        ++progress_;
+      }
+    } else {
+      run_.completed_ahead.insert(op.index);
+    }
+  }
+  completion_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Channel::update_stats(double elapsed_cycles) {
+  for (auto& es : engines_) {
+    const double active = static_cast<double>(*es.busy_cycles + *es.stall_cycles);
+    *es.idle_cycles = elapsed_cycles > active ? static_cast<uint64_t>(elapsed_cycles - active + 0.5) : 0;
+    *es.utilisation = elapsed_cycles > 0 ? static_cast<double>(*es.busy_cycles) / elapsed_cycles : 0.0;
+  }
+  utilisation_ = *engines_[static_cast<size_t>(Engine::COMPUTE)].utilisation;
+}
+
+// --- context save and restore ------------------------------------------------------------------------
+
+// Points are recorded in program order (a restored set first), so the last one before `resume` is in force.
+const Channel::PointRecord* Channel::point_before(uint32_t resume) const {
+  const PointRecord* point = nullptr;
+  for (const auto& p : run_.points) {
+    if (p.restored || p.index < resume) point = &p;
+  }
+  return point;
+}
+
+std::vector<SramRange> Channel::live_ranges(uint32_t resume) const {
+  std::vector<SramRange> live;
+  if (const PointRecord* point = point_before(resume)) {
+    live = point->ranges;
+    for (const auto& w : run_.writes) {
+      const bool after_point = point->restored || w.index > point->index;
+      if (after_point && w.index < resume) live.insert(live.end(), w.ranges.begin(), w.ranges.end());
+    }
+  } else {
+    uint64_t high = run_.restored_high_water;
+    for (const auto& w : run_.writes) {
+      if (w.index >= resume) continue;
+      for (const auto& r : w.ranges) high = std::max(high, uint64_t{r.offset} + r.bytes);
+    }
+    if (high) live.push_back({0, static_cast<uint32_t>(high)});
+  }
+  return coalesce_ranges(std::move(live), kMaxSaveRanges);
+}
+
+ChannelError Channel::save_context(uint32_t resume) {
+  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  SaveHeader h;
+  h.resume_index = resume;
+  h.sram_bytes = static_cast<uint32_t>(sram_.size());
+  h.ranges = live_ranges(resume);
+  h.flags = point_before(resume) ? kSaveDeclared : 0;
+  const uint64_t bytes = h.saved_bytes();
+  if (!dram_.in_range(save_base_, regs::kSaveAreaHeader + bytes)) return ChannelError::DMA_FAULT;
+  if (!wait_cycles(cfg_.dma_setup_cycles, run_.epoch)) return ChannelError::NONE;
+  if (!dram_.transfer(regs::kSaveAreaHeader + bytes, ns_per_dma_byte(), &abort_)) return ChannelError::NONE;
+  const auto header = encode_save_header(h);
+  dram_.write(save_base_, header.data(), header.size());
+  uint64_t at = save_base_ + regs::kSaveAreaHeader;
+  for (const auto& r : h.ranges) {
+    if (run_.functional) dram_.write(at, sram_.data() + r.offset, r.bytes);
+    at += r.bytes;
+  }
+  power_.add_sram_bytes(power_id_, bytes);
+  power_.add_dram_bytes(power_id_, regs::kSaveAreaHeader + bytes);
+  save_bytes_ = static_cast<uint32_t>(bytes);
+  save_bytes_total_ += bytes;
+  save_cycles_ += cycles_between(t0, sc_core::sc_time_stamp());
+  span(track_, "save", t0, {{"bytes", bytes}, {"ranges", h.ranges.size()}, {"resume", resume}});
   return ChannelError::NONE;
 }
 
-ChannelError Channel::conv_fp32(const desc::Conv& d) {
-  ConvGeometry g{};
-  if (!conv_geometry(d, 4, &g)) return ChannelError::BAD_DESCRIPTOR;
-  if (!sram_range_ok(d.in_sram, g.in_bytes) || !sram_range_ok(d.w_sram, g.w_bytes) ||
-      !sram_range_ok(d.bias_sram, g.n * 4) || !sram_range_ok(d.out_sram, g.out_bytes))
-    return ChannelError::SRAM_OVERFLOW;
-  auto load = [&](uint64_t off, uint64_t count) {
-    std::vector<float> v(count);
-    std::memcpy(v.data(), sram_.data() + off, count * 4);
-    return v;
-  };
-  const std::vector<float> in = load(d.in_sram, g.in_bytes / 4);
-  const std::vector<float> w = load(d.w_sram, g.k * g.n);
-  const std::vector<float> bias = load(d.bias_sram, g.n);
-  const float lo = std::bit_cast<float>(d.clamp_lo), hi = std::bit_cast<float>(d.clamp_hi);
-  std::vector<float> out(g.m * g.n);
-  // Accumulation order (ky, kx, c innermost from 0, then + bias) mirrors the CPU reference exactly.
-  std::vector<float> acc(g.n);
-  for (uint64_t oy = 0; oy < d.out_h; ++oy) {
-    for (uint64_t ox = 0; ox < d.out_w; ++ox) {
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (uint32_t ky = 0; ky < d.kh; ++ky) {
-        for (uint32_t kx = 0; kx < d.kw; ++kx) {
-          const int64_t base = tap_index(d, oy, ox, ky, kx);
-          if (base < 0) continue;
-          const uint64_t krow = (static_cast<uint64_t>(ky) * d.kw + kx) * d.in_c;
-          for (uint32_t c = 0; c < d.in_c; ++c) {
-            const float x = in[base + c];
-            const float* wr = &w[(krow + c) * g.n];
-            for (uint64_t j = 0; j < g.n; ++j) acc[j] += x * wr[j];
-          }
-        }
-      }
-      float* o = &out[(oy * d.out_w + ox) * g.n];
-      for (uint64_t j = 0; j < g.n; ++j) o[j] = std::clamp(acc[j] + bias[j], lo, hi);
-    }
+ChannelError Channel::restore_context() {
+  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  if (!dram_.in_range(save_base_, regs::kSaveAreaHeader)) return ChannelError::DMA_FAULT;
+  std::vector<uint8_t> header(regs::kSaveAreaHeader);
+  dram_.read(save_base_, header.data(), header.size());
+  const auto h = decode_save_header(header.data(), sram_.size());
+  if (!h) return ChannelError::BAD_DESCRIPTOR;
+  const uint64_t bytes = h->saved_bytes();
+  if (!dram_.in_range(save_base_, regs::kSaveAreaHeader + bytes)) return ChannelError::DMA_FAULT;
+  if (!wait_cycles(cfg_.dma_setup_cycles, run_.epoch)) return ChannelError::NONE;
+  if (!dram_.transfer(regs::kSaveAreaHeader + bytes, ns_per_dma_byte(), &abort_)) return ChannelError::NONE;
+  uint64_t at = save_base_ + regs::kSaveAreaHeader;
+  for (const auto& r : h->ranges) {
+    if (run_.functional) dram_.read(at, sram_.data() + r.offset, r.bytes);
+    at += r.bytes;
   }
-  std::memcpy(sram_.data() + d.out_sram, out.data(), g.out_bytes);
-  const uint64_t macs = g.m * g.k * g.n;
-  const uint64_t cycles = (macs + cfg_.fp32_macs_per_cycle - 1) / cfg_.fp32_macs_per_cycle + 8;  // + pipeline
-  sc_core::wait(clock_.cycles(cycles));
-  compute_cycles_ += cycles;
-  macs_ += macs;
+  // What was live at the save stays live until the command buffer declares otherwise.
+  if (h->flags & kSaveDeclared) {
+    run_.points.push_back({run_.start, true, h->ranges});
+  } else {
+    for (const auto& r : h->ranges)
+      run_.restored_high_water = std::max<uint64_t>(run_.restored_high_water, uint64_t{r.offset} + r.bytes);
+  }
+  power_.add_sram_bytes(power_id_, bytes);
+  power_.add_dram_bytes(power_id_, regs::kSaveAreaHeader + bytes);
+  restore_bytes_total_ += bytes;
+  restore_cycles_ += cycles_between(t0, sc_core::sc_time_stamp());
+  span(track_, "restore", t0, {{"bytes", bytes}, {"ranges", h->ranges.size()}});
   return ChannelError::NONE;
 }
 

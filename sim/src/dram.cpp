@@ -5,8 +5,8 @@
 
 namespace npu::sim {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry& stats)
     : sc_module(name),
@@ -17,8 +17,15 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry&
       bytes_read_(stats.counter(std::string(this->name()) + ".host_bytes_read", "B", "Bytes the host read")),
       bytes_written_(
           stats.counter(std::string(this->name()) + ".host_bytes_written", "B", "Bytes the host wrote")),
-      dma_bytes_(stats.counter(std::string(this->name()) + ".dma_bytes", "B", "Bytes moved by NPU DMA and fetch")),
-      busy_ns_(stats.value(std::string(this->name()) + ".busy_ns", "ns", "Time the DRAM port was transferring")) {
+      dma_bytes_(
+          stats.counter(std::string(this->name()) + ".dma_bytes", "B", "Bytes moved by NPU DMA and fetch")),
+      busy_ns_(
+          stats.value(std::string(this->name()) + ".busy_ns", "ns", "Time the DRAM port was transferring")),
+      bandwidth_used_(
+          stats.value(std::string(this->name()) + ".bandwidth_gbps", "GB/s",
+                      "Average DMA bandwidth used since time 0 (DMA and descriptor-fetch bytes)")),
+      utilisation_(stats.value(std::string(this->name()) + ".utilisation", "",
+                               "Fraction of the elapsed time the DRAM port was transferring")) {
   host.register_b_transport(this, &Dram::b_transport);
 }
 
@@ -60,9 +67,18 @@ void Dram::write(uint64_t addr, const void* src, uint64_t len) {
   }
 }
 
-void Dram::transfer(uint64_t bytes, double requester_ns_per_byte) {
+bool Dram::transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_event* abort) {
   dma_bytes_ += bytes;
-  sc_core::wait(sc_time(cfg_.latency_ns, SC_NS));
+  auto wait_for = [abort](const sc_time& t) {
+    if (!abort) {
+      sc_core::wait(t);
+      return true;
+    }
+    const sc_time until = sc_core::sc_time_stamp() + t;
+    sc_core::wait(t, *abort);
+    return sc_core::sc_time_stamp() >= until;
+  };
+  if (!wait_for(sc_time(cfg_.latency_ns, SC_NS))) return false;
   while (bytes > 0) {
     const uint64_t quantum = std::min<uint64_t>(bytes, cfg_.arbitration_bytes);
     const sc_time now = sc_core::sc_time_stamp();
@@ -71,10 +87,18 @@ void Dram::transfer(uint64_t bytes, double requester_ns_per_byte) {
     const sc_time port_time(ns_per_byte_ * static_cast<double>(quantum), SC_NS);
     next_free_ = start + port_time;
     busy_ns_ += port_time.to_seconds() * 1e9;
-    const sc_time done = std::max(next_free_, now + sc_time(requester_ns_per_byte * static_cast<double>(quantum), SC_NS));
-    sc_core::wait(done - now);
+    const sc_time done =
+        std::max(next_free_, now + sc_time(requester_ns_per_byte * static_cast<double>(quantum), SC_NS));
+    if (!wait_for(done - now)) return false;
     bytes -= quantum;
   }
+  return true;
+}
+
+void Dram::update_stats() {
+  const double ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+  bandwidth_used_ = ns > 0 ? static_cast<double>(dma_bytes_) / ns : 0.0;  // B/ns = GB/s
+  utilisation_ = ns > 0 ? busy_ns_ / ns : 0.0;
 }
 
 void Dram::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {

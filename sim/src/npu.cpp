@@ -1,5 +1,8 @@
 #include "npu/sim/npu.h"
 
+#include <sysc/kernel/sc_dynamic_processes.h>
+
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -16,86 +19,283 @@ std::unique_ptr<ComputeCore> make_tlm_compute_core(const std::string&, const Cha
   return std::make_unique<TlmComputeCore>(ArrayGeometry{cfg.array_rows, cfg.array_cols}, clock);
 }
 
+namespace {
+
+const NpuConfig& validated(const NpuConfig& cfg) {
+  if (auto r = cfg.validate(); !r) throw std::invalid_argument(r.error());
+  return cfg;
+}
+
+PowerParams power_params(const NpuConfig& cfg) {
+  auto p = cfg.power.resolve();
+  if (!p) throw std::invalid_argument(p.error());
+  return *p;
+}
+
+regs::FaultKind fault_kind(const std::string& name) {
+  if (name == "hang") return regs::FaultKind::HANG;
+  if (name == "dma_error") return regs::FaultKind::DMA_ERROR;
+  if (name == "sram_ecc") return regs::FaultKind::SRAM_ECC;
+  if (name == "thermal_runaway") return regs::FaultKind::THERMAL_RUNAWAY;
+  return regs::FaultKind::NONE;
+}
+
+int32_t to_mc(double celsius) { return static_cast<int32_t>(std::lround(celsius * 1000.0)); }
+
+uint64_t to_ns(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_seconds() * 1e9 + 0.5); }
+
+}  // namespace
+
 Npu::Npu(sc_core::sc_module_name name, const NpuConfig& cfg, stats::Registry& stats,
          const ComputeCoreFactory& core_factory)
     : sc_module(name),
       mmio("mmio"),
       irq("irq"),
-      cfg_(cfg),
-      clock_(cfg.clock_mhz),
-      dram_("dram", cfg.dram, stats),
+      cfg_(validated(cfg)),
+      clock_(cfg.clock_mhz()),
       mmio_reads_(stats.counter(std::string(this->name()) + ".mmio.reads", "", "Register reads")),
       mmio_writes_(stats.counter(std::string(this->name()) + ".mmio.writes", "", "Register writes")) {
   SC_HAS_PROCESS(Npu);
   mmio.register_b_transport(this, &Npu::b_transport);
-  for (uint32_t i = 0; i < cfg.channels; ++i) {
+  power_ = std::make_unique<PowerModel>(power_params(cfg_), stats, this->name());
+  dram_ = std::make_unique<Dram>("dram", cfg_.dram, stats);
+  for (uint32_t i = 0; i < cfg_.channels; ++i) {
     const std::string ch_name = "ch" + std::to_string(i);
     std::string error;
     // Created while this module is being built, so the core becomes the child npu.<ch>_core.
-    auto core = core_factory(ch_name + "_core", cfg.channel, clock_, &error);
+    auto core = core_factory(ch_name + "_core", cfg_.channel, clock_, &error);
     if (!core) throw std::invalid_argument(error);
-    channels_.push_back(std::make_unique<Channel>(ch_name.c_str(), i, cfg.channel, clock_, dram_, std::move(core), stats));
-    channels_.back()->on_irq_change([this] { update_irq(); });
+    channels_.push_back(std::make_unique<Channel>(ch_name.c_str(), i, cfg_.channel, cfg_.functional, clock_,
+                                                  *dram_, std::move(core), *power_, stats));
+    Channel& ch = *channels_.back();
+    ch.on_irq_change([this] { update_irq(); });
+    ch.on_activity([this] { thermal_->wake(); });
+    ch.on_thermal_runaway([this] { inject_thermal_runaway(cfg_.faults.thermal_runaway_w); });
   }
+  thermal_ = std::make_unique<ThermalMonitor>("thermal", cfg_.thermal, *power_, stats);
+  thermal_->set_idle_check([this] { return !any_channel_busy(); });
+  thermal_->on_sample([this](const sc_core::sc_time& at) { on_thermal_sample(at); });
+  dvfs_ = std::make_unique<DvfsController>("dvfs", cfg_.dvfs, clock_, *power_, stats);
+  dvfs_->on_change([this](size_t point) {
+    dvfs_pending_irq_ = true;
+    update_irq();
+    if (tracer_)
+      tracer_->counter("npu", "npu.clock_mhz", to_ns(sc_core::sc_time_stamp()), dvfs_->point(point).mhz);
+  });
+  arm_configured_fault();
   SC_METHOD(drive_irq);
   sensitive << irq_update_;
   dont_initialize();
 }
 
-void Npu::set_tracer(trace::Tracer* tracer) {
-  for (auto& ch : channels_) ch->set_tracer(tracer);
+Npu::~Npu() = default;
+
+void Npu::arm_configured_fault() {
+  const auto kind = fault_kind(cfg_.faults.kind);
+  if (kind == regs::FaultKind::NONE) return;
+  if (cfg_.faults.trigger == "descriptor") {
+    channels_[cfg_.faults.channel]->arm_fault(kind, cfg_.faults.at_descriptor, false);
+    return;
+  }
+  // At a simulated time: the fault strikes the channel's next descriptor from then on.
+  sc_core::sc_spawn_options opts;
+  sc_core::sc_spawn(
+      [this, kind] {
+        sc_core::wait(sc_core::sc_time(cfg_.faults.at_time_us, sc_core::SC_US));
+        if (kind == regs::FaultKind::THERMAL_RUNAWAY) {
+          inject_thermal_runaway(cfg_.faults.thermal_runaway_w);
+        } else {
+          channels_[cfg_.faults.channel]->arm_fault(kind, 0, false);
+        }
+      },
+      "fault_timer", &opts);
 }
 
-uint64_t Npu::cycle() const { return static_cast<uint64_t>(sc_core::sc_time_stamp() / clock_.period()); }
+bool Npu::inject_fault(uint32_t channel, regs::FaultKind kind, uint32_t at_descriptor) {
+  if (channel >= channels_.size() || kind == regs::FaultKind::NONE) return false;
+  channels_[channel]->arm_fault(kind, at_descriptor, true);
+  return true;
+}
 
-uint32_t Npu::read_reg(uint32_t offset) const {
-  switch (offset) {
-    case regs::NPU_ID: return regs::kNpuIdValue;
-    case regs::NPU_VERSION: return regs::kGlobalRegisters[1].reset;
-    case regs::NPU_CONFIG:
-      return cfg_.channels | ((cfg_.channel.array_rows & 0xFF) << 8) | ((cfg_.channel.array_cols & 0xFF) << 16);
-    case regs::NPU_SRAM_KIB: return cfg_.channel.sram_kib;
-    case regs::IRQ_STATUS: {
-      uint32_t s = 0;
-      for (uint32_t i = 0; i < channels_.size(); ++i) s |= (channels_[i]->irq_status() ? 1u : 0u) << i;
-      return s;
-    }
-    case regs::IRQ_MASK: return irq_mask_;
-    case regs::CYCLE_LO: return static_cast<uint32_t>(cycle());
-    case regs::CYCLE_HI: return static_cast<uint32_t>(cycle() >> 32);
-    default: break;
+void Npu::inject_thermal_runaway(double watts) { thermal_->inject_thermal_runaway(watts); }
+
+void Npu::set_tracer(trace::Tracer* tracer) {
+  tracer_ = tracer;
+  for (auto& ch : channels_) ch->set_tracer(tracer);
+  if (tracer_) tracer_->counter("npu", "npu.clock_mhz", to_ns(sc_core::sc_time_stamp()), clock_.mhz());
+}
+
+bool Npu::any_channel_busy() const {
+  for (const auto& ch : channels_) {
+    if (ch->busy()) return true;
   }
+  return false;
+}
+
+uint64_t Npu::cycle() const { return static_cast<uint64_t>(clock_.cycle_count()); }
+
+void Npu::update_stats() {
+  thermal_->wake();
+  for (auto& ch : channels_) ch->update_stats(clock_.cycle_count());
+  dram_->update_stats();
+  dvfs_->update_stats();
+}
+
+void Npu::finish() {
+  thermal_->finish();
+  update_stats();
+}
+
+void Npu::on_thermal_sample(const sc_core::sc_time& at) {
+  const ThermalSensor& s = thermal_->sensor();
+  if (s.pending() || s.rearm_pending()) update_irq();
+  if (!tracer_) return;
+  const uint64_t ns = to_ns(at);
+  tracer_->counter("npu", "npu.thermal.junction_c", ns, thermal_->junction_c());
+  tracer_->counter("npu", "npu.thermal.skin_c", ns, thermal_->rc().temperature_c(thermal_->rc().size() - 1));
+  tracer_->counter("npu", "npu.power_w", ns, thermal_->last_power_w());
+}
+
+uint32_t Npu::irq_status() const {
+  uint32_t s = 0;
+  for (uint32_t i = 0; i < channels_.size(); ++i) s |= (channels_[i]->irq_status() ? 1u : 0u) << i;
+  const ThermalSensor& sensor = thermal_->sensor();
+  if (sensor.pending() || sensor.rearm_pending()) s |= regs::IRQ_THERMAL;
+  if (dvfs_pending_irq_) s |= regs::IRQ_DVFS;
+  return s;
+}
+
+uint32_t Npu::read_reg(uint32_t offset) {
+  const uint64_t dram_mib = cfg_.dram.size_mib;
+  switch (offset) {
+    case regs::NPU_ID:
+      return regs::kNpuIdValue;
+    case regs::NPU_VERSION:
+      return regs::kGlobalRegisters[1].reset;
+    case regs::NPU_CONFIG:
+      return cfg_.channels | ((cfg_.channel.array_rows & 0xFF) << 8) |
+             ((cfg_.channel.array_cols & 0xFF) << 16);
+    case regs::NPU_CONFIG2:
+      return (cfg_.channel.vector_lanes & 0xFFFF) | ((cfg_.channel.sram_banks & 0xFF) << 16) |
+             ((static_cast<uint32_t>(dvfs_->num_points()) & 0xF) << 24);
+    case regs::NPU_SRAM_KIB:
+      return cfg_.channel.sram_kib;
+    case regs::IRQ_STATUS:
+      return irq_status();
+    case regs::IRQ_MASK:
+      return irq_mask_;
+    case regs::CYCLE_LO:
+      return static_cast<uint32_t>(cycle());
+    case regs::CYCLE_HI:
+      return static_cast<uint32_t>(cycle() >> 32);
+    case regs::WEIGHT_MEM_BASE_MIB:
+      return static_cast<uint32_t>(dram_mib - cfg_.weight_memory_mib);
+    case regs::WEIGHT_MEM_MIB:
+      return cfg_.weight_memory_mib;
+    case regs::DRAM_MIB:
+      return static_cast<uint32_t>(dram_mib);
+    case regs::NPU_CAPS:
+      return regs::CAPS_SAVE_RESTORE | (cfg_.functional ? regs::CAPS_FUNCTIONAL : 0) |
+             regs::CAPS_FAULT_INJECT;
+    default:
+      break;
+  }
+  if (offset >= regs::THERM_TEMP && offset < regs::kChannelBase) return read_thermal_reg(offset);
   if (offset >= regs::kChannelBase) {
     const uint32_t ch = (offset - regs::kChannelBase) / regs::kChannelStride;
-    if (ch < channels_.size()) return channels_[ch]->read_reg((offset - regs::kChannelBase) % regs::kChannelStride);
+    if (ch < channels_.size())
+      return channels_[ch]->read_reg((offset - regs::kChannelBase) % regs::kChannelStride);
   }
   return 0;
 }
 
-void Npu::write_reg(uint32_t offset, uint32_t value) {
-  if (offset == regs::IRQ_MASK) {
-    irq_mask_ = value;
-    update_irq();
-    return;
+uint32_t Npu::read_thermal_reg(uint32_t offset) {
+  thermal_->wake();  // a paused sensor catches up to the present before it is read
+  const ThermalSensor& s = thermal_->sensor();
+  for (uint32_t i = 0; i < regs::kThermalTrips && i < s.num_trips(); ++i) {
+    if (offset == regs::THERM_TRIP(i)) return static_cast<uint32_t>(s.trip(i).threshold_mc);
+    if (offset == regs::THERM_HYST(i)) return static_cast<uint32_t>(s.trip(i).hysteresis_mc);
   }
-  if (offset == regs::GLOBAL_CTRL) {
-    if (value & 1) {
-      for (auto& ch : channels_) ch->write_reg(regs::CH_CTRL, regs::CH_CTRL_RESET);
+  for (uint32_t i = 0; i < regs::kDvfsPoints && i < dvfs_->num_points(); ++i) {
+    if (offset == regs::DVFS_OPP_MHZ(i)) return static_cast<uint32_t>(std::lround(dvfs_->point(i).mhz));
+    if (offset == regs::DVFS_OPP_MV(i))
+      return static_cast<uint32_t>(std::lround(dvfs_->point(i).voltage_v * 1000));
+  }
+  switch (offset) {
+    case regs::THERM_TEMP:
+      return static_cast<uint32_t>(s.temp_mc());
+    case regs::THERM_SKIN_TEMP:
+      return static_cast<uint32_t>(to_mc(thermal_->rc().temperature_c(thermal_->rc().size() - 1)));
+    case regs::THERM_TRIP_STATUS:
+      return s.tripped() & 0xF;
+    case regs::THERM_IRQ_STATUS:
+      return (s.pending() & 0xF) | ((s.rearm_pending() & 0xF) << 4);
+    case regs::PWR_POWER_MW:
+      return static_cast<uint32_t>(std::lround(thermal_->last_power_w() * 1000.0));
+    case regs::PWR_ENERGY_UJ_LO:
+    case regs::PWR_ENERGY_UJ_HI: {
+      const auto uj = static_cast<uint64_t>(power_->total_energy_pj() / 1e6);
+      return offset == regs::PWR_ENERGY_UJ_LO ? static_cast<uint32_t>(uj) : static_cast<uint32_t>(uj >> 32);
     }
+    case regs::DVFS_OPP:
+      return static_cast<uint32_t>(dvfs_->pending_point().value_or(dvfs_->current_point()));
+    case regs::DVFS_STATUS:
+      return static_cast<uint32_t>(dvfs_->current_point()) | (dvfs_->pending_point() ? 1u << 8 : 0u);
+    default:
+      return 0;
+  }
+}
+
+void Npu::write_thermal_reg(uint32_t offset, uint32_t value) {
+  thermal_->wake();
+  ThermalSensor& s = thermal_->sensor();
+  for (uint32_t i = 0; i < regs::kThermalTrips && i < s.num_trips(); ++i) {
+    // A negative hysteresis is refused by the sensor; the register keeps its value.
+    if (offset == regs::THERM_TRIP(i))
+      (void)s.set_trip(i, static_cast<int32_t>(value), s.trip(i).hysteresis_mc);
+    if (offset == regs::THERM_HYST(i))
+      (void)s.set_trip(i, s.trip(i).threshold_mc, static_cast<int32_t>(value));
+  }
+  if (offset == regs::THERM_IRQ_STATUS) {
+    s.acknowledge(value & 0xF);
+    s.acknowledge_rearm((value >> 4) & 0xF);
+    update_irq();
+  } else if (offset == regs::DVFS_OPP) {
+    (void)dvfs_->set_operating_point(value);  // an index outside the table is ignored
+  }
+}
+
+void Npu::write_reg(uint32_t offset, uint32_t value) {
+  switch (offset) {
+    case regs::IRQ_MASK:
+      irq_mask_ = value;
+      update_irq();
+      return;
+    case regs::IRQ_STATUS:
+      if (value & regs::IRQ_DVFS) dvfs_pending_irq_ = false;
+      update_irq();
+      return;
+    case regs::GLOBAL_CTRL:
+      if (value & 1) {
+        for (auto& ch : channels_) ch->write_reg(regs::CH_CTRL, regs::CH_CTRL_RESET);
+      }
+      return;
+    default:
+      break;
+  }
+  if (offset >= regs::THERM_TEMP && offset < regs::kChannelBase) {
+    write_thermal_reg(offset, value);
     return;
   }
   if (offset >= regs::kChannelBase) {
     const uint32_t ch = (offset - regs::kChannelBase) / regs::kChannelStride;
-    if (ch < channels_.size()) channels_[ch]->write_reg((offset - regs::kChannelBase) % regs::kChannelStride, value);
+    if (ch < channels_.size())
+      channels_[ch]->write_reg((offset - regs::kChannelBase) % regs::kChannelStride, value);
   }
 }
 
 void Npu::update_irq() {
-  bool level = false;
-  for (uint32_t i = 0; i < channels_.size(); ++i) {
-    if (((irq_mask_ >> i) & 1) && channels_[i]->irq_status()) level = true;
-  }
-  irq_level_ = level;
+  irq_level_ = (irq_status() & irq_mask_) != 0;
   irq_update_.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -23,6 +23,7 @@ void SystemConfig::declare(cfg::Schema& s) {
   s.u64("host.irq_top_half_ns", &driver.irq_top_half_ns, 500, "ns", "CPU cost of the interrupt handler");
   s.u64("host.bottom_half_ns", &driver.bottom_half_ns, 1500, "ns", "CPU cost of handling one channel event");
   driver.declare(s);
+  manager.declare(s);
 }
 
 Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides) {
@@ -37,6 +38,7 @@ Result<SystemConfig> load_system_config(const std::string& path, const std::vect
   for (const auto& o : overrides) {
     if (auto r = schema.set(o); !r) return make_error(r.error());
   }
+  if (auto r = cfg.npu.validate(); !r) return make_error(path + ": " + r.error());
   return cfg;
 }
 
@@ -107,6 +109,21 @@ hal::NpuDevice& System::npu_device(int uid, int pid) {
   return *npu_devices_.back();
 }
 
+hal::SchedulingHal& System::scheduling_hal() {
+  if (!scheduling_hal_) scheduling_hal_ = std::make_unique<hal::SchedulingHal>(*driver_);
+  return *scheduling_hal_;
+}
+
+Result<mgr::NpuService*> System::npu_service() {
+  if (!npu_service_) {
+    auto s = mgr::NpuService::create(scheduling_hal(), cfg_.manager, &stats_);
+    if (!s) return make_error(s.error());
+    npu_service_ = std::move(*s);
+    npu_service_->set_tracer(tracer());
+  }
+  return npu_service_.get();
+}
+
 Result<double> System::run(const std::function<void(System&)>& app, double limit_s) {
   bool finished = false;
   std::string probe_error;
@@ -124,6 +141,7 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   // sc_stop() ending the run is the normal case, not news.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
+  npu_->finish();
   driver_->update_stats();
   if (!probe_error.empty()) return make_error("driver: " + probe_error);
   if (!finished) return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");

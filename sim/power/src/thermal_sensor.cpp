@@ -61,8 +61,10 @@ uint32_t ThermalSensor::update(double temp_c) {
     const TripPoint& t = trips_[i];
     if (tripped_ & bit) {
       // 64-bit: threshold − hysteresis may leave the int32 range.
-      if (static_cast<int64_t>(temp_mc_) < static_cast<int64_t>(t.threshold_mc) - t.hysteresis_mc)
+      if (static_cast<int64_t>(temp_mc_) < static_cast<int64_t>(t.threshold_mc) - t.hysteresis_mc) {
         tripped_ &= ~bit;
+        rearm_pending_ |= bit;
+      }
     } else if (temp_mc_ >= t.threshold_mc) {
       tripped_ |= bit;
       pending_ |= bit;

@@ -241,7 +241,7 @@ class Driver {
   // Cancels every job done for `uid` (WorkInfo.original_uid; CANCELLED_SYSTEM).
   void cancel_uid_work(int uid);
   // Bytes alloc_bo(..., weights = true) draws from: the weight-memory region, or the general pool when
-  // the hardware has none. Valid after probe().
+  // the hardware has none; 0 before probe().
   uint64_t weight_memory_bytes() const;
   void set_work_observer(WorkObserver* observer) { work_observer_ = observer; }
   void set_thermal_observer(ThermalObserver* observer) { thermal_observer_ = observer; }

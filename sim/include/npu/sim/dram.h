@@ -2,17 +2,18 @@
 // through the `host` TLM target socket (loosely timed: the payload is copied and the transfer time
 // annotated); DMA engines call transfer() from their thread, which arbitrates all channels round-robin
 // in `arbitration_bytes` quanta, so two streaming channels each get about half the bandwidth.
-// Not modelled: banks, row buffers, refresh.
+// Stats: dma_bytes, host bytes, busy_ns, bandwidth_gbps (average DMA bandwidth used since time 0),
+// utilisation (busy over elapsed). Not modelled: banks, row buffers, refresh.
 #pragma once
+
+#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
+#include <unordered_map>
+#include <vector>
 
 #include "npu/common/stats.h"
 #include "npu/sim/npu_config.h"
@@ -33,8 +34,12 @@ class Dram : public sc_core::sc_module {
   void write(uint64_t addr, const void* src, uint64_t len);
 
   // Blocks the calling SC_THREAD for the time `bytes` take through the shared DRAM port, given that
-  // the requester itself cannot go faster than `requester_ns_per_byte`.
-  void transfer(uint64_t bytes, double requester_ns_per_byte);
+  // the requester itself cannot go faster than `requester_ns_per_byte`. Returns false, early, when
+  // `abort` is notified meanwhile (the quantum in progress keeps the port booked).
+  bool transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_event* abort = nullptr);
+
+  // Brings the average-bandwidth stat up to the present time.
+  void update_stats();
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -50,6 +55,8 @@ class Dram : public sc_core::sc_module {
   uint64_t& bytes_written_;
   uint64_t& dma_bytes_;
   double& busy_ns_;
+  double& bandwidth_used_;
+  double& utilisation_;
 };
 
 }  // namespace npu::sim

@@ -1,12 +1,16 @@
-// Hardware parameters of the simulated NPU. The defaults are the phone-class preset
-// (configs/npu/default.json restates them); every parameter is declared once in declare().
-// Channels are identical: one `npu.channel.*` block configures them all.
+// Hardware parameters of the simulated NPU. The defaults are the phone-class preset; every parameter is
+// declared once in declare() with its default, unit, description and range (`npusim config --explain`).
+// Channels are identical: one `npu.channel.*` block configures them all. The core clock is the DVFS
+// table's operating point in force (`npu.dvfs.opp<i>.mhz`, starting at `npu.dvfs.initial_point`): a design
+// has one V/f curve and no separate nominal clock.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "npu/common/config.h"
+#include "npu/common/result.h"
+#include "npu/sim/power/power_config.h"
 
 namespace npu::sim {
 
@@ -16,10 +20,14 @@ struct ChannelConfig {
   std::string compute_core;  // "tlm" | "rtl"
   uint32_t fp32_macs_per_cycle = 0;
   uint32_t vector_lanes = 0;
+  uint32_t vector_pipeline_cycles = 0;
   uint32_t sram_kib = 0;
+  uint32_t sram_banks = 0;
+  uint32_t sram_bank_bytes_per_cycle = 0;  // also the interleaving granule
   uint32_t dma_bytes_per_cycle = 0;
   uint32_t dma_setup_cycles = 0;
   uint32_t descriptor_fetch_cycles = 0;
+  uint32_t queue_depth = 0;  // descriptors waiting per engine (dma_in, compute, dma_out)
 };
 
 struct DramConfig {
@@ -29,15 +37,35 @@ struct DramConfig {
   uint32_t arbitration_bytes = 0;
 };
 
+// One injected fault (npu.faults.*); the Npu API and CH_FAULT_INJECT arm more at run time.
+struct FaultConfig {
+  std::string kind;  // "none" | "hang" | "dma_error" | "sram_ecc" | "thermal_runaway"
+  uint32_t channel = 0;
+  std::string trigger;  // "descriptor" | "time"
+  uint32_t at_descriptor = 0;
+  double at_time_us = 0;
+  double thermal_runaway_w = 0;
+};
+
 struct NpuConfig {
   uint32_t channels = 0;
-  double clock_mhz = 0;
   double mmio_access_ns = 0;
+  bool functional = true;
+  uint32_t weight_memory_mib = 0;
   ChannelConfig channel;
   DramConfig dram;
+  PowerConfig power;
+  ThermalConfig thermal;
+  DvfsConfig dvfs;
+  FaultConfig faults;
 
+  // The core clock at reset: the initial operating point's frequency.
+  double clock_mhz() const { return dvfs.points[dvfs.initial_point].mhz; }
   // Declares every parameter (and sets the defaults) on `schema` under the `npu.` prefix.
   void declare(cfg::Schema& schema);
+  // Rules that span parameters (DVFS ordering, weight memory inside DRAM, the fault's channel), each
+  // error naming the key at fault.
+  Result<void> validate() const;
 };
 
 }  // namespace npu::sim

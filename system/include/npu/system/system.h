@@ -15,6 +15,8 @@
 #include "npu/common/trace.h"
 #include "npu/drv/driver.h"
 #include "npu/hal/device.h"
+#include "npu/hal/scheduling_hal.h"
+#include "npu/mgr/npu_service.h"
 #include "npu/sim/npu_config.h"
 
 namespace npu::sim {
@@ -30,10 +32,11 @@ struct SystemConfig {
   sim::NpuConfig npu;
   hal::HostCost host;
   drv::DriverConfig driver;
+  mgr::ServiceConfig manager;
   std::string waves_path;  // RTL waveforms, empty = off
   bool trace = false;      // record a Perfetto timeline (System::tracer())
 
-  // Declares every parameter of the hardware config file (npu.*, host.*).
+  // Declares every parameter of the hardware config file (npu.*, host.*, manager.*).
   void declare(cfg::Schema& schema);
 };
 
@@ -55,6 +58,10 @@ class System {
   drv::Driver& driver() { return *driver_; }
   hal::NpuDevice& npu_device(int uid = 10000, int pid = 1000);
   hal::CpuDevice& cpu_device() { return *cpu_; }
+  // The scheduling HAL and the `npu` service, built on first use (the service from config().manager;
+  // an error when that config is invalid).
+  hal::SchedulingHal& scheduling_hal();
+  Result<mgr::NpuService*> npu_service();
   stats::Registry& stats() { return stats_; }
   trace::Tracer* tracer() { return cfg_.trace ? &tracer_ : nullptr; }
   sim::Npu& npu() { return *npu_; }
@@ -74,6 +81,8 @@ class System {
   std::unique_ptr<drv::Driver> driver_;
   std::unique_ptr<hal::CpuDevice> cpu_;
   std::vector<std::unique_ptr<hal::NpuDevice>> npu_devices_;
+  std::unique_ptr<hal::SchedulingHal> scheduling_hal_;  // after driver_: destroyed first
+  std::unique_ptr<mgr::NpuService> npu_service_;
 };
 
 }  // namespace npu::system

@@ -5,9 +5,15 @@
 //
 // Contract: run_int8_tile is called from an SC_THREAD of the owning channel, computes the whole tile,
 // advances simulated time by exactly the cycles it took (at the channel clock) and returns that count.
+// A core whose timing is a formula (TLM) also offers compute_int8_tile: the same arithmetic without
+// advancing time, so the channel can charge the cycles itself with a wait that a reset can interrupt.
+// A clocked core (RTL) cannot: a reset that arrives during one of its tiles takes effect when the tile
+// ends (the channel discards the result). Timing-only command buffers use int8_tile_cycles, the
+// RTL-calibrated formula, on every core: the RTL cannot run a tile without its data.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 namespace npu::sim {
 
@@ -44,9 +50,25 @@ class ComputeCore {
   // Blocking, from an SC_THREAD; see the contract above. Returns the cycles the tile took.
   virtual uint64_t run_int8_tile(const Int8TileCommand& cmd) = 0;
   virtual const char* model_name() const = 0;  // "tlm" or "rtl"
+  // Computes the tile without advancing simulated time and returns the cycles it takes; std::nullopt
+  // for a core that can only run clocked (then call run_int8_tile).
+  virtual std::optional<uint64_t> compute_int8_tile(const Int8TileCommand& cmd);
+  // Cycles of an M×K×N tile by the calibrated formula (systolic_int8_tile_cycles on geometry()).
+  virtual uint64_t int8_tile_cycles(uint32_t m, uint32_t k, uint32_t n) const;
 };
 
-// The arithmetic every core must reproduce bit-exactly (the golden model of the RTL tests).
+// The arithmetic every core must reproduce bit-exactly (the golden model of the RTL tests). Dispatches
+// at run time to the fastest kernel the host CPU supports (AVX-512 VNNI, AVX2, portable); all are
+// bit-identical, int32 wrap-around included.
 void int8_tile_reference(const Int8TileCommand& cmd);
+// The portable scalar kernel, the yardstick of the vectorised ones.
+void int8_tile_portable(const Int8TileCommand& cmd);
+// Which kernel int8_tile_reference uses on this host: "avx512vnni", "avx2" or "portable".
+const char* int8_tile_kernel_name();
+
+enum class Int8Kernel { PORTABLE, AVX2, AVX512_VNNI };
+// Runs `cmd` on one particular kernel, for tests and benchmarks that compare them; false (nothing done)
+// when the host CPU lacks the instructions.
+bool int8_tile_with(Int8Kernel kernel, const Int8TileCommand& cmd);
 
 }  // namespace npu::sim

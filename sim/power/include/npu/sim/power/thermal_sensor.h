@@ -5,7 +5,8 @@
 // Contract of a trip point: while armed, a sample ≥ threshold raises it — once: it disarms, sets its bit in
 // tripped() and pending(), and calls the trip callback. It re-arms only when a sample falls below
 // threshold − hysteresis, so jitter inside the hysteresis band raises nothing. pending() latches raises
-// until acknowledge() (write-1-to-clear); tripped() is the live state. Comparisons are on integer
+// until acknowledge() (write-1-to-clear); rearm_pending() likewise latches re-arms (downward crossings past
+// the hysteresis) until acknowledge_rearm(); tripped() is the live state. Comparisons are on integer
 // milli-°C, as hardware compares register values. A sample that jumps over several thresholds raises each,
 // in trip order.
 // Not modelled: sensor noise, offset and conversion latency (the sensor reads the junction node exactly),
@@ -50,6 +51,8 @@ class ThermalSensor {
   uint32_t tripped() const { return tripped_; }
   uint32_t pending() const { return pending_; }
   void acknowledge(uint32_t mask) { pending_ &= ~mask; }
+  uint32_t rearm_pending() const { return rearm_pending_; }
+  void acknowledge_rearm(uint32_t mask) { rearm_pending_ &= ~mask; }
 
   size_t num_trips() const { return trips_.size(); }
   const TripPoint& trip(size_t i) const { return trips_[i]; }
@@ -67,6 +70,7 @@ class ThermalSensor {
   int32_t temp_mc_ = 0;
   uint32_t tripped_ = 0;
   uint32_t pending_ = 0;
+  uint32_t rearm_pending_ = 0;
   std::function<void(const TripEvent&)> on_trip_;
 };
 
