@@ -208,12 +208,10 @@ PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
   return m;
 }
 
-// Reset stops the channel at once (the hardware aborts in-flight work and raises nothing afterwards);
-// stale interrupt bits are cleared so nothing of the old buffer is processed later.
+// Reset stops the channel at once: the hardware aborts in-flight work, clears CH_IRQ_STATUS and raises
+// nothing afterwards; events the top half already recorded for the old buffer are dropped here.
 void Driver::abort_channel(uint32_t ch) {
-  const uint32_t base = regs::channel_base(ch);
-  hw_.regs.write32(base + regs::CH_CTRL, regs::CH_CTRL_RESET);
-  hw_.regs.write32(base + regs::CH_IRQ_STATUS, regs::CH_IRQ_DONE | regs::CH_IRQ_ERROR | regs::CH_IRQ_PREEMPTED);
+  hw_.regs.write32(regs::channel_base(ch) + regs::CH_CTRL, regs::CH_CTRL_RESET);
   pending_irq_[ch] = 0;
   ++st_->channel_resets;
   leave_channel(ch);

@@ -69,11 +69,11 @@ void wait_until(system::System& s, uint64_t t_ns) {
 const std::vector<std::string> kEightGiB{"npu.dram.size_mib=8192", "manager.weight_memory_mib=6144"};
 
 TEST(NpuManager, ForegroundLargeModelDisplacesBackgroundGiant) {
-  // The service arbitrates the driver's weight memory: with no weight-memory region, the general pool,
-  // 8192 MiB of device memory less the driver's 16 MiB: 8176 MiB, one GREATER_THAN_2G model and a bit.
-  test::run_platform({"npu.dram.size_mib=8192"}, [](system::System& s) {
+  // The service arbitrates the driver's weight memory: the NPU's weight-memory region, 6 GiB in the
+  // phone-class preset: one GREATER_THAN_2G model (4096 MiB) and a bit, not two.
+  test::run_platform({}, [](system::System& s) {
     NpuService& svc = service(s);
-    EXPECT_EQ(svc.capacity_bytes(), 8176ull << 20);
+    EXPECT_EQ(svc.capacity_bytes(), 6144ull << 20);
     auto [bg, fg] = giants(s);
     bg->start();
     // The background app loads and runs at 30 fps; the foreground request comes between two frames.
@@ -412,7 +412,7 @@ TEST(NpuManager, TimelineShowsEachAppsRequests) {
 }
 
 TEST(NpuManager, BadRequestsAndPoliciesAreRefusedWithOneClearError) {
-  test::run_platform({}, [](system::System& s) {
+  test::run_platform({"npu.weight_memory.mib=4080"}, [](system::System& s) {
     NpuService& svc = service(s);
     NpuManager admin(svc, 1000);
     auto r = admin.set_policy("FASTEST");
