@@ -16,9 +16,11 @@
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
+#include "npu/models/zoo.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
+#include "cmd_zoo.h"
 
 namespace {
 
@@ -83,7 +85,7 @@ Comparison compare(const npu::hal::TensorMap& got, const npu::hal::TensorMap& wa
 
 int run_command(const RunOptions& o) {
   using namespace npu;
-  auto model = models::load_model_json(o.model);
+  auto model = models::load_model(o.model);  // a file, or zoo:NAME
   if (!model) return fail(model.error());
   if (auto v = models::validate_model(*model); !v) return fail(o.model + ": " + v.error());
   auto inputs = models::load_io_json(o.inputs, *model);
@@ -287,7 +289,7 @@ int sc_main(int argc, char* argv[]) {
   RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run one inference of a model on the simulated NPU");
   run_cmd->add_option("--hw", run.hw, "Hardware config JSON")->capture_default_str();
-  run_cmd->add_option("--model", run.model, "Model JSON (SPEC §4)")->required();
+  run_cmd->add_option("--model", run.model, "Model JSON (SPEC §4), or zoo:NAME (npusim zoo list)")->required();
   run_cmd->add_option("--inputs", run.inputs, "Inputs JSON {\"<operand>\": [values]}")->required();
   run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON")->required();
   run_cmd->add_option("--stats", run.stats, "Where to write the stats tree JSON");
@@ -317,6 +319,8 @@ int sc_main(int argc, char* argv[]) {
   devices_cmd->add_option("--hw", devices_hw, "Hardware config JSON")->capture_default_str();
   devices_cmd->add_option("--set", devices_sets, "Override a hardware parameter: path=value");
 
+  const auto zoo = npu::tools::add_zoo_command(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -326,6 +330,7 @@ int sc_main(int argc, char* argv[]) {
   }
   if (!log_filter.empty()) npu::log::set_filter(log_filter);
   if (run_cmd->parsed()) return run_command(run);
+  if (const int status = zoo(); status >= 0) return status;
   if (config_cmd->parsed()) {
     std::fputs(npu::system::explain_system_config().c_str(), stdout);
     return 0;

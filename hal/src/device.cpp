@@ -224,6 +224,23 @@ Status validate_for_prepare(const models::Model& model) {
   return {};
 }
 
+namespace {
+
+// The devices here compute, so they prepare only models whose constants have values; a timing-only
+// model (Operand::values_omitted) validates but is refused here, naming the first such operand.
+Status check_values_present(const models::Model& model) {
+  const auto& ops = model.main.operands;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].values_omitted)
+      return {ErrorStatus::INVALID_ARGUMENT, "operands[" + std::to_string(i) +
+                                                 "]: values omitted (a timing-only model); this device executes "
+                                                 "only models whose constants have values"};
+  }
+  return {};
+}
+
+}  // namespace
+
 Status check_inputs(const models::Model& model, const TensorMap& inputs) {
   const auto& g = model.main;
   for (uint32_t idx : g.input_indexes) {
@@ -255,6 +272,7 @@ Status CpuDevice::supported_operations(const models::Model& model, std::vector<b
 
 PrepareResult CpuDevice::prepare_model(const models::Model& model) {
   if (auto s = validate_for_prepare(model); !s.ok()) return {s, nullptr};
+  if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
   return {{}, std::make_unique<CpuPreparedModel>(model, os_, cost_, "cpu")};
 }
 
@@ -282,6 +300,7 @@ Status NpuDevice::supported_operations(const models::Model& model, std::vector<b
 PrepareResult NpuDevice::prepare_model(const models::Model& model) {
   auto log = log::get("compilation");
   if (auto s = validate_for_prepare(model); !s.ok()) return {s, nullptr};
+  if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
   auto program = compile_for_npu(model, target_);
   if (!program) {
     // As the NNAPI framework does when preparation fails: run the whole model on the CPU.

@@ -249,6 +249,16 @@ class ModelParser {
       op.subgraph = *k;
     }
     if (auto it = obj.find("data"); it != obj.end()) {
+      if (it->is_object() && it->contains("omitted")) {
+        // Timing-only constant: {"omitted": true} stands for values of the operand's byte size.
+        const std::string dp = child(path, "data");
+        if (auto r = check_keys(*it, dp, {"omitted"}); !r) return make_error(r.error());
+        const json& flag = (*it)["omitted"];
+        if (!flag.is_boolean() || !flag.get<bool>())
+          return fail(child(dp, "omitted"), "expected true, got " + describe_json_value(flag));
+        op.values_omitted = true;
+        return op;
+      }
       auto data = it->is_object() ? side_file_data(*it, child(path, "data"), op)
                                   : inline_data(*it, child(path, "data"), op);
       if (!data) return make_error(data.error());
@@ -390,7 +400,10 @@ json subgraph_to_json(const Subgraph& sg) {
       o["channelQuant"] = {{"scales", scales}, {"channelDim", op.per_channel->channel_dim}};
     }
     if (op.type == OperandType::SUBGRAPH) o["subgraph"] = op.subgraph;
-    if (!op.data.empty()) o["data"] = detail::elements_to_json(op.type, op.data);
+    if (op.values_omitted)
+      o["data"] = {{"omitted", true}};
+    else if (!op.data.empty())
+      o["data"] = detail::elements_to_json(op.type, op.data);
     operands.push_back(std::move(o));
   }
   json operations = json::array();

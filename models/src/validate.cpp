@@ -126,12 +126,14 @@ Result<void> validate_operand(const Operand& op, size_t num_referenced, const st
       return err(where,
                  "constant operand needs fully specified dimensions, got " + dims_to_string(op.dimensions));
     }
-    if (op.data.size() != op.byte_size()) {
+    if (op.values_omitted) {
+      if (!op.data.empty()) return err(where, "constant with omitted values must carry no data");
+    } else if (op.data.size() != op.byte_size()) {
       return err(where, "constant data has " + std::to_string(op.data.size()) + " bytes, expected " +
                             std::to_string(op.byte_size()) + " (" + name(op.type) + " " +
                             dims_to_string(op.dimensions) + ")");
     }
-  } else if (!op.data.empty()) {
+  } else if (!op.data.empty() || op.values_omitted) {
     return err(where, "operand with lifetime " + name(op.lifetime) + " must not have data");
   }
   return {};

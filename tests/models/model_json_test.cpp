@@ -213,6 +213,30 @@ TEST_F(ModelJsonFiles, FileLevelErrors) {
   EXPECT_EQ(r.error().find('\n'), std::string::npos);
 }
 
+// Timing-only constants (LLM-sized weights): {"omitted": true} keeps the size, carries no bytes,
+// survives to_json -> parse, and validates; anything but true is an error at its JSON path.
+TEST(ModelJson, OmittedValuesRoundTrip) {
+  json doc = conv_doc();
+  doc["operands"][1]["data"] = json::parse(R"({"omitted": true})");
+  auto m = parse_model_json(doc, "m.json", "");
+  ASSERT_TRUE(m.ok()) << m.error();
+  const Operand& filter = m->main.operands[1];
+  EXPECT_TRUE(filter.values_omitted);
+  EXPECT_TRUE(filter.data.empty());
+  EXPECT_EQ(filter.byte_size(), 16u);
+  const json written = to_json(*m);
+  EXPECT_EQ(written["operands"][1]["data"], json::parse(R"({"omitted": true})"));
+  auto again = parse_model_json(written, "again.json", "");
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_TRUE(again->main.operands[1].values_omitted);
+  EXPECT_EQ(to_json(*again), written);
+
+  doc["operands"][1]["data"] = json::parse(R"({"omitted": false})");
+  EXPECT_EQ(parse_error(doc), "m.json: $.operands[1].data.omitted: expected true, got false");
+  doc["operands"][1]["data"] = json::parse(R"({"omitted": true, "file": "w.bin"})");
+  EXPECT_EQ(parse_error(doc), "m.json: $.operands[1].data: unknown key \"file\" (expected one of: omitted)");
+}
+
 TEST(ModelJson, ErrorsNameTheFileAndJsonPath) {
   auto with = [](const std::function<void(json&)>& edit) {
     json d = conv_doc();

@@ -115,6 +115,20 @@ TEST(ValidateModel, ConstantDataSizes) {
   EXPECT_EQ(error_of(m), "operands[3]: scalar INT32 must have no dimensions, got [1]");
 }
 
+// A timing-only constant has its values omitted: no bytes is valid, bytes alongside the flag are not,
+// and only constants may be flagged.
+TEST(ValidateModel, OmittedConstantValues) {
+  Model m = two_convs();
+  m.main.operands[1].data.clear();
+  m.main.operands[1].values_omitted = true;
+  EXPECT_TRUE(validate_model(m).ok());
+  m.main.operands[1].data = {0, 0, 0, 0};
+  EXPECT_EQ(error_of(m), "operands[1]: constant with omitted values must carry no data");
+  m = two_convs();
+  m.main.operands[6].values_omitted = true;
+  EXPECT_EQ(error_of(m), "operands[6]: operand with lifetime TEMPORARY_VARIABLE must not have data");
+}
+
 TEST(ValidateModel, SingleWriterAndTopologicalOrder) {
   Model m = two_convs();
   m.main.operations[1].outputs = {6};  // 6 written twice, 7 never

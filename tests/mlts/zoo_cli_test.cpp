@@ -1,0 +1,96 @@
+// `npusim zoo` and `npusim run --model zoo:NAME` as users meet them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int status;
+  std::string output;  // stdout + stderr
+};
+
+CliRun npusim(const std::string& args) {
+  const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int rc = p ? pclose(p) : -1;
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+}
+
+const std::string kHw = std::string("--hw ") + NPUSIM_SOURCE_DIR "/configs/npu/default.json";
+
+TEST(ZooCli, ListShowsEveryModelWithItsFigures) {
+  const CliRun r = npusim("zoo list --json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto list = nlohmann::json::parse(r.output);
+  ASSERT_EQ(list.size(), 13u);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& row : list) by_name[row["name"]] = row;
+  // MobileNet v2 at 224: ≈ 300 M MACs (see tests/zoo for the arithmetic).
+  EXPECT_NEAR(by_name["mobilenet_v2_quant8"]["macs"].get<double>(), 300e6, 9e6);
+  EXPECT_TRUE(by_name["decoder_7b_decode"]["timing_only"].get<bool>());
+  EXPECT_FALSE(by_name["resnet18_float"]["timing_only"].get<bool>());
+  // The text form has one line per model plus the header.
+  const CliRun text = npusim("zoo list");
+  ASSERT_EQ(text.status, 0);
+  EXPECT_EQ(std::count(text.output.begin(), text.output.end(), '\n'), 14);
+}
+
+TEST(ZooCli, RunAZooModelByName) {
+  ASSERT_EQ(npusim("zoo write mobilenet_v1_quant8@32 --dir .").status, 0);
+  const CliRun r = npusim("run " + kHw +
+                          " --model zoo:mobilenet_v1_quant8@32 --inputs mobilenet_v1_quant8@32.inputs.json"
+                          " --outputs o.json --check");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("output"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1000 of 1000 elements within tolerance"), std::string::npos) << r.output;
+}
+
+TEST(ZooCli, TimingOnlyModelsWriteNoInputs) {
+  const CliRun r = npusim("zoo write decoder_1b_decode@8 --dir .");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("timing-only"), std::string::npos) << r.output;
+  std::ifstream model("decoder_1b_decode@8.model.json");
+  EXPECT_TRUE(model.good());
+}
+
+// A model whose weights are sizes only validates but is refused by both devices (they compute), with
+// one line naming the operand, never a crash.
+TEST(ZooCli, TimingOnlyModelIsRefusedNotRun) {
+  std::ofstream("omitted.json") << R"({"operands": [
+    {"type": "TENSOR_FLOAT32", "dimensions": [1, 3, 3, 1], "lifetime": "SUBGRAPH_INPUT"},
+    {"type": "TENSOR_FLOAT32", "dimensions": [1, 2, 2, 1], "lifetime": "CONSTANT_COPY", "data": {"omitted": true}},
+    {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "CONSTANT_COPY", "data": [0]},
+    {"type": "INT32", "lifetime": "CONSTANT_COPY", "data": 0},
+    {"type": "INT32", "lifetime": "CONSTANT_COPY", "data": 1},
+    {"type": "TENSOR_FLOAT32", "dimensions": [1, 2, 2, 1], "lifetime": "SUBGRAPH_OUTPUT"}],
+    "operations": [{"type": "CONV_2D", "inputs": [0, 1, 2, 3, 3, 3, 3, 4, 4, 3], "outputs": [5]}],
+    "inputIndexes": [0], "outputIndexes": [5]})";
+  std::ofstream("omitted.inputs.json") << R"({"0": [1, 2, 3, 4, 5, 6, 7, 8, 9]})";
+  for (const char* device : {"npu", "cpu"}) {
+    const CliRun r = npusim("run " + kHw + " --device " + device +
+                            " --model omitted.json --inputs omitted.inputs.json --outputs o.json");
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+    EXPECT_NE(r.output.find("operands[1]: values omitted (a timing-only model)"), std::string::npos)
+        << r.output;
+  }
+}
+
+TEST(ZooCli, UnknownZooModelIsOneLine) {
+  const CliRun r = npusim("run " + kHw + " --model zoo:alexnet --inputs i.json --outputs o.json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_EQ(r.output.rfind("npusim: zoo: unknown model \"alexnet\" (known: ", 0), 0u) << r.output;
+}
+
+}  // namespace
