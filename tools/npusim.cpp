@@ -20,6 +20,7 @@
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
+#include "cmd_bench.h"
 #include "cmd_zoo.h"
 
 namespace {
@@ -320,6 +321,7 @@ int sc_main(int argc, char* argv[]) {
   devices_cmd->add_option("--set", devices_sets, "Override a hardware parameter: path=value");
 
   const auto zoo = npu::tools::add_zoo_command(app);
+  const auto bench = npu::tools::add_bench_command(app);
 
   try {
     app.parse(argc, argv);
@@ -331,6 +333,7 @@ int sc_main(int argc, char* argv[]) {
   if (!log_filter.empty()) npu::log::set_filter(log_filter);
   if (run_cmd->parsed()) return run_command(run);
   if (const int status = zoo(); status >= 0) return status;
+  if (const int status = bench(); status >= 0) return status;
   if (config_cmd->parsed()) {
     std::fputs(npu::system::explain_system_config().c_str(), stdout);
     return 0;

@@ -1,0 +1,112 @@
+// `npusim bench` end to end: the table, the JSON figures, determinism of simulated latency, and the
+// HTML report rendered by headless Chromium (Debian's chromium; the test fails if it is missing).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int status;
+  std::string output;
+};
+
+CliRun shell(const std::string& cmd, bool with_stderr = true) {
+  FILE* p = popen((cmd + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
+  const int rc = p ? pclose(p) : -1;
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+}
+
+const std::string kBench =
+    std::string(NPUSIM_BIN) + " bench --hw " + NPUSIM_SOURCE_DIR "/configs/npu/default.json";
+// MobileNet v2 quant8 at 64×64: the real graph (same layers and weights as at 224) on a smaller image
+// so the test stays within a few seconds.
+const std::string kModel = " --model zoo:mobilenet_v2_quant8@64 --iterations 4";
+
+TEST(Bench, TablePrintsLatencyAndAccuracy) {
+  const CliRun r = shell(kBench + kModel);
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* want :
+       {"latency (simulated time, 4 iterations, us)", "p50", "p99", "histogram", "compilation",
+        "with cache: unavailable", "sum of MSE", "top-1 agreement", "top-5 agreement", "placement"}) {
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+  }
+}
+
+TEST(Bench, JsonFiguresAreConsistentAndDeterministic) {
+  const CliRun a = shell(kBench + kModel + " --json", false);
+  ASSERT_EQ(a.status, 0) << a.output;
+  const auto j = nlohmann::json::parse(a.output);
+  const auto& lat = j["latency_us"];
+  ASSERT_EQ(j["iterations"].size(), 4u);
+  EXPECT_GT(lat["min"].get<double>(), 0.0);
+  EXPECT_LE(lat["min"].get<double>(), lat["p50"].get<double>());
+  EXPECT_LE(lat["p50"].get<double>(), lat["p90"].get<double>());
+  EXPECT_LE(lat["p99"].get<double>(), lat["max"].get<double>());
+  uint32_t counted = 0;
+  for (const auto& n : lat["histogram"]) counted += n.get<uint32_t>();
+  EXPECT_EQ(counted, 4u);
+  // Quantised NPU results equal the CPU reference bit for bit (docs/architecture.md, Numerics).
+  EXPECT_EQ(j["accuracy"]["mse_sum"].get<double>(), 0.0);
+  EXPECT_EQ(j["accuracy"]["top1_agreement"].get<double>(), 1.0);
+  EXPECT_EQ(j["accuracy"]["top5_agreement"].get<double>(), 1.0);
+  // The classifier is not degenerate: different inputs do not all land on one class.
+  std::set<int64_t> classes;
+  for (const auto& it : j["iterations"]) classes.insert(it["top_class"].get<int64_t>());
+  EXPECT_GE(classes.size(), 2u);
+  EXPECT_EQ(j["parameters"].get<uint64_t>(), 3487816u);
+  // Simulated latency is deterministic: a second process gives the same per-iteration figures.
+  const auto k = nlohmann::json::parse(shell(kBench + kModel + " --json", false).output);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(j["iterations"][i]["latency_us"], k["iterations"][i]["latency_us"]) << i;
+    EXPECT_EQ(j["iterations"][i]["npu_cycles"], k["iterations"][i]["npu_cycles"]) << i;
+  }
+}
+
+TEST(Bench, TimingOnlyModelIsOneClearError) {
+  const CliRun r = shell(kBench + " --model zoo:decoder_1b_decode@8");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_NE(r.output.find("timing-only"), std::string::npos) << r.output;
+}
+
+// The page is self-contained and its script draws four charts; Chromium lays them out and the DOM it
+// dumps after the scripts ran carries what each chart drew (data-marks, data-drawn-size).
+TEST(Bench, HtmlReportRendersInHeadlessChromium) {
+  ASSERT_EQ(shell(kBench + kModel + " --report report.html").status, 0);
+  std::ifstream in("report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+  const CliRun dom = shell(
+      "chromium --headless --no-sandbox --disable-gpu --user-data-dir=./chromium-profile "
+      "--dump-dom file://" +
+          std::string(cwd) + "/report.html",
+      false);
+  ASSERT_EQ(dom.status, 0) << "is Debian's chromium installed (scripts/install-deps)?";
+  EXPECT_NE(dom.output.find("data-charts-drawn=\"4\""), std::string::npos) << dom.output.substr(0, 2000);
+  const std::regex chart(R"re(<svg id="(\w+)"[^>]*data-marks="(\d+)"[^>]*data-drawn-size="(\d+)x(\d+)")re");
+  int charts = 0;
+  for (auto m = std::sregex_iterator(dom.output.begin(), dom.output.end(), chart);
+       m != std::sregex_iterator(); ++m) {
+    ++charts;
+    EXPECT_GT(std::stoi((*m)[2]), 0) << (*m)[1];
+    EXPECT_GT(std::stoi((*m)[3]), 100) << (*m)[1];
+    EXPECT_GT(std::stoi((*m)[4]), 100) << (*m)[1];
+  }
+  EXPECT_EQ(charts, 4);
+}
+
+}  // namespace

@@ -1,0 +1,63 @@
+// `npusim bench --model M [--iterations N] [--report r.html] [--json]`: latency and accuracy of one
+// model (npu::mlts::run_bench), printed as a table or JSON, optionally as an HTML page with charts.
+#include "cmd_bench.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "npu/mlts/bench.h"
+#include "npu/mlts/report.h"
+
+namespace npu::tools {
+namespace {
+
+struct BenchCli {
+  mlts::BenchOptions options;
+  std::string report;
+  bool json = false;
+};
+
+int run(const BenchCli& c) {
+  auto r = mlts::run_bench(c.options);
+  if (!r) {
+    std::fprintf(stderr, "npusim: %s\n", r.error().c_str());
+    return 1;
+  }
+  if (!c.report.empty()) {
+    if (auto w = mlts::write_bench_html(*r, c.report); !w) {
+      std::fprintf(stderr, "npusim: %s\n", w.error().c_str());
+      return 1;
+    }
+  }
+  if (c.json) {
+    nlohmann::json j = mlts::bench_json(*r);
+    if (!c.report.empty()) j["report"] = c.report;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fputs(mlts::bench_table(*r).c_str(), stdout);
+    if (!c.report.empty()) std::printf("  report written to %s\n", c.report.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_bench_command(CLI::App& app) {
+  auto c = std::make_shared<BenchCli>();
+  auto* cmd = app.add_subcommand("bench",
+                                 "MLTS-style benchmark: simulated latency over N iterations, "
+                                 "compilation time, accuracy against the CPU reference");
+  cmd->add_option("--model", c->options.model, "Model JSON, or zoo:NAME (npusim zoo list)")->required();
+  cmd->add_option("--iterations", c->options.iterations, "Inferences to time")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u));
+  cmd->add_option("--seed", c->options.seed, "Seed of zoo weights and of the per-iteration inputs")
+      ->capture_default_str();
+  cmd->add_option("--hw", c->options.hw, "Hardware config JSON")->capture_default_str();
+  cmd->add_option("--set", c->options.sets, "Override a hardware parameter: path=value (repeatable)");
+  cmd->add_option("--report", c->report, "Where to write the HTML report with charts");
+  cmd->add_flag("--json", c->json, "Print the results as JSON");
+  return [cmd, c]() { return cmd->parsed() ? run(*c) : -1; };
+}
+
+}  // namespace npu::tools
