@@ -95,7 +95,7 @@ enum class EltwiseFunc : uint32_t { ADD = 0, SUB = 1, MUL = 2, MAX = 3, MIN = 4 
 //            negated by the compiler), r = rescale(x ± y, out_scale) + out_offset;
 //   MUL:     r = rescale((a + a_offset)·(b + b_offset), out_scale) + out_offset;
 //   MAX/MIN: r = rescale(a + a_offset, a_scale)  max/min  rescale(b + b_offset, b_scale), + out_offset;
-// then clamped to [clamp_lo, clamp_hi] (integers; F32: float bit patterns).
+// then clamped to [clamp_lo, clamp_hi] (integers; F32: float bit patterns). dtype I32 is rejected.
 struct Eltwise {
   Header h;
   EltwiseFunc func;
@@ -117,6 +117,8 @@ enum class UnaryFunc : uint32_t {
   ABS = 5, NEG = 6, FLOOR = 7, EXP = 8, SQRT = 9, RSQRT = 10, LOG = 11,  // F32
 };
 
+// CLAMP keeps the type; REQUANT is integer to integer (U8/S8/I32); LUT is 8-bit to 8-bit; the F32
+// functions are followed by the clamp too (the compiler passes ±inf for none).
 struct Unary {
   Header h;
   UnaryFunc func;
@@ -132,8 +134,10 @@ enum class PoolFunc : uint32_t { AVG = 0, MAX = 1, L2 = 2 };
 
 // Pooling over an NHWC band in SRAM (in_h × in_w × channels), out_h × out_w × channels outputs. Window
 // taps outside the band are skipped (NNAPI: padding is not counted in the average).
-// Quantised AVG: (sum + count/2) / count, rounding as NNAPI's reference; MAX: max; then clamp.
-// U8/S8 inputs keep their zero point and scale (NNAPI requires the output to share them).
+// Quantised AVG: (sum ± count/2) / count, rounding as NNAPI's reference; MAX: max; L2: the root mean
+// square of the dequantised taps, requantised to (in_scale, in_zero_point); then clamp. A window with no
+// tap in the band yields in_zero_point (0.0 for F32). U8/S8 inputs keep their zero point and scale
+// (NNAPI requires the output to share them).
 struct Pool {
   Header h;
   PoolFunc func;
@@ -144,14 +148,15 @@ struct Pool {
   int32_t row_origin, col_origin;
   int32_t clamp_lo, clamp_hi;  // integers; F32: float bit patterns
   float in_scale;              // L2 on quantised types only
-  int32_t in_zero_point;       // L2 on quantised types only
+  int32_t in_zero_point;       // quantised types: empty windows and L2
 };
 
 enum class ReduceFunc : uint32_t { MEAN = 0, SUM = 1, MAX = 2 };
 
 // Reduces a dense [outer × extent × inner] tensor over `extent`: out[o][i] = f_e(in[o][e][i]).
-// Quantised MEAN: rescale(Σ(in + in_offset), scale) + out_offset with the 1/extent folded into `scale`
-// by the compiler, rounding as NNAPI's reference.
+// Quantised MEAN: trunc(Σ(in + in_offset) / extent) + out_offset, as NNAPI's reference (the output shares
+// the input's quantisation; `scale` is not read); SUM: rescale(Σ(in + in_offset), scale) + out_offset;
+// MAX: max(in + in_offset) + out_offset; then clamp. Sums wrap at 32 bits; F32 sums in ascending order.
 struct Reduce {
   Header h;
   ReduceFunc func;
@@ -163,9 +168,11 @@ struct Reduce {
   int32_t clamp_lo, clamp_hi;
 };
 
-// softmax(beta · x) along the innermost extent of `rows` rows of `length` elements.
-// Quantised: input (scale, zp) → output scale 1/256, zp 0 (U8) or −128 (S8) as NNAPI requires; the
-// exponentials come from a 256-entry int32 table at table_sram indexed by max − x (compiler-built).
+// softmax(beta · x) along the innermost extent of `rows` rows of `length` elements, in float with the CPU
+// reference's operation order. Quantised: x comes from a float[256] dequantisation table at table_sram
+// indexed by the raw input byte (compiler-built, (q − zp)·scale exactly as the reference computes it);
+// output scale 1/256: lround(y·256) + out_offset (0 for U8, −128 for S8), clamped to the type.
+// in_scale is informational (the table carries the dequantisation).
 struct Softmax {
   Header h;
   DType dtype;
@@ -173,7 +180,7 @@ struct Softmax {
   uint32_t rows, length;
   float beta;
   float in_scale;
-  uint32_t table_sram;  // quantised only: int32[256]
+  uint32_t table_sram;  // quantised only: float[256]
   int32_t out_offset;
 };
 

@@ -1,0 +1,341 @@
+// The vector unit on its own (no SystemC process): every opcode's values, checked by hand, and its cycle
+// formula with the default configuration (lanes L = 64, fp32 F = 64 MAC/cycle, pipeline P = 8), plus
+// footprint validation (BAD_DESCRIPTOR, SRAM_OVERFLOW) and timing-only execution.
+#include "npu/sim/vector_unit.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "npu/common/fixed_point.h"
+
+namespace {
+
+using namespace npu;
+using npu::regs::ChannelError;
+using npu::sim::MacKind;
+using npu::sim::VectorUnit;
+using npu::sim::VectorUnitConfig;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+int32_t bits(float f) { return std::bit_cast<int32_t>(f); }
+
+struct Sram {
+  std::vector<uint8_t> bytes = std::vector<uint8_t>(4096, 0);
+  template <class T>
+  void put(uint32_t at, const std::vector<T>& v) {
+    std::memcpy(bytes.data() + at, v.data(), v.size() * sizeof(T));
+  }
+  template <class T>
+  std::vector<T> get(uint32_t at, size_t n) const {
+    std::vector<T> v(n);
+    std::memcpy(v.data(), bytes.data() + at, n * sizeof(T));
+    return v;
+  }
+};
+
+sim::VectorOpResult run(const desc::Raw& raw, Sram& s, bool functional = true) {
+  const VectorUnit vu(VectorUnitConfig{});
+  sim::SramFootprint fp;
+  EXPECT_EQ(vu.footprint(raw, s.bytes.size(), &fp), ChannelError::NONE);
+  return vu.execute(raw, s.bytes.data(), s.bytes.size(), functional);
+}
+
+// 3×3 single-channel input, depth multiplier 2, 2×2 filter, stride 1, one padding column on the left.
+TEST(VectorUnit, DepthwiseFloatWithMultiplierAndPadding) {
+  Sram s;
+  s.put<float>(0, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  // filter [kh·kw][cout]: channel 0 taps 1,0,0,1 (diagonal), channel 1 all 0.5.
+  s.put<float>(64, {1, 0.5f, 0, 0.5f, 0, 0.5f, 1, 0.5f});
+  s.put<float>(128, {10, -100});
+  desc::Conv d{};
+  d.h.opcode = desc::Opcode::DWCONV_FP32;
+  d.in_sram = 0, d.in_h = 3, d.in_w = 3, d.in_c = 1;
+  d.w_sram = 64, d.kh = 2, d.kw = 2, d.cout = 2, d.depth_multiplier = 2;
+  d.bias_sram = 128, d.out_sram = 256, d.out_h = 2, d.out_w = 3;
+  d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
+  d.row_origin = 0, d.col_origin = -1;
+  d.clamp_lo = bits(-kInf), d.clamp_hi = bits(kInf);
+  const auto r = run(desc::encode(d), s);
+  // Taps (ky, kx) of output (oy, ox) read input (oy + ky, ox − 1 + kx); channel 0 weighs taps (0,0) and
+  // (1,1), channel 1 halves the sum of all in-bounds taps. Out (0,0): taps pad, 1, pad, 4 → 4 + 10 = 14,
+  // 0.5·5 − 100 = −97.5. Out (0,1): 1, 2, 4, 5 → 16, −94. Out (0,2): 2, 3, 5, 6 → 18, −92.
+  // Out (1,0): pad, 4, pad, 7 → 17, −94.5. Out (1,1): 4, 5, 7, 8 → 22, −88. Out (1,2): 5, 6, 8, 9 → 24, −86.
+  EXPECT_EQ(s.get<float>(256, 12),
+            (std::vector<float>{14, -97.5f, 16, -94, 18, -92, 17, -94.5f, 22, -88, 24, -86}));
+  // macs = out_h·out_w·cout·kh·kw = 2·3·2·4 = 48 → P + ⌈48/64⌉ = 9.
+  EXPECT_EQ(r.macs, 48u);
+  EXPECT_EQ(r.mac_kind, MacKind::FP32);
+  EXPECT_EQ(r.cycles, 9u);
+  // SRAM bytes: input 36 + filter 32 + bias 8 + output 48.
+  EXPECT_EQ(r.sram_bytes, 124u);
+}
+
+// uint8 input (zero point 130 → int8 domain 2), int8-domain weights (zero point 1), padding at the zero
+// point, multiplier 0.5, output zero point 128 clamped to [0, 255]. The bias is 8 with the zero-point
+// terms folded in as the compiler does: 8 − za·Σw + K·za·zw = 8 − 2·8 + 4·2·1 = 0.
+TEST(VectorUnit, DepthwiseInt8MatchesHandArithmetic) {
+  Sram s;
+  s.put<uint8_t>(0, {140, 150, 160, 170});  // 2×2×1, int8 domain 12, 22, 32, 42
+  s.put<int8_t>(64, {3, 1, -1, 5});         // 2×2 taps, one channel (real weights 2, 0, −2, 4)
+  s.put<int32_t>(128, {0});
+  const fx::QuantizedMultiplier half = fx::quantize_multiplier(0.5);
+  s.put<int32_t>(192, {half.multiplier, half.shift});
+  desc::Conv d{};
+  d.h.opcode = desc::Opcode::DWCONV_INT8;
+  d.in_sram = 0, d.in_h = 2, d.in_w = 2, d.in_c = 1;
+  d.w_sram = 64, d.kh = 2, d.kw = 2, d.cout = 1, d.depth_multiplier = 1;
+  d.bias_sram = 128, d.quant_sram = 192, d.out_sram = 256, d.out_h = 2, d.out_w = 2;
+  d.stride_h = d.stride_w = d.dilation_h = d.dilation_w = 1;
+  d.row_origin = 0, d.col_origin = 0;  // taps beyond the bottom/right edge are padding
+  d.pad_value = 2, d.weight_offset = 1, d.out_zero_point = 128, d.clamp_lo = 0, d.clamp_hi = 255;
+  d.flags = desc::kConvInputUnsigned | desc::kConvOutputUnsigned;
+  const auto r = run(desc::encode(d), s);
+  // Real (a − 2)·(w − 1) + 8: out(0,0) = 10·2 + 20·0 + 30·(−2) + 40·4 + 8 = 128 → 64 + 128 = 192.
+  // out(0,1): 20·2 + 40·(−2) + 8 = −32 → −16 → 112 (the other taps are padding). out(1,0): 30·2 + 40·0 + 8
+  // = 68 → 34 → 162. out(1,1): 40·2 + 8 = 88 → 44 → 172.
+  EXPECT_EQ(s.get<uint8_t>(256, 4), (std::vector<uint8_t>{192, 112, 162, 172}));
+  EXPECT_EQ(r.mac_kind, MacKind::INT8);
+  EXPECT_EQ(r.macs, 16u);
+  EXPECT_EQ(r.cycles, 9u);  // P + ⌈16/64⌉
+}
+
+TEST(VectorUnit, EltwiseFloatBroadcastWithRelu6) {
+  Sram s;
+  s.put<float>(0, {1, 2, 3, 4, 5, 6});
+  s.put<float>(64, {-3, 2.5f});
+  desc::Eltwise d{};
+  d.h.opcode = desc::Opcode::ELTWISE;
+  d.func = desc::EltwiseFunc::ADD;
+  d.dtype = desc::DType::F32;
+  d.a_sram = 0, d.b_sram = 64, d.out_sram = 128, d.count = 6, d.b_period = 2;
+  d.clamp_lo = bits(0.0f), d.clamp_hi = bits(6.0f);
+  const auto r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<float>(128, 6), (std::vector<float>{0, 4.5f, 0, 6, 2, 6}));
+  EXPECT_EQ(r.cycles, 9u);  // P + ⌈6·4/64⌉
+  EXPECT_EQ(r.macs, 6u);
+}
+
+// Quantised MUL: (a − 3)·(b − 1)·0.25 + 10, signed.
+TEST(VectorUnit, EltwiseQuantisedMul) {
+  Sram s;
+  s.put<int8_t>(0, {3, 5, 13, -7, 127});
+  s.put<int8_t>(64, {9, 9, 3, 3, 127});
+  const fx::QuantizedMultiplier q = fx::quantize_multiplier(0.25);
+  desc::Eltwise d{};
+  d.h.opcode = desc::Opcode::ELTWISE;
+  d.func = desc::EltwiseFunc::MUL;
+  d.dtype = desc::DType::S8;
+  d.a_sram = 0, d.b_sram = 64, d.out_sram = 128, d.count = 5;
+  d.a_offset = -3, d.b_offset = -1, d.out_offset = 10;
+  d.out_scale = {q.multiplier, q.shift};
+  d.clamp_lo = -128, d.clamp_hi = 127;
+  run(desc::encode(d), s);
+  // 0·8 → 0; 2·8/4 = 4; 10·2/4 = 5; −10·2/4 = −5; 124·126/4 = 3906 → clamp 127.
+  EXPECT_EQ(s.get<int8_t>(128, 5), (std::vector<int8_t>{10, 14, 15, 5, 127}));
+}
+
+// Quantised ADD as NNAPI's reference: inputs shifted left 20, scaled by s_i / (2·max), summed, rescaled
+// by 2·max / (2^20·s_out). Scales a 0.5, b 0.25, out 1: real a' = 0.5(a − 128), b' = 0.25(b − 128).
+TEST(VectorUnit, EltwiseQuantisedAdd) {
+  Sram s;
+  s.put<uint8_t>(0, {128, 138, 100, 255});
+  s.put<uint8_t>(64, {128, 132, 160, 0});
+  const fx::QuantizedMultiplier ma = fx::quantize_multiplier(0.5), mb = fx::quantize_multiplier(0.25),
+                                mo = fx::quantize_multiplier(1.0 / (1 << 20));
+  desc::Eltwise d{};
+  d.h.opcode = desc::Opcode::ELTWISE;
+  d.func = desc::EltwiseFunc::ADD;
+  d.dtype = desc::DType::U8;
+  d.a_sram = 0, d.b_sram = 64, d.out_sram = 128, d.count = 4;
+  d.a_offset = -128, d.b_offset = -128, d.out_offset = 100, d.left_shift = 20;
+  d.a_scale = {ma.multiplier, ma.shift}, d.b_scale = {mb.multiplier, mb.shift},
+  d.out_scale = {mo.multiplier, mo.shift};
+  d.clamp_lo = 0, d.clamp_hi = 255;
+  run(desc::encode(d), s);
+  // 0 + 0 = 0 → 100; 5 + 1 = 6 → 106; −14 + 8 = −6 → 94; 63.5 − 32 = 31.5 → 32 (half away) → 132.
+  EXPECT_EQ(s.get<uint8_t>(128, 4), (std::vector<uint8_t>{100, 106, 94, 132}));
+}
+
+TEST(VectorUnit, UnaryLutRequantAndFloatFunctions) {
+  Sram s;
+  std::vector<uint8_t> table(256);
+  for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>(255 - i);
+  s.put<uint8_t>(0, {0, 7, 200});
+  s.put<uint8_t>(256, table);
+  desc::Unary u{};
+  u.h.opcode = desc::Opcode::UNARY;
+  u.func = desc::UnaryFunc::LUT;
+  u.in_type = u.out_type = desc::DType::U8;
+  u.in_sram = 0, u.out_sram = 64, u.count = 3, u.table_sram = 256;
+  u.clamp_lo = 0, u.clamp_hi = 250;
+  auto r = run(desc::encode(u), s);
+  EXPECT_EQ(s.get<uint8_t>(64, 3), (std::vector<uint8_t>{250, 248, 55}));
+  EXPECT_EQ(r.cycles, 9u);
+  // REQUANT uint8 → int8: (x − 128)·2 − 1 clamped to [−128, 127].
+  const fx::QuantizedMultiplier two = fx::quantize_multiplier(2.0);
+  u.func = desc::UnaryFunc::REQUANT;
+  u.out_type = desc::DType::S8;
+  u.in_offset = -128, u.out_offset = -1, u.scale = {two.multiplier, two.shift};
+  u.clamp_lo = -128, u.clamp_hi = 127;
+  s.put<uint8_t>(0, {128, 130, 0});
+  run(desc::encode(u), s);
+  EXPECT_EQ(s.get<int8_t>(64, 3), (std::vector<int8_t>{-1, 3, -128}));
+  // LOGISTIC on floats, then RELU1-style clamp at 0.6; cost 4× per lane pass: P + ⌈3·4/64⌉·4 = 12.
+  s.put<float>(0, {0.0f, std::log(3.0f), -100.0f});
+  u.func = desc::UnaryFunc::LOGISTIC;
+  u.in_type = u.out_type = desc::DType::F32;
+  u.clamp_lo = bits(-kInf), u.clamp_hi = bits(0.6f);
+  r = run(desc::encode(u), s);
+  const auto out = s.get<float>(64, 3);
+  EXPECT_EQ(out[0], 0.5f);
+  EXPECT_EQ(out[1], 0.6f);  // 0.75 clamped
+  EXPECT_LT(out[2], 1e-40f);
+  EXPECT_EQ(r.cycles, 12u);
+}
+
+// 3×3 int8 band, 2×2 window, stride 2, one padding row/column at the bottom/right.
+TEST(VectorUnit, PoolAverageQuantisedSkipsPaddingAndRoundsHalfAway) {
+  Sram s;
+  s.put<int8_t>(0, {1, 2, -9, 4, 6, -6, -5, -4, 100});
+  desc::Pool p{};
+  p.h.opcode = desc::Opcode::POOL;
+  p.func = desc::PoolFunc::AVG;
+  p.dtype = desc::DType::S8;
+  p.in_sram = 0, p.in_h = 3, p.in_w = 3, p.channels = 1;
+  p.out_sram = 64, p.out_h = 2, p.out_w = 2, p.filter_h = 2, p.filter_w = 2, p.stride_h = 2, p.stride_w = 2;
+  p.clamp_lo = -128, p.clamp_hi = 127, p.in_zero_point = 0;
+  const auto r = run(desc::encode(p), s);
+  // (1+2+4+6)/4 = 13/4 → (13+2)/4 = 3; (−9−6)/2 = −7.5 → −8; (−5−4)/2 = −4.5 → −5; 100/1.
+  EXPECT_EQ(s.get<int8_t>(64, 4), (std::vector<int8_t>{3, -8, -5, 100}));
+  EXPECT_EQ(r.macs, 16u);   // out 4 × window 4
+  EXPECT_EQ(r.cycles, 9u);  // P + ⌈16/64⌉
+  p.func = desc::PoolFunc::MAX;
+  run(desc::encode(p), s);
+  EXPECT_EQ(s.get<int8_t>(64, 4), (std::vector<int8_t>{6, -6, -4, 100}));
+}
+
+TEST(VectorUnit, PoolL2Float) {
+  Sram s;
+  s.put<float>(0, {3, 4, 0, 0});  // 1×2×2 channels: pixel (0,0) = (3, 4), pixel (0,1) = (0, 0)
+  desc::Pool p{};
+  p.h.opcode = desc::Opcode::POOL;
+  p.func = desc::PoolFunc::L2;
+  p.dtype = desc::DType::F32;
+  p.in_sram = 0, p.in_h = 1, p.in_w = 2, p.channels = 2;
+  p.out_sram = 64, p.out_h = 1, p.out_w = 1, p.filter_h = 1, p.filter_w = 2, p.stride_h = 1, p.stride_w = 1;
+  p.clamp_lo = bits(-kInf), p.clamp_hi = bits(kInf);
+  run(desc::encode(p), s);
+  // sqrt((9 + 0)/2), sqrt((16 + 0)/2)
+  EXPECT_EQ(s.get<float>(64, 2), (std::vector<float>{std::sqrt(4.5f), std::sqrt(8.0f)}));
+}
+
+// MEAN over the middle extent of [2, 3, 2] uint8 with NNAPI's truncating integer mean.
+TEST(VectorUnit, ReduceMeanQuantisedTruncates) {
+  Sram s;
+  s.put<uint8_t>(0, {1, 10, 2, 10, 2, 11, 255, 0, 255, 0, 254, 1});
+  desc::Reduce d{};
+  d.h.opcode = desc::Opcode::REDUCE;
+  d.func = desc::ReduceFunc::MEAN;
+  d.dtype = desc::DType::U8;
+  d.in_sram = 0, d.out_sram = 64, d.outer = 2, d.extent = 3, d.inner = 2;
+  d.in_offset = 0, d.out_offset = 0, d.clamp_lo = 0, d.clamp_hi = 255;
+  const auto r = run(desc::encode(d), s);
+  // (1+2+2)/3 = 1; (10+10+11)/3 = 10; (255+255+254)/3 = 254; (0+0+1)/3 = 0.
+  EXPECT_EQ(s.get<uint8_t>(64, 4), (std::vector<uint8_t>{1, 10, 254, 0}));
+  EXPECT_EQ(r.macs, 12u);
+  EXPECT_EQ(r.cycles, 9u);
+}
+
+TEST(VectorUnit, SoftmaxFloatAndQuantised) {
+  Sram s;
+  s.put<float>(0, {0.0f, std::log(3.0f), 5.0f, 5.0f});
+  desc::Softmax d{};
+  d.h.opcode = desc::Opcode::SOFTMAX;
+  d.dtype = desc::DType::F32;
+  d.in_sram = 0, d.out_sram = 64, d.rows = 2, d.length = 2, d.beta = 1.0f;
+  auto r = run(desc::encode(d), s);
+  const auto y = s.get<float>(64, 4);
+  EXPECT_NEAR(y[0], 0.25f, 1e-7);
+  EXPECT_NEAR(y[1], 0.75f, 1e-7);
+  EXPECT_EQ(y[2], 0.5f);
+  EXPECT_EQ(y[3], 0.5f);
+  EXPECT_EQ(r.cycles, 8u + 1 * 6);  // P + ⌈4·4/64⌉·6
+  // Quantised U8 through a dequantisation table (scale 0.5, zero point 2): inputs 2, 2, 2, 2 → ¼ each
+  // → lround(64) = 64.
+  std::vector<float> table(256);
+  for (int q = 0; q < 256; ++q) table[q] = static_cast<float>(q - 2) * 0.5f;
+  s.put<float>(1024, table);
+  s.put<uint8_t>(0, {2, 2, 2, 2});
+  d.dtype = desc::DType::U8;
+  d.rows = 1, d.length = 4, d.table_sram = 1024, d.out_offset = 0;
+  r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<uint8_t>(64, 4), (std::vector<uint8_t>{64, 64, 64, 64}));
+}
+
+TEST(VectorUnit, BadDescriptorsAndOverflowAreRejected) {
+  const VectorUnit vu(VectorUnitConfig{});
+  sim::SramFootprint fp;
+  desc::Eltwise e{};
+  e.h.opcode = desc::Opcode::ELTWISE;
+  e.dtype = desc::DType::U8;
+  e.count = 0;  // empty
+  EXPECT_EQ(vu.footprint(desc::encode(e), 4096, &fp), ChannelError::BAD_DESCRIPTOR);
+  e.count = 8;
+  e.func = static_cast<desc::EltwiseFunc>(9);  // unknown function
+  EXPECT_EQ(vu.footprint(desc::encode(e), 4096, &fp), ChannelError::BAD_DESCRIPTOR);
+  e.func = desc::EltwiseFunc::ADD;
+  e.b_period = 3;  // does not divide count
+  EXPECT_EQ(vu.footprint(desc::encode(e), 4096, &fp), ChannelError::BAD_DESCRIPTOR);
+  e.b_period = 0;
+  e.out_sram = 4090;  // 8 bytes from 4090 pass the end of a 4 KiB SRAM
+  EXPECT_EQ(vu.footprint(desc::encode(e), 4096, &fp), ChannelError::SRAM_OVERFLOW);
+  std::vector<uint8_t> sram(4096);
+  EXPECT_EQ(vu.execute(desc::encode(e), sram.data(), sram.size(), true).error, ChannelError::SRAM_OVERFLOW);
+  e.out_sram = 64;
+  ASSERT_EQ(vu.footprint(desc::encode(e), 4096, &fp), ChannelError::NONE);
+  ASSERT_EQ(fp.reads.size(), 2u);
+  ASSERT_EQ(fp.writes.size(), 1u);
+  EXPECT_EQ(fp.writes[0].offset, 64u);
+  EXPECT_EQ(fp.writes[0].bytes, 8u);
+  desc::Unary u{};
+  u.h.opcode = desc::Opcode::UNARY;
+  u.func = desc::UnaryFunc::TANH;  // float function on bytes
+  u.in_type = u.out_type = desc::DType::U8;
+  u.count = 4;
+  EXPECT_EQ(vu.footprint(desc::encode(u), 4096, &fp), ChannelError::BAD_DESCRIPTOR);
+  desc::Conv c{};
+  c.h.opcode = desc::Opcode::DWCONV_FP32;
+  c.in_h = c.in_w = c.kh = c.kw = c.out_h = c.out_w = 1;
+  c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
+  c.in_c = 2, c.cout = 3, c.depth_multiplier = 1;  // cout ≠ in_c · multiplier
+  EXPECT_EQ(vu.footprint(desc::encode(c), 4096, &fp), ChannelError::BAD_DESCRIPTOR);
+  EXPECT_EQ(vu.footprint(desc::encode(desc::Fence{}), 4096, &fp), ChannelError::BAD_DESCRIPTOR);
+}
+
+// functional = false: the same cycles, MACs and bytes, and no SRAM byte changes.
+TEST(VectorUnit, TimingOnlyMovesNoData) {
+  Sram s;
+  s.put<float>(0, {1, 2, 3, 4});
+  desc::Eltwise d{};
+  d.h.opcode = desc::Opcode::ELTWISE;
+  d.func = desc::EltwiseFunc::MUL;
+  d.dtype = desc::DType::F32;
+  d.a_sram = 0, d.b_sram = 0, d.out_sram = 64, d.count = 4;
+  d.clamp_lo = bits(-kInf), d.clamp_hi = bits(kInf);
+  const std::vector<uint8_t> before = s.bytes;
+  const auto timing = run(desc::encode(d), s, false);
+  EXPECT_EQ(s.bytes, before);
+  const auto full = run(desc::encode(d), s, true);
+  EXPECT_EQ(s.get<float>(64, 4), (std::vector<float>{1, 4, 9, 16}));
+  EXPECT_EQ(timing.cycles, full.cycles);
+  EXPECT_EQ(timing.macs, full.macs);
+  EXPECT_EQ(timing.sram_bytes, full.sram_bytes);
+  EXPECT_EQ(full.sram_bytes, 48u);  // a 16 + b 16 (same range, read twice) + out 16
+}
+
+}  // namespace
