@@ -143,19 +143,13 @@ class ArithmeticKernel final : public OperationKernel {
       write_ints(o, r);
       return {};
     }
-    constexpr int kLeftShift = 20;
-    const double twice_max = 2.0 * std::max(in[0].scale, in[1].scale);
-    const fx::QuantizedMultiplier m1 = safe_multiplier(in[0].scale / twice_max);
-    fx::QuantizedMultiplier m2 = safe_multiplier(in[1].scale / twice_max);
-    if (op_ == Arith::kSub) m2.multiplier = -m2.multiplier;
-    const fx::QuantizedMultiplier mo =
-        safe_multiplier(twice_max / ((1 << kLeftShift) * static_cast<double>(o.scale)));
+    const AddSubRescale rs = add_sub_rescale(in[0].scale, in[1].scale, o.scale, op_ == Arith::kSub);
     for (uint64_t i = 0; i < total; ++i) {
-      const int32_t x = (a[ia(i)] - in[0].zero_point) * (1 << kLeftShift);
-      const int32_t y = (b[ib(i)] - in[1].zero_point) * (1 << kLeftShift);
+      const int32_t x = (a[ia(i)] - in[0].zero_point) * (1 << rs.left_shift);
+      const int32_t y = (b[ib(i)] - in[1].zero_point) * (1 << rs.left_shift);
       const int32_t sum =
-          fx::multiply_by_quantized_multiplier(x, m1) + fx::multiply_by_quantized_multiplier(y, m2);
-      r[i] = requantize(sum, mo, o.zero_point, range);
+          fx::multiply_by_quantized_multiplier(x, rs.a) + fx::multiply_by_quantized_multiplier(y, rs.b);
+      r[i] = requantize(sum, rs.out, o.zero_point, range);
     }
     write_ints(o, r);
     return {};

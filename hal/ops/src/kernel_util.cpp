@@ -164,34 +164,10 @@ bool is_quant8(OperandType t) {
   return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 }
 
-void quant8_range(OperandType t, int32_t* qmin, int32_t* qmax) {
-  if (t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
-    *qmin = -128;
-    *qmax = 127;
-  } else {
-    *qmin = 0;
-    *qmax = 255;
-  }
-}
-
 bool bias_scale_matches(float input_scale, float filter_scale, float bias_scale) {
   const double product = input_scale * filter_scale;  // float product, as NNAPI computes it
   const double bias = bias_scale;
   return std::fabs(product - bias) <= 1e-6 * std::min(product, bias);
-}
-
-fx::QuantizedMultiplier safe_multiplier(double real_multiplier) {
-  if (!(real_multiplier > 0.0) || !std::isfinite(real_multiplier)) {
-    return real_multiplier > 0.0 ? fx::QuantizedMultiplier{1 << 30, 31} : fx::QuantizedMultiplier{0, 0};
-  }
-  fx::QuantizedMultiplier qm = fx::quantize_multiplier(real_multiplier);
-  if (qm.shift > 31) qm.shift = 31;
-  return qm;
-}
-
-fx::QuantizedMultiplier conv_multiplier(float input_scale, float filter_scale, float output_scale) {
-  const double product = input_scale * filter_scale;
-  return safe_multiplier(product / static_cast<double>(output_scale));
 }
 
 std::optional<std::vector<uint32_t>> merge_shapes(const std::vector<uint32_t>& declared,

@@ -11,6 +11,7 @@
 
 #include "npu/common/fixed_point.h"
 #include "npu/hal/ops/operation.h"
+#include "npu/hal/ops/quant_math.h"
 
 namespace npu::hal::ops::detail {
 
@@ -55,19 +56,10 @@ void write_floats(models::Tensor& out, std::span<const float> values);
 void write_ints(models::Tensor& out, std::span<const int32_t> values);
 
 bool is_quant8(OperandType t);  // TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED
-void quant8_range(OperandType t, int32_t* qmin, int32_t* qmax);
 
 // NNAPI requires bias_scale == input_scale * filter_scale up to a relative 1e-6 (as TFLite's
 // GetQuantizedConvolutionMultipler checks); the product is formed in float first, as NNAPI does.
 bool bias_scale_matches(float input_scale, float filter_scale, float bias_scale);
-
-// fx::quantize_multiplier with the left shift capped at 31. Any shift >= 31 saturates every non-zero
-// accumulator in multiply_by_quantized_multiplier, so the cap changes no result; it keeps absurd
-// scale ratios (corrupted models) away from a 64-bit shift overflow in the fixed-point helper.
-fx::QuantizedMultiplier safe_multiplier(double real_multiplier);
-
-// The real multiplier input_scale * filter_scale / output_scale, encoded for the fixed-point stage.
-fx::QuantizedMultiplier conv_multiplier(float input_scale, float filter_scale, float output_scale);
 
 // The quantised output stage shared by conv-like kernels: requantise the int32 accumulator, add the
 // output zero point, clamp to the activation range.

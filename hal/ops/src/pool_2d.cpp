@@ -202,7 +202,8 @@ const OperationKernel& l2_pool_2d_kernel() {
 }
 
 Result<Pool2DParams> pool_2d_params(const models::Subgraph& sg, const models::Operation& op) {
-  if (op.type != models::OperationType::AVERAGE_POOL_2D && op.type != models::OperationType::MAX_POOL_2D) {
+  if (op.type != models::OperationType::AVERAGE_POOL_2D && op.type != models::OperationType::MAX_POOL_2D &&
+      op.type != models::OperationType::L2_POOL_2D) {
     return make_error("not a pooling operation");
   }
   std::vector<OperandInfo> in;

@@ -35,7 +35,7 @@ struct Pool2DParams {
 
 Result<DepthwiseConv2DParams> depthwise_conv_2d_params(const models::Subgraph& sg,
                                                        const models::Operation& op);
-// For AVERAGE_POOL_2D and MAX_POOL_2D.
+// For AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D.
 Result<Pool2DParams> pool_2d_params(const models::Subgraph& sg, const models::Operation& op);
 
 }  // namespace npu::hal::ops
