@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "lowering.h"
 #include "npu/common/fixed_point.h"
 #include "npu/common/log.h"
 #include "npu/hal/ops/conv_2d.h"
@@ -18,9 +19,12 @@ using models::Lifetime;
 using models::OperandType;
 using models::OperationType;
 
-constexpr uint64_t kSramAlign = 64;
-constexpr uint64_t kArenaAlign = 256;
-uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+using lower::align;
+using lower::elem_bytes;
+using lower::Emitter;
+using lower::is_quant8;
+using lower::kArenaAlign;
+using lower::kSramAlign;
 
 // A convolution in NHWC terms; FULLY_CONNECTED is batch rows of a 1×1 convolution.
 struct ConvSpec {
@@ -61,12 +65,6 @@ Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
     return make_error("filter and bias must be constants for the NPU");
   return s;
 }
-
-bool is_quant8(OperandType t) {
-  return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-}
-
-uint32_t elem_bytes(OperandType t) { return t == OperandType::TENSOR_FLOAT32 ? 4 : 1; }
 
 struct Tile {
   uint32_t cout_block, row_band;
@@ -213,32 +211,6 @@ PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, u
   return p;
 }
 
-class Emitter {
- public:
-  explicit Emitter(NpuStep& step) : step_(step) {}
-  void dma(desc::Opcode op, Region region, uint64_t dev, uint64_t sram, uint64_t row_bytes, uint64_t rows,
-           uint64_t dev_stride, uint64_t sram_stride) {
-    desc::Dma d{};
-    d.h = {op, next_id_++};
-    d.dev = dev;
-    d.sram = static_cast<uint32_t>(sram);
-    d.row_bytes = static_cast<uint32_t>(row_bytes);
-    d.rows = static_cast<uint32_t>(rows);
-    d.dev_stride = static_cast<uint32_t>(dev_stride);
-    d.sram_stride = static_cast<uint32_t>(sram_stride);
-    step_.relocations.push_back({static_cast<uint32_t>(step_.commands.size()), region});
-    step_.commands.push_back(desc::encode(d));
-  }
-  void conv(desc::Conv c) {
-    c.h.id = next_id_++;
-    step_.commands.push_back(desc::encode(c));
-  }
-
- private:
-  NpuStep& step_;
-  uint32_t next_id_ = 0;
-};
-
 Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarget& target, Program& prog,
                         std::vector<NpuStep>& jobs) {
   const auto& g = m.main;
@@ -346,7 +318,7 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
       tc.cout = t.ob;
       tc.out_h = t.rb;
       tc.row_origin = static_cast<int32_t>(first - a);
-      emit.conv(tc);
+      emit.op(tc);
       ++prog.tiles;
       const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
       emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem, out_sram,
@@ -373,6 +345,8 @@ std::string type_reason(const models::Model& m, const ConvSpec& s) {
 }  // namespace
 
 std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  if (const lower::Lowering* l = lower::find_lowering(m.main.operations[index].type))
+    return l->unsupported(m, index, target);
   auto s = conv_spec(m, index);
   if (!s) return s.error();
   if (auto r = type_reason(m, *s); !r.empty()) return r;
@@ -406,6 +380,13 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
       stage.cpu_reason = reason;
       stage.cpu_model = extract_operation(m, i, &stage.cpu_inputs, &stage.cpu_outputs);
       ++prog.cpu_operations;
+      prog.stages.push_back(std::move(stage));
+      continue;
+    }
+    if (const lower::Lowering* l = lower::find_lowering(g.operations[i].type)) {
+      if (auto r = l->lower(m, i, target, prog, stage.jobs); !r)
+        return make_error("operations[" + std::to_string(i) + "]: " + r.error());
+      for (const auto& j : stage.jobs) descriptors += j.commands.size();
       prog.stages.push_back(std::move(stage));
       continue;
     }

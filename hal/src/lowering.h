@@ -1,0 +1,132 @@
+// Internal to the compiler: what every operation lowering shares (descriptor emission, SRAM/arena
+// alignment, operand sources, flat chunking) and the per-family lowerings in lower_<family>.cpp.
+// A lowering answers two questions: why the NPU cannot run an operation (empty: it can), and the
+// descriptors of its jobs (one per channel used). Not here: CONV_2D / FULLY_CONNECTED (compiler.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "npu/common/result.h"
+#include "npu/hal/compiler.h"
+#include "npu/models/model.h"
+#include "npu/regmap/descriptors.h"
+
+namespace npu::hal::lower {
+
+inline constexpr uint64_t kSramAlign = 64;
+inline constexpr uint64_t kArenaAlign = 256;
+inline uint64_t align(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+bool is_quant8(models::OperandType t);
+uint32_t elem_bytes(models::OperandType t);   // 4 for TENSOR_FLOAT32, else 1
+desc::DType dtype_of(models::OperandType t);  // F32, U8 or S8
+// A constant INT32 scalar operand's value (nullopt when it is not a constant scalar).
+std::optional<int32_t> const_int(const models::Model& m, uint32_t operand);
+// Empty when every listed operand has known dimensions, else the reason.
+std::string unknown_dims_reason(const models::Model& m, std::initializer_list<uint32_t> operands);
+// ±inf bit patterns, or the fused activation's float range, as descriptor clamp fields.
+void float_clamp(int32_t activation, int32_t* lo, int32_t* hi);
+
+// Appends descriptors to one job, numbering them; DMAs get a relocation for their device address.
+class Emitter {
+ public:
+  explicit Emitter(NpuStep& step) : step_(step) {}
+  void dma(desc::Opcode op, Region region, uint64_t dev, uint64_t sram, uint64_t row_bytes, uint64_t rows = 1,
+           uint64_t dev_stride = 0, uint64_t sram_stride = 0);
+  template <class T>
+  void op(T d) {
+    d.h.id = next_id_++;
+    step_.commands.push_back(desc::encode(d));
+  }
+  // From here on only [offset, offset + bytes) of SRAM is live (bytes 0: nothing).
+  void preempt_point(uint64_t offset, uint64_t bytes);
+  void fence();
+  NpuStep& step() { return step_; }
+
+ private:
+  NpuStep& step_;
+  uint32_t next_id_ = 0;
+};
+
+// Where an operand's bytes live on the device: its arena slot, or (a constant) a copy appended to the
+// weights image (zeros when a timing-only model omits the values).
+struct Source {
+  Region region;
+  uint64_t offset;
+};
+Source operand_source(const models::Model& m, uint32_t operand, Program& prog);
+// Appends bytes to the weights image (aligned) and returns their offset.
+uint64_t append_weights(Program& prog, const void* data, uint64_t bytes);
+
+// Elementwise work over `count` items in chunks that fit the SRAM: `fixed_bytes` at SRAM offset 0 hold
+// per-job constants (loaded by `prologue`), then one or two (alternating, so loads overlap compute)
+// buffers of `chunk_capacity · bytes_per_item` bytes. Chunks are multiples of `granule` items and are
+// spread over up to target.channels jobs; `body` emits one chunk (first item, items, buffer offset).
+struct FlatWork {
+  uint64_t count = 0;
+  uint64_t granule = 1;
+  uint64_t fixed_bytes = 0;
+  uint64_t bytes_per_item = 0;
+};
+// Empty when one granule fits the SRAM, else the reason.
+std::string flat_fits(const FlatWork& w, const NpuTarget& target);
+using FlatPrologue = std::function<void(Emitter&)>;
+using FlatBody =
+    std::function<void(Emitter&, uint64_t first, uint64_t items, uint64_t buffer, uint64_t capacity)>;
+void lower_flat(const FlatWork& w, const NpuTarget& target, std::vector<NpuStep>& jobs,
+                const FlatPrologue& prologue, const FlatBody& body);
+
+// A windowed NHWC operation (depthwise convolution, pooling) tiled into output-row bands × input-channel
+// blocks: per block, constants (`fixed_bytes(cb)` at SRAM 0, loaded by `load_block`), then one or two
+// (alternating) input bands and output tiles. Input rows outside the image are padding the descriptor
+// skips, so a band holds every real row its outputs read.
+struct SpatialOp {
+  uint32_t batch, in_h, in_w, in_c, out_h, out_w;
+  uint32_t kh, stride_h, dil_h;
+  int32_t pad_top;
+  uint32_t depth_multiplier;  // output channels per input channel (1 for pooling)
+  uint32_t elem;              // element bytes
+  std::function<uint64_t(uint32_t cb)> fixed_bytes;
+};
+struct SpatialTile {
+  uint32_t rb, cb, buffers;
+};
+Result<SpatialTile> choose_spatial_tile(const SpatialOp& s, const NpuTarget& target);
+// One tile's compute descriptor: the band is at in_sram (in_rows × in_w × cb, its first row is image row
+// `first_row`; output row 0 of the tile reads band row `row_origin`), outputs go to out_sram.
+struct SpatialTileRef {
+  uint32_t n, oy0, rb, c0, cb;
+  uint64_t in_sram, in_rows, out_sram;
+  int32_t row_origin;
+};
+using BlockLoader = std::function<void(Emitter&, uint32_t c0, uint32_t cb)>;
+using TileCompute = std::function<void(Emitter&, const SpatialTileRef&)>;
+void lower_spatial(const SpatialOp& s, SpatialTile tile, const NpuTarget& target, Source input,
+                   uint64_t out_base, std::vector<NpuStep>& jobs, const BlockLoader& load_block,
+                   const TileCompute& compute);
+
+// A family of operations the NPU lowers.
+struct Lowering {
+  std::string (*unsupported)(const models::Model& m, uint32_t index, const NpuTarget& target);
+  Result<void> (*lower)(const models::Model& m, uint32_t index, const NpuTarget& target, Program& prog,
+                        std::vector<NpuStep>& jobs);
+};
+// The lowering of an operation type, nullptr when the NPU has none (CONV_2D / FULLY_CONNECTED are the
+// compiler's own).
+const Lowering* find_lowering(models::OperationType type);
+
+const Lowering& eltwise_lowering();     // ADD, SUB, MUL
+const Lowering& activation_lowering();  // RELU, RELU1, RELU6, LOGISTIC, TANH
+const Lowering& pool_lowering();        // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D
+const Lowering& depthwise_lowering();   // DEPTHWISE_CONV_2D
+const Lowering& softmax_lowering();     // SOFTMAX
+const Lowering& mean_lowering();        // MEAN
+const Lowering& copy_lowering();        // RESHAPE, CONCATENATION
+const Lowering& pad_lowering();         // PAD
+
+}  // namespace npu::hal::lower
