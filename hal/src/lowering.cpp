@@ -272,6 +272,8 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::RESHAPE:
     case OperationType::CONCATENATION:
       return &copy_lowering();
+    case OperationType::PAD:
+      return &pad_lowering();
     default:
       return nullptr;
   }
