@@ -186,7 +186,7 @@ TEST(OnnxNodeConformance, MappedOperatorsAgainstExpectedPassList) {
     }
   }
   std::printf("ONNX node tests through import -> HAL -> NPU (%s)\n%-20s %9s  %s\n", kNodeTests, "operator", "pass/total",
-              "passing with CPU fallback");
+              "passing with CPU stages (some operation on the CPU reference)");
   for (const auto& [op, t] : per_op) std::printf("%-20s %4d/%-4d  %d\n", op.c_str(), t.pass, t.total, t.cpu);
   std::printf("%-20s %4d/%-4zu\n", "all", pass, tests.size());
 
@@ -194,7 +194,7 @@ TEST(OnnxNodeConformance, MappedOperatorsAgainstExpectedPassList) {
     std::ofstream out(update);
     out << "# ONNX node tests of mapped operators: \"pass\" must keep passing; \"known: <reason>\" are\n"
            "# unsupported cases (the importer's or the run's error). Regenerate with\n"
-           "# NPUSIM_NODE_TESTS_UPDATE=<this file> ctest -R OnnxNodeConformance\n";
+           "# NPUSIM_NODE_TESTS_UPDATE=$PWD/tests/onnx/node_tests_expected.txt build/tests/onnx/onnx_conformance_test\n";
     for (const auto& t : tests) {
       const auto& o = outcomes[t.name];
       out << t.name << (o.pass ? " pass" : " known: " + o.reason) << "\n";

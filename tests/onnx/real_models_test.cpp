@@ -140,7 +140,7 @@ TEST(RealModels, BlazeFaceFront128Int8ErrorIsReported) {
   EXPECT_GT(err.cosine, 0.95);
 }
 
-TEST(RealModels, OpenWakeWordEmbeddingFloatAndInt8) {
+TEST(RealModels, OpenWakeWordEmbeddingFloatOnNpuMatchesCpuReference) {
   const std::string path = model_path("openwakeword/embedding_model.onnx");
   if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
   const auto imp = import(path);
@@ -148,18 +148,26 @@ TEST(RealModels, OpenWakeWordEmbeddingFloatAndInt8) {
   const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
   print_run("openWakeWord embedding float", r);
   expect_float_match(r);
+}
+
+TEST(RealModels, OpenWakeWordEmbeddingInt8ErrorIsReported) {
+  const std::string path = model_path("openwakeword/embedding_model.onnx");
+  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  const auto imp = import(path);
   const auto err = int8_error(imp.model, 0.0f, 1.0f, "openWakeWord embedding");
-  EXPECT_GT(err.cosine, 0.9);
+  EXPECT_GT(err.cosine, 0.95);
 }
 
 TEST(RealModels, UnsupportedRealModelsFailWithOneClearError) {
-  // Silero VAD is an If over two LSTM subgraphs; the melspectrogram front end uses Pow/Log/ReduceMax.
+  // Silero VAD is an If over two LSTM subgraphs with a scalar int64 input; the melspectrogram front end
+  // is 1-D convolutions then Pow/Log/ReduceMax. Neither imports; each failure is one line naming the file.
   for (const char* rel : {"openwakeword/silero_vad.onnx", "openwakeword/melspectrogram.onnx"}) {
     const std::string path = model_path(rel);
     if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
     auto r = models::import_onnx_file(path);
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().rfind(path + ": node ", 0), 0u) << r.error();
+    EXPECT_EQ(r.error().rfind(path + ": ", 0), 0u) << r.error();
+    EXPECT_EQ(r.error().find('\n'), std::string::npos) << r.error();
     std::printf("%s\n", r.error().c_str());
   }
 }

@@ -213,6 +213,7 @@ class Importer {
   Result<void> on_reshape(const onnx::NodeProto& n);
   Result<void> on_transpose(const onnx::NodeProto& n);
   Result<void> on_identity(const onnx::NodeProto& n);
+  Result<void> on_dropout(const onnx::NodeProto& n);
   Result<void> on_pad(const onnx::NodeProto& n);
   Result<void> on_softmax(const onnx::NodeProto& n);
   Result<void> on_resize(const onnx::NodeProto& n);
@@ -230,7 +231,8 @@ class Importer {
   std::map<std::string, uint32_t> consumers_;  // ONNX value → nodes (and graph outputs) reading it
   std::set<std::string> graph_outputs_;
   std::map<std::pair<uint32_t, Perm>, uint32_t> transposed_;  // (operand, perm) → TRANSPOSE output
-  std::map<uint32_t, int> act_input_;                          // operation → its fused-activation input
+  std::map<uint32_t, int> act_input_;
+  std::set<uint32_t> unassigned_quant_;  // quant8 graph inputs no operation has read yet                          // operation → its fused-activation input
   // Float convolutions by output operand, for folding a BatchNormalization: filter, bias, channel dim.
   struct ConvInfo {
     uint32_t filter, bias, channel_dim;
@@ -322,6 +324,7 @@ Result<uint32_t> Importer::in_layout(const Value& v, const Perm& perm) {
     const HostTensor c = transpose(v.c, perm);
     return add_const(*t, c.dims, c.v, *t == OperandType::TENSOR_QUANT8_ASYMM ? 1.0f : 0.0f);
   }
+  unassigned_quant_.erase(v.operand);  // read as it is: its quantisation is now fixed
   if (v.perm == perm) return v.operand;
   const auto key = std::make_pair(v.operand, perm);
   if (const auto it = transposed_.find(key); it != transposed_.end()) return it->second;
@@ -369,7 +372,7 @@ Result<Value> Importer::binary(OperationType t, const Value& a, const Value& b, 
     cast_to(&c, kFloat);
     Value padded = constant_value(std::move(c));
     if (operand(r.operand).type != OperandType::TENSOR_FLOAT32)
-      return make_error("a constant operand of a non-float elementwise operation is not supported");
+      return make_error("integer elementwise arithmetic is not supported (ONNX wraps integers, NNAPI quant8 rescales)");
     return in_layout(padded, perm);
   };
   auto x = lay(a);
@@ -425,6 +428,13 @@ Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, cons
     return make_error("shape " + dims_string(out) + " does not hold the " + std::to_string(*total) + " input elements");
   }
   return out;
+}
+
+// Flatten's axis lies in [-rank, rank]; the result is a one-element list as axes_of gives.
+Result<std::vector<int64_t>> flatten_axis(int64_t axis, size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis > r) return make_error("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  return std::vector<int64_t>{axis < 0 ? axis + r : axis};
 }
 
 Result<std::vector<int64_t>> unsqueeze_shape(std::vector<int64_t> shape, const std::vector<int64_t>& axes_in) {
@@ -528,7 +538,7 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
       if (auto r = need(2); !r) return make_error(r.error());
       shape = reshape_target(in[0]->dims, *in[1], attr_i(n, "allowzero", 0) != 0);
     } else if (t == "Flatten") {
-      auto axis = axes_of({attr_i(n, "axis", 1)}, in[0]->dims.size() + 1);
+      auto axis = flatten_axis(attr_i(n, "axis", 1), in[0]->dims.size());
       if (!axis) return make_error(axis.error());
       int64_t outer = 1, inner = 1;
       for (size_t i = 0; i < in[0]->dims.size(); ++i) (static_cast<int64_t>(i) < (*axis)[0] ? outer : inner) *= in[0]->dims[i];
@@ -804,16 +814,21 @@ Result<void> Importer::on_gemm(const onnx::NodeProto& n) {
   const double alpha = attr_f(n, "alpha", 1.0f), beta = attr_f(n, "beta", 1.0f);
   for (double& x : w.v) x *= alpha;
   std::vector<double> bias(static_cast<size_t>(units), 0.0);
+  std::optional<HostTensor> matrix_c;  // a C that varies along M: added after the FULLY_CONNECTED
   if (auto c = input(n, 2, false); !c) {
     return make_error(c.error());
   } else if (*c) {
     if (!(*c)->is_const) return make_error("C must be a constant");
-    auto bc = broadcast_shape((*c)->shape, {units});
-    if (!bc || *bc != std::vector<int64_t>{units} || (*c)->shape.size() > 1) {
-      if ((*c)->c.v.size() != static_cast<size_t>(units) && (*c)->c.v.size() != 1)
-        return make_error("C must broadcast along N only");
+    const auto& cv = (*c)->c.v;
+    if (cv.size() == static_cast<size_t>(units) || cv.size() == 1) {
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = beta * cv[cv.size() == 1 ? 0 : i];
+    } else {
+      auto bc = broadcast_shape((*c)->shape, {av.shape[0], units});
+      if (!bc || *bc != std::vector<int64_t>{av.shape[0], units})
+        return make_error("C " + dims_string((*c)->shape) + " does not broadcast to [M, N]");
+      matrix_c = (*c)->c;
+      for (double& v : matrix_c->v) v *= beta;
     }
-    for (size_t i = 0; i < bias.size(); ++i) bias[i] = beta * (*c)->c.v[(*c)->c.v.size() == 1 ? 0 : i];
   }
   auto x = in_layout(av, identity(2));
   if (!x) return make_error(x.error());
@@ -822,7 +837,13 @@ Result<void> Importer::on_gemm(const onnx::NodeProto& n) {
      {*x, add_const(OperandType::TENSOR_FLOAT32, w.dims, w.v), add_const(OperandType::TENSOR_FLOAT32, {units}, bias),
       scalar_i32(0)},
      {out}, 3);
-  define(n, 0, runtime(out, {av.shape[0], units}, identity(2)));
+  Value result = runtime(out, {av.shape[0], units}, identity(2));
+  if (matrix_c) {
+    auto sum = binary(OperationType::ADD, result, constant_value(*matrix_c));
+    if (!sum) return make_error(sum.error());
+    result = *sum;
+  }
+  define(n, 0, std::move(result));
   return {};
 }
 
@@ -963,17 +984,20 @@ Result<void> Importer::on_leaky_relu(const onnx::NodeProto& n) {
 
 // Max(a, b) = a + relu(b − a); Min(a, b) = a − relu(a − b) (NNAPI 1.1 has no MAXIMUM/MINIMUM).
 Result<void> Importer::on_min_max(const onnx::NodeProto& n) {
-  if (n.input_size() != 2) return make_error("only two inputs are supported");
-  auto a = input(n, 0);
-  if (!a) return make_error(a.error());
-  auto b = input(n, 1);
-  if (!b) return make_error(b.error());
+  auto first = input(n, 0);
+  if (!first) return make_error(first.error());
   const bool is_max = n.op_type() == "Max";
-  auto d = is_max ? binary(OperationType::SUB, **b, **a, 1) : binary(OperationType::SUB, **a, **b, 1);
-  if (!d) return make_error(d.error());
-  auto r = binary(is_max ? OperationType::ADD : OperationType::SUB, **a, *d);
-  if (!r) return make_error(r.error());
-  define(n, 0, std::move(*r));
+  Value acc = **first;
+  for (int i = 1; i < n.input_size(); ++i) {
+    auto b = input(n, i);
+    if (!b) return make_error(b.error());
+    auto d = is_max ? binary(OperationType::SUB, **b, acc, 1) : binary(OperationType::SUB, acc, **b, 1);
+    if (!d) return make_error(d.error());
+    auto r = binary(is_max ? OperationType::ADD : OperationType::SUB, acc, *d);
+    if (!r) return make_error(r.error());
+    acc = std::move(*r);
+  }
+  define(n, 0, std::move(acc));
   return {};
 }
 
@@ -1102,7 +1126,7 @@ Result<void> Importer::on_reshape(const onnx::NodeProto& n) {
     if (!spec) return make_error(spec.error());
     shape = reshape_target(in, *spec, attr_i(n, "allowzero", 0) != 0);
   } else if (t == "Flatten") {
-    auto axis = axes_of({attr_i(n, "axis", 1)}, in.size() + 1);
+    auto axis = flatten_axis(attr_i(n, "axis", 1), in.size());
     if (!axis) return make_error(axis.error());
     int64_t outer = 1, inner = 1;
     for (size_t i = 0; i < in.size(); ++i) (static_cast<int64_t>(i) < (*axis)[0] ? outer : inner) *= in[i];
@@ -1144,6 +1168,16 @@ Result<void> Importer::on_identity(const onnx::NodeProto& n) {
   if (!x) return make_error(x.error());
   define(n, 0, **x);
   return {};
+}
+
+// Dropout at inference is the identity; training mode and the mask output are not inference.
+Result<void> Importer::on_dropout(const onnx::NodeProto& n) {
+  if (n.output_size() > 1 && !n.output(1).empty()) return make_error("the mask output is not supported");
+  auto training = input(n, 2, false);
+  if (!training) return make_error(training.error());
+  if (*training && (!(*training)->is_const || (*training)->c.v.empty() || (*training)->c.v[0] != 0))
+    return make_error("training_mode is not supported (inference only)");
+  return on_identity(n);
 }
 
 Result<void> Importer::on_pad(const onnx::NodeProto& n) {
@@ -1283,8 +1317,8 @@ Result<void> Importer::on_dequantize(const onnx::NodeProto& n) {
   Operand& src = model_.main.operands[v.operand];
   if (src.type != OperandType::TENSOR_QUANT8_ASYMM && src.type != OperandType::TENSOR_QUANT8_ASYMM_SIGNED)
     return make_error("x must be uint8 or int8");
-  // A graph input takes its quantisation from its first QLinear/Dequantize consumer.
-  if (src.scale == 0) {
+  // A graph input takes its quantisation from its first DequantizeLinear, if nothing read it before.
+  if (unassigned_quant_.erase(v.operand)) {
     src.scale = static_cast<float>(s->v[0]);
     src.zero_point = static_cast<int32_t>(zp);
   } else if (src.scale != static_cast<float>(s->v[0]) || src.zero_point != static_cast<int32_t>(zp)) {
@@ -1387,7 +1421,10 @@ Result<void> Importer::add_graph_input(const onnx::ValueInfoProto& vi) {
   if (shape.empty()) return make_error("graph input '" + vi.name() + "': scalar graph inputs are not supported");
   if (shape.size() > 4) return make_error("graph input '" + vi.name() + "': rank " + std::to_string(shape.size()) + " is not supported (NNAPI: rank <= 4)");
   if (auto c = element_count(shape); !c) return make_error("graph input '" + vi.name() + "': " + c.error());
-  const uint32_t o = temp(*t, shape);
+  const bool quant = *t == OperandType::TENSOR_QUANT8_ASYMM || *t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  // Raw integers (scale 1) until a DequantizeLinear says what they mean.
+  const uint32_t o = temp(*t, shape, quant ? 1.0f : 0.0f);
+  if (quant) unassigned_quant_.insert(o);
   model_.main.operands[o].lifetime = Lifetime::SUBGRAPH_INPUT;
   model_.main.input_indexes.push_back(o);
   result_.input_names.push_back(vi.name());
@@ -1441,7 +1478,7 @@ const std::map<std::string, Importer::Handler>& mapped_operators() {
       {"Unsqueeze", &Importer::on_reshape},
       {"Transpose", &Importer::on_transpose},
       {"Identity", &Importer::on_identity},
-      {"Dropout", &Importer::on_identity},
+      {"Dropout", &Importer::on_dropout},
       {"Pad", &Importer::on_pad},
       {"Softmax", &Importer::on_softmax},
       {"Resize", &Importer::on_resize},
@@ -1606,11 +1643,6 @@ Result<OnnxImported> Importer::run() {
   if (g.output_size() == 0) return make_error("the graph has no outputs");
   for (const auto& o : g.output())
     if (auto r = add_graph_output(o.name()); !r) return make_error(r.error());
-  for (uint32_t i : model_.main.input_indexes) {
-    Operand& o = model_.main.operands[i];
-    const bool quant = o.type == OperandType::TENSOR_QUANT8_ASYMM || o.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    if (quant && o.scale == 0) o.scale = 1.0f;  // raw integers: no consumer gave a scale
-  }
   fuse_activations();
   compact();
   result_.model = std::move(model_);
