@@ -44,8 +44,10 @@ int import_command(const ImportOptions& o) {
   auto imported = models::import_onnx_file(o.model, opt);
   if (!imported) return fail(imported.error());
   const auto& m = imported->model;
-  if (auto v = models::validate_model(m); !v) return fail(o.model + ": imported model is invalid: " + v.error());
-  if (auto v = hal::ops::validate_operations(m); !v) return fail(o.model + ": imported model is invalid: " + v.error());
+  if (auto v = models::validate_model(m); !v)
+    return fail(o.model + ": imported model is invalid: " + v.error());
+  if (auto v = hal::ops::validate_operations(m); !v)
+    return fail(o.model + ": imported model is invalid: " + v.error());
   if (auto w = models::save_model_json(m, o.output); !w) return fail(w.error());
   std::printf("npusim import: %s -> %s\n", o.model.c_str(), o.output.c_str());
   std::string census;
@@ -56,17 +58,20 @@ int import_command(const ImportOptions& o) {
   }
   std::printf("  ONNX nodes      %u (%s)\n", nodes, census.c_str());
   std::printf("  folded at import %u nodes\n", imported->folded_nodes);
-  std::printf("  NNAPI model     %zu operations, %zu operands\n", m.main.operations.size(), m.main.operands.size());
+  std::printf("  NNAPI model     %zu operations, %zu operands\n", m.main.operations.size(),
+              m.main.operands.size());
   for (const auto& n : imported->cpu_only_nodes) std::printf("  CPU fallback    %s\n", n.c_str());
   for (size_t i = 0; i < m.main.input_indexes.size(); ++i) {
     const auto& op = m.main.operands[m.main.input_indexes[i]];
-    std::printf("  input  %-8u %s %s  (ONNX '%s')\n", m.main.input_indexes[i], std::string(to_string(op.type)).c_str(),
-                models::dims_to_string(op.dimensions).c_str(), imported->input_names[i].c_str());
+    std::printf("  input  %-8u %s %s  (ONNX '%s')\n", m.main.input_indexes[i],
+                std::string(to_string(op.type)).c_str(), models::dims_to_string(op.dimensions).c_str(),
+                imported->input_names[i].c_str());
   }
   for (size_t i = 0; i < m.main.output_indexes.size(); ++i) {
     const auto& op = m.main.operands[m.main.output_indexes[i]];
-    std::printf("  output %-8u %s %s  (ONNX '%s')\n", m.main.output_indexes[i], std::string(to_string(op.type)).c_str(),
-                models::dims_to_string(op.dimensions).c_str(), imported->output_names[i].c_str());
+    std::printf("  output %-8u %s %s  (ONNX '%s')\n", m.main.output_indexes[i],
+                std::string(to_string(op.type)).c_str(), models::dims_to_string(op.dimensions).c_str(),
+                imported->output_names[i].c_str());
   }
   if (!o.example_inputs.empty()) {
     if (o.range.size() != 2) return fail("--range: expected two values LO HI");
@@ -106,8 +111,10 @@ int quantize_command(const QuantizeCliOptions& o) {
   qo.per_channel = !o.per_tensor;
   auto q = models::quantize_model(*model, *ranges, qo);
   if (!q) return fail(o.model + ": " + q.error());
-  if (auto v = models::validate_model(*q); !v) return fail(o.model + ": quantised model is invalid: " + v.error());
-  if (auto v = hal::ops::validate_operations(*q); !v) return fail(o.model + ": quantised model is invalid: " + v.error());
+  if (auto v = models::validate_model(*q); !v)
+    return fail(o.model + ": quantised model is invalid: " + v.error());
+  if (auto v = hal::ops::validate_operations(*q); !v)
+    return fail(o.model + ": quantised model is invalid: " + v.error());
   if (auto w = models::save_model_json(*q, o.output); !w) return fail(w.error());
 
   // Accuracy: a fresh seeded sample, float on the CPU reference, int8 on the simulated NPU.
@@ -140,14 +147,17 @@ int quantize_command(const QuantizeCliOptions& o) {
   if (!npu.status.ok()) return fail(o.output + ": int8 on the NPU: " + npu.status.message);
   auto err = models::compare_quantized(ref.outputs, npu.outputs);
   if (!err) return fail(err.error());
-  std::printf("npusim quantize: %s -> %s (%s weights, %zu calibration sample%s)\n", o.model.c_str(), o.output.c_str(),
-              o.per_tensor ? "per-tensor" : "per-channel", calib.size(), calib.size() == 1 ? "" : "s");
+  std::printf("npusim quantize: %s -> %s (%s weights, %zu calibration sample%s)\n", o.model.c_str(),
+              o.output.c_str(), o.per_tensor ? "per-tensor" : "per-channel", calib.size(),
+              calib.size() == 1 ? "" : "s");
   std::printf("  int8 placement  %s\n", placement.c_str());
   std::printf("  int8 latency    %llu us simulated, %llu NPU cycles\n",
               static_cast<unsigned long long>(npu.timing.time_in_driver_us),
               static_cast<unsigned long long>(npu.device_cycles));
-  std::printf("  accuracy vs float (CPU reference), %llu output elements:\n", static_cast<unsigned long long>(err->elements));
-  std::printf("    max |error|   %.6g\n    MSE           %.6g\n    cosine        %.6f\n", err->max_abs, err->mse, err->cosine);
+  std::printf("  accuracy vs float (CPU reference), %llu output elements:\n",
+              static_cast<unsigned long long>(err->elements));
+  std::printf("    max |error|   %.6g\n    MSE           %.6g\n    cosine        %.6f\n", err->max_abs,
+              err->mse, err->cosine);
   return 0;
 }
 
@@ -164,7 +174,8 @@ Result<models::Model> load_model_file(const std::string& path, bool cpu_fallback
   opt.cpu_fallback = cpu_fallback;
   auto imported = models::import_onnx_file(path, opt);
   if (!imported) return make_error(imported.error());
-  if (auto v = models::validate_model(imported->model); !v) return make_error(path + ": imported model is invalid: " + v.error());
+  if (auto v = models::validate_model(imported->model); !v)
+    return make_error(path + ": imported model is invalid: " + v.error());
   return std::move(imported->model);
 }
 
@@ -173,19 +184,24 @@ void register_import_commands(CLI::App& app, int* exit_code) {
   auto* imp = app.add_subcommand("import", "Import an ONNX model into model JSON (NNAPI shape)");
   imp->add_option("model", io->model, "ONNX file")->required();
   imp->add_option("-o,--output", io->output, "Model JSON to write")->required();
-  imp->add_flag("--cpu-fallback", io->cpu_fallback, "Import operators that only the CPU reference runs (Div, ReduceMean, …)");
-  imp->add_option("--dynamic-dim", io->dynamic_dim, "Value of symbolic input dimensions")->capture_default_str();
+  imp->add_flag("--cpu-fallback", io->cpu_fallback,
+                "Import operators that only the CPU reference runs (Div, ReduceMean, …)");
+  imp->add_option("--dynamic-dim", io->dynamic_dim, "Value of symbolic input dimensions")
+      ->capture_default_str();
   imp->add_option("--example-inputs", io->example_inputs, "Also write seeded uniform inputs JSON here");
   imp->add_option("--seed", io->seed, "Seed of --example-inputs")->capture_default_str();
   imp->add_option("--range", io->range, "Value range LO HI of --example-inputs")->expected(2);
   imp->callback([io, exit_code] { *exit_code = import_command(*io); });
 
   auto qo = std::make_shared<QuantizeCliOptions>();
-  auto* q = app.add_subcommand("quantize", "Post-training int8 quantisation of a float model, with its accuracy loss");
+  auto* q = app.add_subcommand("quantize",
+                               "Post-training int8 quantisation of a float model, with its accuracy loss");
   q->add_option("model", qo->model, "Float model (JSON or .onnx)")->required();
   q->add_option("-o,--output", qo->output, "Quantised model JSON to write")->required();
-  q->add_option("--calib", qo->calib, "Calibration inputs JSON (repeatable); default: seeded uniform samples");
-  q->add_option("--samples", qo->samples, "Seeded calibration samples when no --calib")->capture_default_str();
+  q->add_option("--calib", qo->calib,
+                "Calibration inputs JSON (repeatable); default: seeded uniform samples");
+  q->add_option("--samples", qo->samples, "Seeded calibration samples when no --calib")
+      ->capture_default_str();
   q->add_option("--seed", qo->seed, "Seed of the synthetic samples")->capture_default_str();
   q->add_option("--range", qo->range, "Value range LO HI of synthetic samples")->expected(2);
   q->add_flag("--per-tensor", qo->per_tensor, "Per-tensor instead of per-channel convolution weights");

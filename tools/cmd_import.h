@@ -2,9 +2,8 @@
 // `run` shares: a .onnx path is imported, anything else read as model JSON.
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "npu/common/result.h"
 #include "npu/models/model.h"

@@ -7,6 +7,7 @@
 // The test fails on a regression against node_tests_expected.txt ("<test> pass" or "<test> known:
 // <reason>"), and on a test the file does not list. NPUSIM_NODE_TESTS_UPDATE=<file> writes the file
 // from this run instead.
+#include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -15,8 +16,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "npu/models/onnx_import.h"
 #include "npu/system/system.h"
@@ -66,16 +65,19 @@ struct Outcome {
 
 bool close(const models::Tensor& want, const models::Tensor& got, std::string* why) {
   if (want.dimensions != got.dimensions) {
-    *why = "output shape " + models::dims_to_string(got.dimensions) + ", expected " + models::dims_to_string(want.dimensions);
+    *why = "output shape " + models::dims_to_string(got.dimensions) + ", expected " +
+           models::dims_to_string(want.dimensions);
     return false;
   }
   const bool is_float = models::is_float_type(want.type);
   for (uint64_t i = 0; i < want.element_count(); ++i) {
-    const double e = models::read_element(want.type, want.data, i), a = models::read_element(got.type, got.data, i);
+    const double e = models::read_element(want.type, want.data, i),
+                 a = models::read_element(got.type, got.data, i);
     if (std::isnan(e) && std::isnan(a)) continue;
     const double tol = is_float ? 1e-5 + 1e-3 * std::fabs(e) : 0.0;
     if (!(std::fabs(e - a) <= tol)) {
-      *why = "element " + std::to_string(i) + ": got " + std::to_string(a) + ", expected " + std::to_string(e);
+      *why =
+          "element " + std::to_string(i) + ": got " + std::to_string(a) + ", expected " + std::to_string(e);
       return false;
     }
   }
@@ -96,8 +98,10 @@ Outcome run_one(system::System& s, const NodeTest& t) {
   for (const auto& vi : m.graph().input()) {
     if (initializers.count(vi.name())) continue;
     const fs::path pb = data / ("input_" + std::to_string(k++) + ".pb");
-    if (first_input.empty()) first_input = pb.string();
-    else opt.constant_inputs[vi.name()] = read_bytes(pb);
+    if (first_input.empty())
+      first_input = pb.string();
+    else
+      opt.constant_inputs[vi.name()] = read_bytes(pb);
   }
   auto imp = models::import_onnx_bytes(read_bytes(t.dir / "model.onnx"), t.name, opt);
   if (!imp) {
@@ -158,7 +162,8 @@ std::map<std::string, std::string> read_expected(const std::string& path) {
 }
 
 TEST(OnnxNodeConformance, MappedOperatorsAgainstExpectedPassList) {
-  if (!fs::exists(kNodeTests)) GTEST_SKIP() << kNodeTests << " is absent: install libonnx-testdata (scripts/install-deps)";
+  if (!fs::exists(kNodeTests))
+    GTEST_SKIP() << kNodeTests << " is absent: install libonnx-testdata (scripts/install-deps)";
   const auto tests = select_tests();
   ASSERT_FALSE(tests.empty());
   std::map<std::string, Outcome> outcomes;
@@ -185,8 +190,8 @@ TEST(OnnxNodeConformance, MappedOperatorsAgainstExpectedPassList) {
       if (outcomes[t.name].on_cpu) ++tally.cpu;
     }
   }
-  std::printf("ONNX node tests through import -> HAL -> NPU (%s)\n%-20s %9s  %s\n", kNodeTests, "operator", "pass/total",
-              "passing with CPU stages (some operation on the CPU reference)");
+  std::printf("ONNX node tests through import -> HAL -> NPU (%s)\n%-20s %9s  %s\n", kNodeTests, "operator",
+              "pass/total", "passing with CPU stages (some operation on the CPU reference)");
   for (const auto& [op, t] : per_op) std::printf("%-20s %4d/%-4d  %d\n", op.c_str(), t.pass, t.total, t.cpu);
   std::printf("%-20s %4d/%-4zu\n", "all", pass, tests.size());
 
@@ -194,7 +199,8 @@ TEST(OnnxNodeConformance, MappedOperatorsAgainstExpectedPassList) {
     std::ofstream out(update);
     out << "# ONNX node tests of mapped operators: \"pass\" must keep passing; \"known: <reason>\" are\n"
            "# unsupported cases (the importer's or the run's error). Regenerate with\n"
-           "# NPUSIM_NODE_TESTS_UPDATE=$PWD/tests/onnx/node_tests_expected.txt build/tests/onnx/onnx_conformance_test\n";
+           "# NPUSIM_NODE_TESTS_UPDATE=$PWD/tests/onnx/node_tests_expected.txt "
+           "build/tests/onnx/onnx_conformance_test\n";
     for (const auto& t : tests) {
       const auto& o = outcomes[t.name];
       out << t.name << (o.pass ? " pass" : " known: " + o.reason) << "\n";

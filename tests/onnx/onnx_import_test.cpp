@@ -2,15 +2,15 @@
 // and numerics (the imported model on the HAL's CPU reference against direct NCHW loops written here,
 // an oracle independent of the importer), layout conversion, constant folding, BatchNormalization
 // folding, activation fusion, unmapped-operator errors and a seeded corruption fuzz.
+#include "npu/models/onnx_import.h"
+
+#include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <random>
 
-#include <gtest/gtest.h>
-
 #include "npu/hal/ops/reference_executor.h"
-#include "npu/models/onnx_import.h"
 #include "npu/models/validate.h"
 
 namespace {
@@ -49,8 +49,8 @@ struct Graph {
     t->add_dims(static_cast<int64_t>(v.size()));
     for (int64_t i : v) t->add_int64_data(i);
   }
-  onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in, const std::vector<std::string>& out,
-                        const std::string& name = "") {
+  onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& in,
+                        const std::vector<std::string>& out, const std::string& name = "") {
     auto* n = g()->add_node();
     n->set_op_type(op);
     n->set_name(name.empty() ? op + std::to_string(g()->node_size()) : name);
@@ -92,20 +92,22 @@ npu::models::Tensor float_tensor(const std::vector<uint32_t>& dims, const std::v
 
 std::vector<float> floats(const npu::models::Tensor& t) {
   std::vector<float> v(t.element_count());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(npu::models::read_element(t.type, t.data, i));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(npu::models::read_element(t.type, t.data, i));
   return v;
 }
 
 // Imports, validates and runs on the CPU reference with one float input; returns output 0.
-std::vector<float> run_imported(const Graph& gr, const std::vector<uint32_t>& in_dims, const std::vector<float>& x,
-                                npu::models::OnnxImported* imported = nullptr) {
+std::vector<float> run_imported(const Graph& gr, const std::vector<uint32_t>& in_dims,
+                                const std::vector<float>& x, npu::models::OnnxImported* imported = nullptr) {
   auto r = npu::models::import_onnx_bytes(gr.bytes(), "test.onnx");
   EXPECT_TRUE(r.ok()) << r.error();
   if (!r.ok()) return {};
   EXPECT_TRUE(npu::models::validate_model(r->model).ok());
   auto ops = npu::hal::ops::validate_operations(r->model);
   EXPECT_TRUE(ops.ok()) << ops.error();
-  auto out = npu::hal::ops::run_reference(r->model, {{r->model.main.input_indexes[0], float_tensor(in_dims, x)}});
+  auto out =
+      npu::hal::ops::run_reference(r->model, {{r->model.main.input_indexes[0], float_tensor(in_dims, x)}});
   EXPECT_TRUE(out.ok()) << out.error();
   if (imported) *imported = *r;
   if (!out.ok()) return {};
@@ -119,9 +121,9 @@ std::vector<OperationType> op_types(const npu::models::Model& m) {
 }
 
 // Direct NCHW convolution (the oracle): w [M, C/g, kh, kw], pads top/left, stride s.
-std::vector<float> conv_nchw(const std::vector<float>& x, int n, int c, int h, int w, const std::vector<float>& wt,
-                             int m, int kh, int kw, const std::vector<float>& b, int group, int pad, int stride,
-                             int oh, int ow) {
+std::vector<float> conv_nchw(const std::vector<float>& x, int n, int c, int h, int w,
+                             const std::vector<float>& wt, int m, int kh, int kw, const std::vector<float>& b,
+                             int group, int pad, int stride, int oh, int ow) {
   std::vector<float> y(static_cast<size_t>(n * m * oh * ow));
   const int cg = c / group, mg = m / group;
   for (int ni = 0; ni < n; ++ni)
@@ -145,7 +147,8 @@ std::vector<float> conv_nchw(const std::vector<float>& x, int n, int c, int h, i
 
 void expect_near_all(const std::vector<float>& got, const std::vector<float>& want, float tol) {
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol + 1e-5f * std::fabs(want[i])) << "element " << i;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol + 1e-5f * std::fabs(want[i])) << "element " << i;
 }
 
 // --- Tests ---------------------------------------------------------------------------------------------
@@ -172,8 +175,8 @@ TEST(OnnxImport, ConvBatchNormReluFoldsAndMatchesDirectNchwConvolution) {
   npu::models::OnnxImported imp;
   const auto got = run_imported(gr, {1, 3, 8, 8}, x, &imp);
   // NCHW in → NHWC (TRANSPOSE), one CONV_2D with BatchNormalization and Relu folded in, back to NCHW.
-  EXPECT_EQ(op_types(imp.model),
-            (std::vector<OperationType>{OperationType::TRANSPOSE, OperationType::CONV_2D, OperationType::TRANSPOSE}));
+  EXPECT_EQ(op_types(imp.model), (std::vector<OperationType>{OperationType::TRANSPOSE, OperationType::CONV_2D,
+                                                             OperationType::TRANSPOSE}));
   auto want = conv_nchw(x, 1, 3, 8, 8, w, 4, 3, 3, b, 1, 1, 1, 8, 8);
   for (size_t i = 0; i < want.size(); ++i) {
     const size_t ch = (i / 64) % 4;
@@ -229,8 +232,10 @@ TEST(OnnxImport, TransposesAroundAConvolutionCostNothing) {
   EXPECT_EQ(op_types(imp.model), std::vector<OperationType>{OperationType::CONV_2D});
   std::vector<float> want(108);
   for (int p = 0; p < 36; ++p)
-    for (int o = 0; o < 3; ++o) want[static_cast<size_t>(p * 3 + o)] = x[static_cast<size_t>(p * 2)] * w[static_cast<size_t>(o * 2)] +
-                                                                    x[static_cast<size_t>(p * 2 + 1)] * w[static_cast<size_t>(o * 2 + 1)];
+    for (int o = 0; o < 3; ++o)
+      want[static_cast<size_t>(p * 3 + o)] =
+          x[static_cast<size_t>(p * 2)] * w[static_cast<size_t>(o * 2)] +
+          x[static_cast<size_t>(p * 2 + 1)] * w[static_cast<size_t>(o * 2 + 1)];
   expect_near_all(got, want, 1e-5f);
 }
 
@@ -252,7 +257,8 @@ TEST(OnnxImport, ShapeChainsAndConstantOfShapeFoldAtImport) {
   const auto x = random_floats(12, 7);
   npu::models::OnnxImported imp;
   const auto got = run_imported(gr, {2, 3, 2}, x, &imp);
-  EXPECT_EQ(op_types(imp.model), (std::vector<OperationType>{OperationType::RESHAPE, OperationType::CONCATENATION}));
+  EXPECT_EQ(op_types(imp.model),
+            (std::vector<OperationType>{OperationType::RESHAPE, OperationType::CONCATENATION}));
   EXPECT_EQ(imp.folded_nodes, 4u);  // Shape, Gather, Concat (shape), ConstantOfShape
   std::vector<float> want;
   for (int r = 0; r < 2; ++r) {
@@ -280,7 +286,8 @@ TEST(OnnxImport, GemmThenSoftmaxMatchesDirectComputation) {
     double sum = 0;
     for (int o = 0; o < 3; ++o) {
       h[static_cast<size_t>(o)] = c[static_cast<size_t>(o)];
-      for (int k = 0; k < 5; ++k) h[static_cast<size_t>(o)] += x[static_cast<size_t>(r * 5 + k)] * w[static_cast<size_t>(o * 5 + k)];
+      for (int k = 0; k < 5; ++k)
+        h[static_cast<size_t>(o)] += x[static_cast<size_t>(r * 5 + k)] * w[static_cast<size_t>(o * 5 + k)];
     }
     const double mx = *std::max_element(h.begin(), h.end());
     for (double& v : h) sum += (v = std::exp(v - mx));
@@ -324,14 +331,16 @@ TEST(OnnxImport, CpuOnlyOperatorNeedsCpuFallback) {
   gr.node("Div", {"x", "d"}, {"y"}, "halve");
   auto strict = npu::models::import_onnx_bytes(gr.bytes(), "div.onnx");
   ASSERT_FALSE(strict.ok());
-  EXPECT_NE(strict.error().find("node 0 'halve' (Div): operator Div is not mapped to an NPU operation"), std::string::npos)
+  EXPECT_NE(strict.error().find("node 0 'halve' (Div): operator Div is not mapped to an NPU operation"),
+            std::string::npos)
       << strict.error();
   npu::models::OnnxImportOptions opt;
   opt.cpu_fallback = true;
   auto r = npu::models::import_onnx_bytes(gr.bytes(), "div.onnx", opt);
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->cpu_only_nodes, std::vector<std::string>{"Div 'halve'"});
-  auto out = npu::hal::ops::run_reference(r->model, {{r->model.main.input_indexes[0], float_tensor({1, 4}, {1, 1, 1, 1})}});
+  auto out = npu::hal::ops::run_reference(
+      r->model, {{r->model.main.input_indexes[0], float_tensor({1, 4}, {1, 1, 1, 1})}});
   ASSERT_TRUE(out.ok()) << out.error();
   EXPECT_EQ(floats(out->begin()->second), (std::vector<float>{1.0f, 0.5f, 0.25f, 0.125f}));
 }

@@ -1,11 +1,12 @@
 // Post-training quantisation on a seeded float network built here: parameter choices (per-channel
 // filters, int32 biases at input·filter scale, shared parameters through pooling) and the accuracy of
 // the int8 model on the CPU reference against the float model.
+#include "npu/models/quantize.h"
+
 #include <gtest/gtest.h>
 
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/builder.h"
-#include "npu/models/quantize.h"
 #include "npu/models/validate.h"
 
 namespace {
@@ -18,8 +19,8 @@ Model small_net() {
   uint32_t h = b.conv_2d(x, 8, 3, 3, 1, 1, npu::fx::FusedActivation::RELU);
   const uint32_t pooled = b.tensor(OperandType::TENSOR_FLOAT32, {1, 6, 6, 8});
   b.operation(OperationType::MAX_POOL_2D,
-              {h, b.constant_i32(2), b.constant_i32(2), b.constant_i32(2), b.constant_i32(2), b.constant_i32(2),
-               b.constant_i32(0)},
+              {h, b.constant_i32(2), b.constant_i32(2), b.constant_i32(2), b.constant_i32(2),
+               b.constant_i32(2), b.constant_i32(0)},
               {pooled});
   h = b.conv_2d(pooled, 16, 3, 3, 1, 2, npu::fx::FusedActivation::NONE);
   b.mark_output(b.fully_connected(h, 10, npu::fx::FusedActivation::NONE));
@@ -67,8 +68,8 @@ TEST(Quantize, ChoosesNnapiParametersAndKeepsAccuracy) {
   ASSERT_TRUE(got.ok()) << got.error();
   auto err = compare_quantized(*ref, *got);
   ASSERT_TRUE(err.ok()) << err.error();
-  std::printf("int8 vs float: max |error| %.4g, MSE %.4g, cosine %.5f over %llu elements\n", err->max_abs, err->mse,
-              err->cosine, static_cast<unsigned long long>(err->elements));
+  std::printf("int8 vs float: max |error| %.4g, MSE %.4g, cosine %.5f over %llu elements\n", err->max_abs,
+              err->mse, err->cosine, static_cast<unsigned long long>(err->elements));
   EXPECT_GT(err->cosine, 0.99);
 }
 

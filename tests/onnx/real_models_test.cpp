@@ -2,11 +2,11 @@
 // skip with a message): BlazeFace front 128×128 and the openWakeWord models, imported from ONNX and run
 // through the HAL on the simulated NPU in float (compared with the CPU reference) and in int8 after
 // post-training quantisation (error against the float reference printed and bounded).
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-
-#include <gtest/gtest.h>
 
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/onnx_import.h"
@@ -38,8 +38,8 @@ struct Runs {
 
 // One simulation: `model` on the NPU device with `inputs`, and `reference` (default: the same model)
 // on the CPU device with `ref_inputs`.
-Runs run_on_npu_and_cpu(const models::Model& model, const models::TensorMap& inputs, const models::Model& reference,
-                        const models::TensorMap& ref_inputs) {
+Runs run_on_npu_and_cpu(const models::Model& model, const models::TensorMap& inputs,
+                        const models::Model& reference, const models::TensorMap& ref_inputs) {
   Runs r;
   auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
   EXPECT_TRUE(cfg.ok()) << cfg.error();
@@ -77,21 +77,23 @@ void expect_float_match(const Runs& r) {
     const auto& got = r.npu.outputs.at(idx);
     ASSERT_EQ(got.dimensions, want.dimensions);
     for (uint64_t i = 0; i < want.element_count(); ++i) {
-      const double e = models::read_element(want.type, want.data, i), a = models::read_element(got.type, got.data, i);
+      const double e = models::read_element(want.type, want.data, i),
+                   a = models::read_element(got.type, got.data, i);
       max_err = std::max(max_err, std::fabs(e - a));
       if (std::fabs(e - a) > 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e)) ++bad;
       ++elements;
     }
   }
-  std::printf("float NPU vs CPU reference: %llu elements, %llu outside the fp32 tolerance, max |error| %.3g\n",
-              static_cast<unsigned long long>(elements), static_cast<unsigned long long>(bad), max_err);
+  std::printf(
+      "float NPU vs CPU reference: %llu elements, %llu outside the fp32 tolerance, max |error| %.3g\n",
+      static_cast<unsigned long long>(elements), static_cast<unsigned long long>(bad), max_err);
   EXPECT_EQ(bad, 0u);
   EXPECT_GT(elements, 0u);
 }
 
 void print_run(const char* what, const Runs& r) {
-  std::printf("%s: placement %s; latency %llu us simulated, %llu NPU cycles in %u jobs\n", what, r.placement.c_str(),
-              static_cast<unsigned long long>(r.npu.timing.time_in_driver_us),
+  std::printf("%s: placement %s; latency %llu us simulated, %llu NPU cycles in %u jobs\n", what,
+              r.placement.c_str(), static_cast<unsigned long long>(r.npu.timing.time_in_driver_us),
               static_cast<unsigned long long>(r.npu.device_cycles), r.npu.npu_jobs);
 }
 
@@ -112,9 +114,10 @@ models::QuantError int8_error(const models::Model& f, float lo, float hi, const 
   auto err = models::compare_quantized(r.cpu.outputs, r.npu.outputs);
   EXPECT_TRUE(err.ok()) << err.error();
   if (!err.ok()) return {};
-  std::printf("%s int8 (per-channel weights, 4 calibration samples) vs float: max |error| %.4g, MSE %.4g, "
-              "cosine %.5f over %llu elements\n",
-              what, err->max_abs, err->mse, err->cosine, static_cast<unsigned long long>(err->elements));
+  std::printf(
+      "%s int8 (per-channel weights, 4 calibration samples) vs float: max |error| %.4g, MSE %.4g, "
+      "cosine %.5f over %llu elements\n",
+      what, err->max_abs, err->mse, err->cosine, static_cast<unsigned long long>(err->elements));
   return *err;
 }
 

@@ -25,27 +25,70 @@ namespace {
 
 uint32_t raw_size(int32_t type) {
   switch (type) {
-    case kFloat: case kInt32: return 4;
-    case kUint8: case kInt8: case kBool: return 1;
-    case kUint16: case kInt16: case kFloat16: return 2;
-    case kInt64: case kDouble: return 8;
-    default: return 0;
+    case kFloat:
+    case kInt32:
+      return 4;
+    case kUint8:
+    case kInt8:
+    case kBool:
+      return 1;
+    case kUint16:
+    case kInt16:
+    case kFloat16:
+      return 2;
+    case kInt64:
+    case kDouble:
+      return 8;
+    default:
+      return 0;
   }
 }
 
 double read_raw(int32_t type, const char* p) {
   switch (type) {
-    case kFloat: { float f; std::memcpy(&f, p, 4); return f; }
-    case kInt32: { int32_t i; std::memcpy(&i, p, 4); return i; }
-    case kUint8: return static_cast<uint8_t>(*p);
-    case kInt8: return static_cast<int8_t>(*p);
-    case kBool: return *p != 0 ? 1.0 : 0.0;
-    case kUint16: { uint16_t i; std::memcpy(&i, p, 2); return i; }
-    case kInt16: { int16_t i; std::memcpy(&i, p, 2); return i; }
-    case kFloat16: { uint16_t h; std::memcpy(&h, p, 2); return half_to_float(h); }
-    case kInt64: { int64_t i; std::memcpy(&i, p, 8); return static_cast<double>(i); }
-    case kDouble: { double d; std::memcpy(&d, p, 8); return d; }
-    default: return 0;
+    case kFloat: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    case kInt32: {
+      int32_t i;
+      std::memcpy(&i, p, 4);
+      return i;
+    }
+    case kUint8:
+      return static_cast<uint8_t>(*p);
+    case kInt8:
+      return static_cast<int8_t>(*p);
+    case kBool:
+      return *p != 0 ? 1.0 : 0.0;
+    case kUint16: {
+      uint16_t i;
+      std::memcpy(&i, p, 2);
+      return i;
+    }
+    case kInt16: {
+      int16_t i;
+      std::memcpy(&i, p, 2);
+      return i;
+    }
+    case kFloat16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return half_to_float(h);
+    }
+    case kInt64: {
+      int64_t i;
+      std::memcpy(&i, p, 8);
+      return static_cast<double>(i);
+    }
+    case kDouble: {
+      double d;
+      std::memcpy(&d, p, 8);
+      return d;
+    }
+    default:
+      return 0;
   }
 }
 
@@ -56,7 +99,8 @@ Result<HostTensor> from_proto(const onnx::TensorProto& t) {
   h.type = t.data_type();
   const uint32_t esize = raw_size(h.type);
   if (esize == 0) return make_error("element type " + type_name(h.type) + " is not supported");
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) return make_error("external tensor data is not supported");
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return make_error("external tensor data is not supported");
   if (t.has_segment()) return make_error("segmented tensors are not supported");
   h.dims.assign(t.dims().begin(), t.dims().end());
   auto n = element_count(h.dims);
@@ -65,8 +109,9 @@ Result<HostTensor> from_proto(const onnx::TensorProto& t) {
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     if (raw.size() != *n * esize)
-      return make_error("raw_data has " + std::to_string(raw.size()) + " bytes, shape " + dims_string(h.dims) +
-                        " of " + type_name(h.type) + " needs " + std::to_string(*n * esize));
+      return make_error("raw_data has " + std::to_string(raw.size()) + " bytes, shape " +
+                        dims_string(h.dims) + " of " + type_name(h.type) + " needs " +
+                        std::to_string(*n * esize));
     for (uint64_t i = 0; i < *n; ++i) h.v.push_back(read_raw(h.type, raw.data() + i * esize));
     return h;
   }
@@ -118,7 +163,8 @@ HostTensor transpose(const HostTensor& t, const std::vector<int64_t>& perm) {
   std::vector<int64_t> idx(rank, 0);
   for (uint64_t o = 0; o < out.v.size(); ++o) {
     uint64_t src = 0;
-    for (size_t k = 0; k < rank; ++k) src += static_cast<uint64_t>(idx[k]) * in_strides[static_cast<size_t>(perm[k])];
+    for (size_t k = 0; k < rank; ++k)
+      src += static_cast<uint64_t>(idx[k]) * in_strides[static_cast<size_t>(perm[k])];
     out.v[o] = t.v[src];
     for (size_t k = rank; k-- > 0;) {
       if (++idx[k] < out.dims[k]) break;
@@ -170,16 +216,35 @@ void cast_to(HostTensor* t, int32_t type) {
   for (double& x : t->v) {
     if (std::isnan(x) && type != kFloat && type != kDouble && type != kFloat16) x = 0;
     switch (type) {
-      case kFloat: x = static_cast<float>(x); break;
-      case kFloat16: x = half_to_float(float_to_half(static_cast<float>(x))); break;
-      case kBool: x = x != 0 ? 1 : 0; break;
-      case kUint8: x = clamp(std::trunc(x), 0, 255); break;
-      case kInt8: x = clamp(std::trunc(x), -128, 127); break;
-      case kUint16: x = clamp(std::trunc(x), 0, 65535); break;
-      case kInt16: x = clamp(std::trunc(x), -32768, 32767); break;
-      case kInt32: x = clamp(std::trunc(x), std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()); break;
-      case kInt64: x = clamp(std::trunc(x), -9.2e18, 9.2e18); break;
-      default: break;
+      case kFloat:
+        x = static_cast<float>(x);
+        break;
+      case kFloat16:
+        x = half_to_float(float_to_half(static_cast<float>(x)));
+        break;
+      case kBool:
+        x = x != 0 ? 1 : 0;
+        break;
+      case kUint8:
+        x = clamp(std::trunc(x), 0, 255);
+        break;
+      case kInt8:
+        x = clamp(std::trunc(x), -128, 127);
+        break;
+      case kUint16:
+        x = clamp(std::trunc(x), 0, 65535);
+        break;
+      case kInt16:
+        x = clamp(std::trunc(x), -32768, 32767);
+        break;
+      case kInt32:
+        x = clamp(std::trunc(x), std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+        break;
+      case kInt64:
+        x = clamp(std::trunc(x), -9.2e18, 9.2e18);
+        break;
+      default:
+        break;
     }
   }
   t->type = type;
@@ -187,17 +252,28 @@ void cast_to(HostTensor* t, int32_t type) {
 
 std::string type_name(int32_t onnx_type) {
   switch (onnx_type) {
-    case kFloat: return "float";
-    case kUint8: return "uint8";
-    case kInt8: return "int8";
-    case kUint16: return "uint16";
-    case kInt16: return "int16";
-    case kInt32: return "int32";
-    case kInt64: return "int64";
-    case kBool: return "bool";
-    case kFloat16: return "float16";
-    case kDouble: return "double";
-    default: return "type " + std::to_string(onnx_type);
+    case kFloat:
+      return "float";
+    case kUint8:
+      return "uint8";
+    case kInt8:
+      return "int8";
+    case kUint16:
+      return "uint16";
+    case kInt16:
+      return "int16";
+    case kInt32:
+      return "int32";
+    case kInt64:
+      return "int64";
+    case kBool:
+      return "bool";
+    case kFloat16:
+      return "float16";
+    case kDouble:
+      return "double";
+    default:
+      return "type " + std::to_string(onnx_type);
   }
 }
 

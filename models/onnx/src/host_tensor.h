@@ -17,8 +17,16 @@ namespace npu::models::onnx_import {
 
 // ONNX TensorProto.DataType codes the importer knows.
 enum OnnxType : int32_t {
-  kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7, kBool = 9,
-  kFloat16 = 10, kDouble = 11,
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
 };
 
 // Largest constant the importer holds (elements).

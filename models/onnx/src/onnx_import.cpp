@@ -80,12 +80,18 @@ std::vector<int64_t> attr_ints(const onnx::NodeProto& n, const char* name, std::
 // ONNX element type → NNAPI tensor type for runtime values.
 std::optional<OperandType> runtime_type(int32_t t) {
   switch (t) {
-    case kFloat: return OperandType::TENSOR_FLOAT32;
-    case kUint8: return OperandType::TENSOR_QUANT8_ASYMM;
-    case kInt8: return OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    case kInt32: return OperandType::TENSOR_INT32;
-    case kBool: return OperandType::TENSOR_BOOL8;
-    default: return std::nullopt;
+    case kFloat:
+      return OperandType::TENSOR_FLOAT32;
+    case kUint8:
+      return OperandType::TENSOR_QUANT8_ASYMM;
+    case kInt8:
+      return OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    case kInt32:
+      return OperandType::TENSOR_INT32;
+    case kBool:
+      return OperandType::TENSOR_BOOL8;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -97,7 +103,8 @@ struct Window {
   int64_t out_h = 0, out_w = 0;
 };
 
-Result<Window> window(const onnx::NodeProto& n, int64_t in_h, int64_t in_w, int64_t kh, int64_t kw, bool ceil_mode) {
+Result<Window> window(const onnx::NodeProto& n, int64_t in_h, int64_t in_w, int64_t kh, int64_t kw,
+                      bool ceil_mode) {
   Window w;
   w.kh = kh;
   w.kw = kw;
@@ -126,7 +133,8 @@ Result<Window> window(const onnx::NodeProto& n, int64_t in_h, int64_t in_w, int6
   } else if (auto_pad != "VALID") {
     return make_error("auto_pad \"" + auto_pad + "\" is not known");
   }
-  if (w.pt < 0 || w.pl < 0 || w.pb < 0 || w.pr < 0 || w.pt > 65535 || w.pl > 65535 || w.pb > 65535 || w.pr > 65535)
+  if (w.pt < 0 || w.pl < 0 || w.pb < 0 || w.pr < 0 || w.pt > 65535 || w.pl > 65535 || w.pb > 65535 ||
+      w.pr > 65535)
     return make_error("pads must be in [0, 65535]");
   auto out = [&](int64_t in, int64_t head, int64_t* tail, int64_t s, int64_t e) -> int64_t {
     const int64_t span = in + head + *tail - e;
@@ -149,7 +157,8 @@ Result<Window> window(const onnx::NodeProto& n, int64_t in_h, int64_t in_w, int6
 
 class Importer;
 const std::map<std::string, Result<void> (Importer::*)(const onnx::NodeProto&)>& mapped_operators();
-const std::map<std::string, std::pair<Result<void> (Importer::*)(const onnx::NodeProto&), const char*>>& cpu_only_operators();
+const std::map<std::string, std::pair<Result<void> (Importer::*)(const onnx::NodeProto&), const char*>>&
+cpu_only_operators();
 
 class Importer {
  public:
@@ -162,7 +171,6 @@ class Importer {
   friend const std::map<std::string, std::pair<Handler, const char*>>& cpu_only_operators();
 
  private:
-
   // Graph assembly.
   Result<void> add_graph_input(const onnx::ValueInfoProto& vi);
   Result<void> import_node(const onnx::NodeProto& n);
@@ -190,9 +198,19 @@ class Importer {
   std::vector<int64_t> nnapi_dims(const std::vector<int64_t>& shape, const Perm& perm);
   const Operand& operand(uint32_t i) const { return model_.main.operands[i]; }
   Result<Value> binary(OperationType t, const Value& a, const Value& b, int32_t act = 0);
+  // An elementwise one-input operation in the value's own layout.
+  Result<Value> unary(OperationType t, const Value& v);
   Result<Value> reshape(const Value& v, const std::vector<int64_t>& shape);
+  // Quantisation of a QLinearConv (filter values are the raw integers).
+  struct QuantConv {
+    OperandType filter_type;
+    std::vector<float> w_scales;  // one (per tensor) or M (per channel)
+    int32_t w_zp;
+    float y_scale;
+    int32_t y_zp;
+  };
   Result<Value> conv(const Value& x, const HostTensor& w, const std::vector<double>& bias, int64_t group,
-                     const Window& win);
+                     const Window& win, const QuantConv* q = nullptr);
 
   // Folding of all-constant nodes.
   Result<bool> fold(const onnx::NodeProto& n);
@@ -218,6 +236,11 @@ class Importer {
   Result<void> on_softmax(const onnx::NodeProto& n);
   Result<void> on_resize(const onnx::NodeProto& n);
   Result<void> on_dequantize(const onnx::NodeProto& n);
+  Result<void> on_qlinear_conv(const onnx::NodeProto& n);
+  Result<void> on_qlinear_matmul(const onnx::NodeProto& n);
+  // The quantisation of a quant8 runtime value: assigned on first use of a raw graph input, else checked.
+  Result<void> set_quant(const Value& v, double scale, double zero_point);
+  Result<double> const_scalar(const onnx::NodeProto& n, int i, const char* what, double def);
   Result<void> on_reduce_mean(const onnx::NodeProto& n);
   Result<void> on_lrn(const onnx::NodeProto& n);
   Result<void> on_depth_space(const onnx::NodeProto& n);
@@ -232,7 +255,8 @@ class Importer {
   std::set<std::string> graph_outputs_;
   std::map<std::pair<uint32_t, Perm>, uint32_t> transposed_;  // (operand, perm) → TRANSPOSE output
   std::map<uint32_t, int> act_input_;
-  std::set<uint32_t> unassigned_quant_;  // quant8 graph inputs no operation has read yet                          // operation → its fused-activation input
+  std::set<uint32_t> unassigned_quant_;  // quant8 graph inputs no operation has read yet // operation → its
+                                         // fused-activation input
   // Float convolutions by output operand, for folding a BatchNormalization: filter, bias, channel dim.
   struct ConvInfo {
     uint32_t filter, bias, channel_dim;
@@ -256,8 +280,8 @@ uint32_t Importer::temp(OperandType t, const std::vector<int64_t>& dims, float s
   return add_operand(std::move(o));
 }
 
-uint32_t Importer::add_const(OperandType t, const std::vector<int64_t>& dims, const std::vector<double>& values,
-                             float scale, int32_t zp) {
+uint32_t Importer::add_const(OperandType t, const std::vector<int64_t>& dims,
+                             const std::vector<double>& values, float scale, int32_t zp) {
   Operand o;
   o.type = t;
   for (int64_t d : dims) o.dimensions.push_back(static_cast<uint32_t>(d));
@@ -269,10 +293,13 @@ uint32_t Importer::add_const(OperandType t, const std::vector<int64_t>& dims, co
   return add_operand(std::move(o));
 }
 
-uint32_t Importer::scalar_i32(int32_t v) { return add_const(OperandType::INT32, {}, {static_cast<double>(v)}); }
+uint32_t Importer::scalar_i32(int32_t v) {
+  return add_const(OperandType::INT32, {}, {static_cast<double>(v)});
+}
 uint32_t Importer::scalar_f32(float v) { return add_const(OperandType::FLOAT32, {}, {v}); }
 uint32_t Importer::tensor_i32(const std::vector<int32_t>& v) {
-  return add_const(OperandType::TENSOR_INT32, {static_cast<int64_t>(v.size())}, std::vector<double>(v.begin(), v.end()));
+  return add_const(OperandType::TENSOR_INT32, {static_cast<int64_t>(v.size())},
+                   std::vector<double>(v.begin(), v.end()));
 }
 
 uint32_t Importer::op(OperationType t, std::vector<uint32_t> in, std::vector<uint32_t> out, int act_input) {
@@ -302,22 +329,26 @@ Result<const Value*> Importer::input(const onnx::NodeProto& n, int i, bool requi
     return static_cast<const Value*>(nullptr);
   }
   const auto it = values_.find(n.input(i));
-  if (it == values_.end()) return make_error("input " + std::to_string(i) + " '" + n.input(i) + "' is not defined before the node");
+  if (it == values_.end())
+    return make_error("input " + std::to_string(i) + " '" + n.input(i) + "' is not defined before the node");
   return &it->second;
 }
 
 Result<HostTensor> Importer::const_input(const onnx::NodeProto& n, int i, const char* what) {
   auto v = input(n, i);
   if (!v) return make_error(v.error());
-  if (!(*v)->is_const) return make_error(std::string(what) + " (input " + std::to_string(i) + ") must be a constant");
+  if (!(*v)->is_const)
+    return make_error(std::string(what) + " (input " + std::to_string(i) + ") must be a constant");
   return (*v)->c;
 }
 
 Result<uint32_t> Importer::in_layout(const Value& v, const Perm& perm) {
   if (perm.size() > 4 || v.shape.size() > 4)
-    return make_error("tensors of rank " + std::to_string(v.shape.size()) + " are not supported (NNAPI: rank <= 4)");
+    return make_error("tensors of rank " + std::to_string(v.shape.size()) +
+                      " are not supported (NNAPI: rank <= 4)");
   for (int64_t d : v.shape)
-    if (d < 1 || d > std::numeric_limits<uint32_t>::max()) return make_error("dimension " + std::to_string(d) + " is not supported");
+    if (d < 1 || d > std::numeric_limits<uint32_t>::max())
+      return make_error("dimension " + std::to_string(d) + " is not supported");
   if (v.is_const) {
     auto t = runtime_type(v.c.type);
     if (!t) return make_error("constant of type " + type_name(v.c.type) + " cannot be an operand");
@@ -340,7 +371,9 @@ Result<uint32_t> Importer::in_layout(const Value& v, const Perm& perm) {
 }
 
 Result<Value> Importer::reshape(const Value& v, const std::vector<int64_t>& shape) {
-  if (shape.size() > 4) return make_error("reshape to rank " + std::to_string(shape.size()) + " is not supported (NNAPI: rank <= 4)");
+  if (shape.size() > 4)
+    return make_error("reshape to rank " + std::to_string(shape.size()) +
+                      " is not supported (NNAPI: rank <= 4)");
   auto x = in_layout(v, identity(v.shape.size()));
   if (!x) return make_error(x.error());
   const Operand& src = operand(*x);
@@ -372,7 +405,8 @@ Result<Value> Importer::binary(OperationType t, const Value& a, const Value& b, 
     cast_to(&c, kFloat);
     Value padded = constant_value(std::move(c));
     if (operand(r.operand).type != OperandType::TENSOR_FLOAT32)
-      return make_error("integer elementwise arithmetic is not supported (ONNX wraps integers, NNAPI quant8 rescales)");
+      return make_error(
+          "integer elementwise arithmetic is not supported (ONNX wraps integers, NNAPI quant8 rescales)");
     return in_layout(padded, perm);
   };
   auto x = lay(a);
@@ -391,14 +425,16 @@ Result<std::vector<int64_t>> axes_of(const std::vector<int64_t>& axes, size_t ra
   std::vector<int64_t> out;
   for (int64_t a : axes) {
     const int64_t r = static_cast<int64_t>(rank);
-    if (a < -r || a >= r) return make_error("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
+    if (a < -r || a >= r)
+      return make_error("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
     out.push_back(a < 0 ? a + r : a);
   }
   return out;
 }
 
 // ONNX Reshape target: 0 copies the input extent (unless allowzero), one -1 is inferred.
-Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, const HostTensor& spec, bool allowzero) {
+Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, const HostTensor& spec,
+                                            bool allowzero) {
   std::vector<int64_t> out;
   int infer = -1;
   uint64_t known = 1;
@@ -407,7 +443,8 @@ Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, cons
   for (size_t i = 0; i < spec.v.size(); ++i) {
     auto d = static_cast<int64_t>(spec.v[i]);
     if (d == 0 && !allowzero) {
-      if (i >= in.size()) return make_error("shape entry 0 at " + std::to_string(i) + " has no input extent to copy");
+      if (i >= in.size())
+        return make_error("shape entry 0 at " + std::to_string(i) + " has no input extent to copy");
       d = in[i];
     }
     if (d == -1) {
@@ -417,7 +454,8 @@ Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, cons
       continue;
     }
     if (d < 0) return make_error("shape entry " + std::to_string(d) + " is invalid");
-    if (d != 0 && known > kMaxHostElements / static_cast<uint64_t>(d)) return make_error("shape is too large");
+    if (d != 0 && known > kMaxHostElements / static_cast<uint64_t>(d))
+      return make_error("shape is too large");
     known *= static_cast<uint64_t>(d);
     out.push_back(d);
   }
@@ -425,7 +463,8 @@ Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, cons
     if (known == 0 || *total % known != 0) return make_error("cannot infer -1 in shape " + dims_string(out));
     out[static_cast<size_t>(infer)] = static_cast<int64_t>(*total / known);
   } else if (known != *total) {
-    return make_error("shape " + dims_string(out) + " does not hold the " + std::to_string(*total) + " input elements");
+    return make_error("shape " + dims_string(out) + " does not hold the " + std::to_string(*total) +
+                      " input elements");
   }
   return out;
 }
@@ -433,11 +472,13 @@ Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, cons
 // Flatten's axis lies in [-rank, rank]; the result is a one-element list as axes_of gives.
 Result<std::vector<int64_t>> flatten_axis(int64_t axis, size_t rank) {
   const auto r = static_cast<int64_t>(rank);
-  if (axis < -r || axis > r) return make_error("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  if (axis < -r || axis > r)
+    return make_error("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
   return std::vector<int64_t>{axis < 0 ? axis + r : axis};
 }
 
-Result<std::vector<int64_t>> unsqueeze_shape(std::vector<int64_t> shape, const std::vector<int64_t>& axes_in) {
+Result<std::vector<int64_t>> unsqueeze_shape(std::vector<int64_t> shape,
+                                             const std::vector<int64_t>& axes_in) {
   auto axes = axes_of(axes_in, shape.size() + axes_in.size());
   if (!axes) return make_error(axes.error());
   std::sort(axes->begin(), axes->end());
@@ -445,20 +486,24 @@ Result<std::vector<int64_t>> unsqueeze_shape(std::vector<int64_t> shape, const s
   return shape;
 }
 
-Result<std::vector<int64_t>> squeeze_shape(const std::vector<int64_t>& shape, const std::vector<int64_t>& axes_in) {
+Result<std::vector<int64_t>> squeeze_shape(const std::vector<int64_t>& shape,
+                                           const std::vector<int64_t>& axes_in) {
   std::vector<int64_t> out;
   auto axes = axes_of(axes_in, shape.size());
   if (!axes) return make_error(axes.error());
   for (size_t i = 0; i < shape.size(); ++i) {
     const bool listed = std::find(axes->begin(), axes->end(), static_cast<int64_t>(i)) != axes->end();
-    if (listed && shape[i] != 1) return make_error("cannot squeeze axis " + std::to_string(i) + " of extent " + std::to_string(shape[i]));
+    if (listed && shape[i] != 1)
+      return make_error("cannot squeeze axis " + std::to_string(i) + " of extent " +
+                        std::to_string(shape[i]));
     if (!(listed || (axes->empty() && shape[i] == 1))) out.push_back(shape[i]);
   }
   return out;
 }
 
 // Squeeze/Unsqueeze axes: an attribute before opset 13, an input from 13.
-Result<std::vector<int64_t>> axes_param(const onnx::NodeProto& n, const std::map<std::string, Value>& values) {
+Result<std::vector<int64_t>> axes_param(const onnx::NodeProto& n,
+                                        const std::map<std::string, Value>& values) {
   if (find_attr(n, "axes")) return attr_ints(n, "axes");
   if (n.input_size() < 2 || n.input(1).empty()) return std::vector<int64_t>{};
   const auto it = values.find(n.input(1));
@@ -475,12 +520,15 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
       continue;
     }
     const auto it = values_.find(n.input(i));
-    if (it == values_.end()) return make_error("input " + std::to_string(i) + " '" + n.input(i) + "' is not defined before the node");
+    if (it == values_.end())
+      return make_error("input " + std::to_string(i) + " '" + n.input(i) +
+                        "' is not defined before the node");
     if (!it->second.is_const) return false;  // a runtime input: mapped (Shape is handled by the caller)
     in.push_back(&it->second.c);
   }
   auto need = [&](size_t k) -> Result<void> {
-    if (in.size() < k || std::any_of(in.begin(), in.begin() + static_cast<long>(k), [](auto* p) { return p == nullptr; }))
+    if (in.size() < k ||
+        std::any_of(in.begin(), in.begin() + static_cast<long>(k), [](auto* p) { return p == nullptr; }))
       return make_error("expects " + std::to_string(k) + " inputs");
     return {};
   };
@@ -541,7 +589,8 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
       auto axis = flatten_axis(attr_i(n, "axis", 1), in[0]->dims.size());
       if (!axis) return make_error(axis.error());
       int64_t outer = 1, inner = 1;
-      for (size_t i = 0; i < in[0]->dims.size(); ++i) (static_cast<int64_t>(i) < (*axis)[0] ? outer : inner) *= in[0]->dims[i];
+      for (size_t i = 0; i < in[0]->dims.size(); ++i)
+        (static_cast<int64_t>(i) < (*axis)[0] ? outer : inner) *= in[0]->dims[i];
       shape = std::vector<int64_t>{outer, inner};
     } else {
       auto axes = axes_param(n, values_);
@@ -557,7 +606,8 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
       for (size_t i = in[0]->dims.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
     Perm sorted = perm;
     std::sort(sorted.begin(), sorted.end());
-    if (sorted != identity(in[0]->dims.size())) return make_error("perm is not a permutation of the input's axes");
+    if (sorted != identity(in[0]->dims.size()))
+      return make_error("perm is not a permutation of the input's axes");
     out = transpose(*in[0], perm);
   } else if (t == "Concat") {
     if (in.empty() || in[0] == nullptr) return make_error("expects inputs");
@@ -568,9 +618,11 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
     out.dims = in[0]->dims;
     out.dims[ax] = 0;
     for (const auto* p : in) {
-      if (p == nullptr || p->dims.size() != in[0]->dims.size()) return make_error("inputs must have the same rank");
+      if (p == nullptr || p->dims.size() != in[0]->dims.size())
+        return make_error("inputs must have the same rank");
       for (size_t k = 0; k < p->dims.size(); ++k)
-        if (k != ax && p->dims[k] != in[0]->dims[k]) return make_error("input shapes differ off the concat axis");
+        if (k != ax && p->dims[k] != in[0]->dims[k])
+          return make_error("input shapes differ off the concat axis");
       out.dims[ax] += p->dims[ax];
     }
     uint64_t outer = 1;
@@ -578,7 +630,8 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
     for (uint64_t o = 0; o < outer; ++o)
       for (const auto* p : in) {
         const uint64_t chunk = outer ? p->v.size() / outer : 0;
-        out.v.insert(out.v.end(), p->v.begin() + static_cast<long>(o * chunk), p->v.begin() + static_cast<long>((o + 1) * chunk));
+        out.v.insert(out.v.end(), p->v.begin() + static_cast<long>(o * chunk),
+                     p->v.begin() + static_cast<long>((o + 1) * chunk));
       }
   } else if (t == "Gather") {
     if (auto r = need(2); !r) return make_error(r.error());
@@ -598,9 +651,11 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
       for (double idx : in[1]->v) {
         auto k = static_cast<int64_t>(idx);
         if (k < 0) k += extent;
-        if (k < 0 || k >= extent) return make_error("index " + std::to_string(static_cast<int64_t>(idx)) + " out of range");
+        if (k < 0 || k >= extent)
+          return make_error("index " + std::to_string(static_cast<int64_t>(idx)) + " out of range");
         const uint64_t base = (o * static_cast<uint64_t>(extent) + static_cast<uint64_t>(k)) * inner;
-        out.v.insert(out.v.end(), d.v.begin() + static_cast<long>(base), d.v.begin() + static_cast<long>(base + inner));
+        out.v.insert(out.v.end(), d.v.begin() + static_cast<long>(base),
+                     d.v.begin() + static_cast<long>(base + inner));
       }
   } else if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
     if (auto r = need(2); !r) return make_error(r.error());
@@ -612,13 +667,29 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
     const bool integer = a.type != kFloat && a.type != kDouble && a.type != kFloat16;
     for (size_t i = 0; i < out.v.size(); ++i) {
       const double x = a.v[i], y = b.v[i];
-      if (t == "Add") out.v[i] = x + y;
-      else if (t == "Sub") out.v[i] = x - y;
-      else if (t == "Mul") out.v[i] = x * y;
-      else if (integer && y == 0) return make_error("integer division by zero");
-      else out.v[i] = integer ? std::trunc(x / y) : x / y;
+      if (t == "Add")
+        out.v[i] = x + y;
+      else if (t == "Sub")
+        out.v[i] = x - y;
+      else if (t == "Mul")
+        out.v[i] = x * y;
+      else if (integer && y == 0)
+        return make_error("integer division by zero");
+      else
+        out.v[i] = integer ? std::trunc(x / y) : x / y;
     }
     cast_to(&out, a.type);
+  } else if (t == "QuantizeLinear") {
+    if (auto r = need(2); !r) return make_error(r.error());
+    const HostTensor* z = in.size() > 2 ? in[2] : nullptr;
+    if (in[1]->v.size() != 1 || (z && z->v.size() != 1) || in[1]->v[0] == 0)
+      return make_error("per-axis QuantizeLinear of a constant is not supported");
+    out.dims = in[0]->dims;
+    for (double f : in[0]->v) out.v.push_back(std::nearbyint(f / in[1]->v[0]) + (z ? z->v[0] : 0));
+    const int32_t type = z ? z->type : kUint8;
+    const double lo = type == kInt8 ? -128 : 0, hi = type == kInt8 ? 127 : 255;
+    for (double& v : out.v) v = std::clamp(v, lo, hi);
+    out.type = type;
   } else if (t == "DequantizeLinear") {
     if (auto r = need(2); !r) return make_error(r.error());
     const HostTensor& x = *in[0];
@@ -639,51 +710,53 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
 
 // --- Handlers -----------------------------------------------------------------------------------------
 
-Result<Value> Importer::conv(const Value& x, const HostTensor& w, const std::vector<double>& bias, int64_t group,
-                             const Window& win) {
+Result<Value> Importer::conv(const Value& x, const HostTensor& w, const std::vector<double>& bias,
+                             int64_t group, const Window& win, const QuantConv* q) {
   const int64_t c = x.shape[1], m = w.dims[0], cg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
+  const float x_scale = operand(x.operand).scale;
   auto xin = in_layout(x, kNhwc);
   if (!xin) return make_error(xin.error());
   const std::vector<int64_t> out_shape = {x.shape[0], m, win.out_h, win.out_w};
-  const bool dilated = win.dh != 1 || win.dw != 1;
-  std::vector<uint32_t> pads = {scalar_i32(static_cast<int32_t>(win.pl)), scalar_i32(static_cast<int32_t>(win.pr)),
-                                scalar_i32(static_cast<int32_t>(win.pt)), scalar_i32(static_cast<int32_t>(win.pb)),
-                                scalar_i32(static_cast<int32_t>(win.sw)), scalar_i32(static_cast<int32_t>(win.sh))};
-  auto tail = [&](std::vector<uint32_t>* in) {
-    if (!dilated) return;
-    in->push_back(add_const(OperandType::BOOL, {}, {0}));
-    in->push_back(scalar_i32(static_cast<int32_t>(win.dw)));
-    in->push_back(scalar_i32(static_cast<int32_t>(win.dh)));
-  };
-  if (group == 1) {
-    // ONNX [M, C, kh, kw] → NNAPI [M, kh, kw, C].
-    const HostTensor f = transpose(w, {0, 2, 3, 1});
-    const uint32_t filter = add_const(OperandType::TENSOR_FLOAT32, f.dims, f.v);
-    const uint32_t b = add_const(OperandType::TENSOR_FLOAT32, {m}, bias);
-    const uint32_t out = temp(OperandType::TENSOR_FLOAT32, nnapi_dims(out_shape, kNhwc));
+  const OperandType out_type = operand(*xin).type;
+  const bool depthwise = group == c && cg == 1 && group != 1;
+  if (group == 1 || depthwise) {
+    // ONNX [M, C/g, kh, kw] → NNAPI CONV_2D [M, kh, kw, C] or DEPTHWISE_CONV_2D [1, kh, kw, M]
+    // (depth multiplier M / C); the output channel is dimension 0 or 3 of the filter.
+    const HostTensor f = transpose(w, depthwise ? Perm{1, 2, 3, 0} : Perm{0, 2, 3, 1});
+    const uint32_t channel_dim = depthwise ? 3 : 0;
+    uint32_t filter = 0, b = 0;
+    if (q == nullptr) {
+      filter = add_const(OperandType::TENSOR_FLOAT32, f.dims, f.v);
+      b = add_const(OperandType::TENSOR_FLOAT32, {m}, bias);
+    } else if (q->w_scales.size() > 1 || q->filter_type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+      filter = add_const(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, f.dims, f.v);
+      PerChannelQuant pc;
+      pc.channel_dim = channel_dim;
+      pc.scales =
+          q->w_scales.size() == 1 ? std::vector<float>(static_cast<size_t>(m), q->w_scales[0]) : q->w_scales;
+      model_.main.operands[filter].per_channel = std::move(pc);
+      b = add_const(OperandType::TENSOR_INT32, {m}, bias);  // scale 0: input scale × channel scale
+    } else {
+      filter = add_const(q->filter_type, f.dims, f.v, q->w_scales[0], q->w_zp);
+      b = add_const(OperandType::TENSOR_INT32, {m}, bias, x_scale * q->w_scales[0]);
+    }
+    const uint32_t out = temp(out_type, nnapi_dims(out_shape, kNhwc), q ? q->y_scale : 0.0f, q ? q->y_zp : 0);
     std::vector<uint32_t> in = {*xin, filter, b};
-    in.insert(in.end(), pads.begin(), pads.end());
+    for (int64_t v : {win.pl, win.pr, win.pt, win.pb, win.sw, win.sh})
+      in.push_back(scalar_i32(static_cast<int32_t>(v)));
+    if (depthwise) in.push_back(scalar_i32(static_cast<int32_t>(m / c)));
+    const int act = static_cast<int>(in.size());
     in.push_back(scalar_i32(0));
-    tail(&in);
-    op(OperationType::CONV_2D, in, {out}, 9);
-    convs_[out] = {filter, b, 0};
+    if (win.dh != 1 || win.dw != 1) {
+      in.push_back(add_const(OperandType::BOOL, {}, {0}));
+      in.push_back(scalar_i32(static_cast<int32_t>(win.dw)));
+      in.push_back(scalar_i32(static_cast<int32_t>(win.dh)));
+    }
+    op(depthwise ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, in, {out}, act);
+    if (q == nullptr) convs_[out] = {filter, b, channel_dim};
     return runtime(out, out_shape, kNhwc);
   }
-  if (group == c && cg == 1) {
-    // Depthwise: ONNX [M, 1, kh, kw] → NNAPI [1, kh, kw, M], depth multiplier M / C.
-    const HostTensor f = transpose(w, {1, 2, 3, 0});
-    const uint32_t filter = add_const(OperandType::TENSOR_FLOAT32, f.dims, f.v);
-    const uint32_t b = add_const(OperandType::TENSOR_FLOAT32, {m}, bias);
-    const uint32_t out = temp(OperandType::TENSOR_FLOAT32, nnapi_dims(out_shape, kNhwc));
-    std::vector<uint32_t> in = {*xin, filter, b};
-    in.insert(in.end(), pads.begin(), pads.end());
-    in.push_back(scalar_i32(static_cast<int32_t>(m / c)));
-    in.push_back(scalar_i32(0));
-    tail(&in);
-    op(OperationType::DEPTHWISE_CONV_2D, in, {out}, 10);
-    convs_[out] = {filter, b, 3};
-    return runtime(out, out_shape, kNhwc);
-  }
+  if (q != nullptr) return make_error("grouped quantised convolution is not supported");
   // Grouped: NNAPI 1.1 has no GROUPED_CONV_2D kernel on the CPU reference, so each group is a channel
   // slice (STRIDED_SLICE), a CONV_2D the NPU can run, and the groups are concatenated.
   const int64_t mg = m / group;
@@ -718,7 +791,8 @@ Result<void> Importer::on_conv(const onnx::NodeProto& n) {
   if (!x) return make_error(x.error());
   auto w = const_input(n, 1, "W");
   if (!w) return make_error(w.error());
-  if ((*x)->shape.size() != 4 || w->dims.size() != 4) return make_error("only 2-D convolution (rank-4 X and W) is supported");
+  if ((*x)->shape.size() != 4 || w->dims.size() != 4)
+    return make_error("only 2-D convolution (rank-4 X and W) is supported");
   if (operand((*x)->is_const ? 0 : (*x)->operand).type != OperandType::TENSOR_FLOAT32 && !(*x)->is_const)
     return make_error("X must be float (quantised convolution is QLinearConv)");
   const int64_t group = attr_i(n, "group", 1);
@@ -727,12 +801,14 @@ Result<void> Importer::on_conv(const onnx::NodeProto& n) {
     return make_error("W " + dims_string(w->dims) + " and group " + std::to_string(group) + " do not fit X " +
                       dims_string((*x)->shape));
   const auto ks = attr_ints(n, "kernel_shape", {w->dims[2], w->dims[3]});
-  if (ks.size() != 2 || ks[0] != w->dims[2] || ks[1] != w->dims[3]) return make_error("kernel_shape does not match W");
+  if (ks.size() != 2 || ks[0] != w->dims[2] || ks[1] != w->dims[3])
+    return make_error("kernel_shape does not match W");
   std::vector<double> bias(static_cast<size_t>(m), 0.0);
   if (auto b = input(n, 2, false); !b) {
     return make_error(b.error());
   } else if (*b) {
-    if (!(*b)->is_const || (*b)->c.v.size() != static_cast<size_t>(m)) return make_error("B must be a constant of M values");
+    if (!(*b)->is_const || (*b)->c.v.size() != static_cast<size_t>(m))
+      return make_error("B must be a constant of M values");
     bias = (*b)->c.v;
   }
   auto win = window(n, (*x)->shape[2], (*x)->shape[3], w->dims[2], w->dims[3], false);
@@ -777,7 +853,8 @@ Result<void> Importer::on_batch_norm(const onnx::NodeProto& n) {
       const size_t c = (i / inner) % ch;
       write_element(f.type, f.data, i, read_element(f.type, f.data, i) * scale[c]);
     }
-    for (size_t c = 0; c < ch; ++c) write_element(b.type, b.data, c, read_element(b.type, b.data, c) * scale[c] + shift[c]);
+    for (size_t c = 0; c < ch; ++c)
+      write_element(b.type, b.data, c, read_element(b.type, b.data, c) * scale[c] + shift[c]);
     define(n, 0, v);
     return {};
   }
@@ -804,13 +881,16 @@ Result<void> Importer::on_gemm(const onnx::NodeProto& n) {
   Value av = **a;
   if (attr_i(n, "transA", 0)) {
     av.shape = {av.shape[1], av.shape[0]};
-    if (!av.is_const) av.perm = {av.perm[1], av.perm[0]};
-    else av.c = transpose(av.c, {1, 0});
+    if (!av.is_const)
+      av.perm = {av.perm[1], av.perm[0]};
+    else
+      av.c = transpose(av.c, {1, 0});
   }
   // FULLY_CONNECTED weights are [N, K]: ONNX B is [K, N] unless transB.
   HostTensor w = attr_i(n, "transB", 0) ? *b : transpose(*b, {1, 0});
   const int64_t k = av.shape[1], units = w.dims[0];
-  if (w.dims[1] != k) return make_error("B " + dims_string(b->dims) + " does not fit A " + dims_string((*a)->shape));
+  if (w.dims[1] != k)
+    return make_error("B " + dims_string(b->dims) + " does not fit A " + dims_string((*a)->shape));
   const double alpha = attr_f(n, "alpha", 1.0f), beta = attr_f(n, "beta", 1.0f);
   for (double& x : w.v) x *= alpha;
   std::vector<double> bias(static_cast<size_t>(units), 0.0);
@@ -834,8 +914,8 @@ Result<void> Importer::on_gemm(const onnx::NodeProto& n) {
   if (!x) return make_error(x.error());
   const uint32_t out = temp(OperandType::TENSOR_FLOAT32, {av.shape[0], units});
   op(OperationType::FULLY_CONNECTED,
-     {*x, add_const(OperandType::TENSOR_FLOAT32, w.dims, w.v), add_const(OperandType::TENSOR_FLOAT32, {units}, bias),
-      scalar_i32(0)},
+     {*x, add_const(OperandType::TENSOR_FLOAT32, w.dims, w.v),
+      add_const(OperandType::TENSOR_FLOAT32, {units}, bias), scalar_i32(0)},
      {out}, 3);
   Value result = runtime(out, {av.shape[0], units}, identity(2));
   if (matrix_c) {
@@ -856,7 +936,8 @@ Result<void> Importer::on_matmul(const onnx::NodeProto& n) {
   const auto& bd = (*b)->c.dims;
   if (bd.size() != 2 || (*a)->shape.size() < 2) return make_error("B must be 2-D and A at least 2-D");
   const int64_t k = bd[0], units = bd[1];
-  if ((*a)->shape.back() != k) return make_error("A " + dims_string((*a)->shape) + " does not fit B " + dims_string(bd));
+  if ((*a)->shape.back() != k)
+    return make_error("A " + dims_string((*a)->shape) + " does not fit B " + dims_string(bd));
   int64_t rows = 1;
   for (size_t i = 0; i + 1 < (*a)->shape.size(); ++i) rows *= (*a)->shape[i];
   Value av = **a;
@@ -887,19 +968,25 @@ Result<void> Importer::on_matmul(const onnx::NodeProto& n) {
   return {};
 }
 
-Result<void> Importer::on_unary(const onnx::NodeProto& n) {
-  static const std::map<std::string, OperationType> kOps = {
-      {"Relu", OperationType::RELU}, {"Sigmoid", OperationType::LOGISTIC}, {"Tanh", OperationType::TANH},
-      {"Floor", OperationType::FLOOR}};
-  auto x = input(n, 0);
-  if (!x) return make_error(x.error());
-  const Value& v = **x;
-  auto in = in_layout(v, v.perm.empty() ? identity(v.shape.size()) : v.perm);
+Result<Value> Importer::unary(OperationType t, const Value& v) {
+  auto in = in_layout(v, v.perm);
   if (!in) return make_error(in.error());
   const Operand& src = operand(*in);
-  const uint32_t out = temp(src.type, nnapi_dims(v.shape, v.perm.empty() ? identity(v.shape.size()) : v.perm), src.scale, src.zero_point);
-  op(kOps.at(n.op_type()), {*in}, {out});
-  define(n, 0, runtime(out, v.shape, v.perm.empty() ? identity(v.shape.size()) : v.perm));
+  const uint32_t out = temp(src.type, nnapi_dims(v.shape, v.perm), src.scale, src.zero_point);
+  op(t, {*in}, {out});
+  return runtime(out, v.shape, v.perm);
+}
+
+Result<void> Importer::on_unary(const onnx::NodeProto& n) {
+  static const std::map<std::string, OperationType> kOps = {{"Relu", OperationType::RELU},
+                                                            {"Sigmoid", OperationType::LOGISTIC},
+                                                            {"Tanh", OperationType::TANH},
+                                                            {"Floor", OperationType::FLOOR}};
+  auto x = input(n, 0);
+  if (!x) return make_error(x.error());
+  auto y = unary(kOps.at(n.op_type()), **x);
+  if (!y) return make_error(y.error());
+  define(n, 0, std::move(*y));
   return {};
 }
 
@@ -920,10 +1007,11 @@ Result<void> Importer::on_clip(const onnx::NodeProto& n) {
   auto x = input(n, 0);
   if (!x) return make_error(x.error());
   const Value& v = **x;
-  const Perm perm = v.perm.empty() ? identity(v.shape.size()) : v.perm;
   OperationType t = OperationType::RELU;
-  if (lo == 0 && hi == 6) t = OperationType::RELU6;
-  else if (lo == -1 && hi == 1) t = OperationType::RELU1;
+  if (lo == 0 && hi == 6)
+    t = OperationType::RELU6;
+  else if (lo == -1 && hi == 1)
+    t = OperationType::RELU1;
   else if (!(lo == 0 && std::isinf(hi) && hi > 0)) {
     // General bounds: max(x, lo) = lo + relu(x − lo); min(y, hi) = hi − relu(hi − y).
     Value y = v;
@@ -949,12 +1037,9 @@ Result<void> Importer::on_clip(const onnx::NodeProto& n) {
     define(n, 0, std::move(y));
     return {};
   }
-  auto in = in_layout(v, perm);
-  if (!in) return make_error(in.error());
-  const Operand& src = operand(*in);
-  const uint32_t out = temp(src.type, nnapi_dims(v.shape, perm), src.scale, src.zero_point);
-  op(t, {*in}, {out});
-  define(n, 0, runtime(out, v.shape, perm));
+  auto y = unary(t, v);
+  if (!y) return make_error(y.error());
+  define(n, 0, std::move(*y));
   return {};
 }
 
@@ -967,12 +1052,9 @@ Result<void> Importer::on_leaky_relu(const onnx::NodeProto& n) {
   a.v = {alpha};
   b.v = {1 - alpha};
   const Value& v = **x;
-  const Perm perm = v.perm;
-  auto in = in_layout(v, perm);
-  if (!in) return make_error(in.error());
-  const uint32_t r = temp(operand(*in).type, nnapi_dims(v.shape, perm));
-  op(OperationType::RELU, {*in}, {r});
-  auto rs = binary(OperationType::MUL, runtime(r, v.shape, perm), constant_value(b));
+  auto r = unary(OperationType::RELU, v);
+  if (!r) return make_error(r.error());
+  auto rs = binary(OperationType::MUL, *r, constant_value(b));
   if (!rs) return make_error(rs.error());
   auto xs = binary(OperationType::MUL, v, constant_value(a));
   if (!xs) return make_error(xs.error());
@@ -1011,7 +1093,8 @@ Result<void> Importer::on_pool(const onnx::NodeProto& n) {
   if (ks.size() != 2) return make_error("kernel_shape must have 2 values");
   const bool ceil_mode = attr_i(n, "ceil_mode", 0) != 0;
   if (!is_max && ceil_mode) return make_error("ceil_mode=1 is not supported for AveragePool");
-  if (attr_ints(n, "dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return make_error("dilations are not supported");
+  if (attr_ints(n, "dilations", {1, 1}) != std::vector<int64_t>{1, 1})
+    return make_error("dilations are not supported");
   auto win = window(n, (*x)->shape[2], (*x)->shape[3], ks[0], ks[1], ceil_mode);
   if (!win) return make_error(win.error());
   auto in = in_layout(**x, kNhwc);
@@ -1020,11 +1103,12 @@ Result<void> Importer::on_pool(const onnx::NodeProto& n) {
   if (!is_max && pads && attr_i(n, "count_include_pad", 0)) {
     // Padding zeros that count: PAD first, then a VALID average.
     const auto d = nnapi_dims((*x)->shape, kNhwc);
-    const uint32_t padded = temp(operand(*in).type, {d[0], d[1] + win->pt + win->pb, d[2] + win->pl + win->pr, d[3]});
+    const uint32_t padded =
+        temp(operand(*in).type, {d[0], d[1] + win->pt + win->pb, d[2] + win->pl + win->pr, d[3]});
     op(OperationType::PAD,
        {*in, add_const(OperandType::TENSOR_INT32, {4, 2},
-                       {0, 0, static_cast<double>(win->pt), static_cast<double>(win->pb), static_cast<double>(win->pl),
-                        static_cast<double>(win->pr), 0, 0})},
+                       {0, 0, static_cast<double>(win->pt), static_cast<double>(win->pb),
+                        static_cast<double>(win->pl), static_cast<double>(win->pr), 0, 0})},
        {padded});
     *in = padded;
     win->pt = win->pl = win->pb = win->pr = 0;
@@ -1053,9 +1137,8 @@ Result<void> Importer::on_global_pool(const onnx::NodeProto& n) {
   const std::vector<int64_t> out_shape = {s[0], s[1], 1, 1};
   const Operand& src = operand(*in);
   const uint32_t out = temp(src.type, nnapi_dims(out_shape, kNhwc), src.scale, src.zero_point);
-  const uint32_t zero = scalar_i32(0);
   op(n.op_type() == "GlobalMaxPool" ? OperationType::MAX_POOL_2D : OperationType::AVERAGE_POOL_2D,
-     {*in, zero, scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(1), scalar_i32(1),
+     {*in, scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(0), scalar_i32(1), scalar_i32(1),
       scalar_i32(static_cast<int32_t>(s[3])), scalar_i32(static_cast<int32_t>(s[2])), scalar_i32(0)},
      {out}, 9);
   define(n, 0, runtime(out, out_shape, kNhwc));
@@ -1097,7 +1180,8 @@ Result<void> Importer::on_concat(const onnx::NodeProto& n) {
   for (const Value* v : in) {
     if (v->shape.size() != rank) return make_error("inputs must have the same rank");
     for (size_t k = 0; k < rank; ++k)
-      if (k != ax && v->shape[k] != first_runtime->shape[k]) return make_error("input shapes differ off the concat axis");
+      if (k != ax && v->shape[k] != first_runtime->shape[k])
+        return make_error("input shapes differ off the concat axis");
     shape[ax] += v->shape[ax];
     Value c = *v;
     if (c.is_const) cast_to(&c.c, kFloat);
@@ -1106,7 +1190,8 @@ Result<void> Importer::on_concat(const onnx::NodeProto& n) {
     ops.push_back(*o);
   }
   const Perm& perm = first_runtime->perm;
-  const auto nnapi_axis = static_cast<int32_t>(std::find(perm.begin(), perm.end(), static_cast<int64_t>(ax)) - perm.begin());
+  const auto nnapi_axis =
+      static_cast<int32_t>(std::find(perm.begin(), perm.end(), static_cast<int64_t>(ax)) - perm.begin());
   ops.push_back(scalar_i32(nnapi_axis));
   const Operand& src = operand(first_runtime->operand);
   const uint32_t out = temp(src.type, nnapi_dims(shape, perm), src.scale, src.zero_point);
@@ -1183,7 +1268,8 @@ Result<void> Importer::on_dropout(const onnx::NodeProto& n) {
 Result<void> Importer::on_pad(const onnx::NodeProto& n) {
   auto x = input(n, 0);
   if (!x) return make_error(x.error());
-  if (attr_s(n, "mode", "constant") != "constant") return make_error("mode \"" + attr_s(n, "mode", "") + "\" is not supported (constant only)");
+  if (attr_s(n, "mode", "constant") != "constant")
+    return make_error("mode \"" + attr_s(n, "mode", "") + "\" is not supported (constant only)");
   std::vector<int64_t> pads;
   double value = 0;
   if (opset_ < 11) {
@@ -1196,7 +1282,8 @@ Result<void> Importer::on_pad(const onnx::NodeProto& n) {
     auto c = input(n, 2, false);
     if (!c) return make_error(c.error());
     if (*c) {
-      if (!(*c)->is_const || (*c)->c.v.size() != 1) return make_error("constant_value must be a constant scalar");
+      if (!(*c)->is_const || (*c)->c.v.size() != 1)
+        return make_error("constant_value must be a constant scalar");
       value = (*c)->c.v[0];
     }
     if (n.input_size() > 3 && !n.input(3).empty()) return make_error("the axes input is not supported");
@@ -1204,7 +1291,9 @@ Result<void> Importer::on_pad(const onnx::NodeProto& n) {
   const Value& v = **x;
   const size_t rank = v.shape.size();
   if (pads.size() != 2 * rank) return make_error("pads must have 2 × rank values");
-  if (value != 0) return make_error("constant_value " + std::to_string(value) + " is not supported (NNAPI 1.1 PAD pads with 0)");
+  if (value != 0)
+    return make_error("constant_value " + std::to_string(value) +
+                      " is not supported (NNAPI 1.1 PAD pads with 0)");
   for (int64_t p : pads)
     if (p < 0) return make_error("negative pads are not supported");
   auto in = in_layout(v, v.perm);
@@ -1218,7 +1307,8 @@ Result<void> Importer::on_pad(const onnx::NodeProto& n) {
   }
   const Operand& src = operand(*in);
   const uint32_t out = temp(src.type, nnapi_dims(shape, v.perm), src.scale, src.zero_point);
-  op(OperationType::PAD, {*in, add_const(OperandType::TENSOR_INT32, {static_cast<int64_t>(rank), 2}, spec)}, {out});
+  op(OperationType::PAD, {*in, add_const(OperandType::TENSOR_INT32, {static_cast<int64_t>(rank), 2}, spec)},
+     {out});
   define(n, 0, runtime(out, shape, v.perm));
   return {};
 }
@@ -1268,7 +1358,8 @@ Result<void> Importer::on_resize(const onnx::NodeProto& n) {
   const auto& s = (*x)->shape;
   if (s.size() != 4) return make_error("only rank-4 X is supported");
   const std::string mode = attr_s(n, "mode", "nearest");
-  const std::string coord = attr_s(n, "coordinate_transformation_mode", n.op_type() == "Upsample" || opset_ < 11 ? "asymmetric" : "half_pixel");
+  const std::string coord = attr_s(n, "coordinate_transformation_mode",
+                                   n.op_type() == "Upsample" || opset_ < 11 ? "asymmetric" : "half_pixel");
   if (mode != "linear" || coord != "asymmetric")
     return make_error("mode \"" + mode + "\" with coordinate_transformation_mode \"" + coord +
                       "\" is not supported (NNAPI 1.1 RESIZE_BILINEAR = linear, asymmetric)");
@@ -1277,8 +1368,10 @@ Result<void> Importer::on_resize(const onnx::NodeProto& n) {
   auto sizes = input(n, 3, false);
   if (!sizes) return make_error(sizes.error());
   if (*sizes) {
-    if (!(*sizes)->is_const || (*sizes)->c.v.size() != 4) return make_error("sizes must be a constant of 4 values");
-    if ((*sizes)->c.v[0] != s[0] || (*sizes)->c.v[1] != s[1]) return make_error("only H and W may be resized");
+    if (!(*sizes)->is_const || (*sizes)->c.v.size() != 4)
+      return make_error("sizes must be a constant of 4 values");
+    if ((*sizes)->c.v[0] != s[0] || (*sizes)->c.v[1] != s[1])
+      return make_error("only H and W may be resized");
     oh = static_cast<int64_t>((*sizes)->c.v[2]);
     ow = static_cast<int64_t>((*sizes)->c.v[3]);
   } else {
@@ -1305,28 +1398,130 @@ Result<void> Importer::on_dequantize(const onnx::NodeProto& n) {
   if (!x) return make_error(x.error());
   auto s = const_input(n, 1, "x_scale");
   if (!s) return make_error(s.error());
-  double zp = 0;
-  if (auto z = input(n, 2, false); !z) {
-    return make_error(z.error());
-  } else if (*z) {
-    if (!(*z)->is_const || (*z)->c.v.size() != 1) return make_error("x_zero_point must be a constant scalar");
-    zp = (*z)->c.v[0];
-  }
+  auto zp = const_scalar(n, 2, "x_zero_point", 0);
+  if (!zp) return make_error(zp.error());
   if (s->v.size() != 1) return make_error("per-axis quantisation of a runtime tensor is not supported");
   const Value& v = **x;
-  Operand& src = model_.main.operands[v.operand];
-  if (src.type != OperandType::TENSOR_QUANT8_ASYMM && src.type != OperandType::TENSOR_QUANT8_ASYMM_SIGNED)
-    return make_error("x must be uint8 or int8");
-  // A graph input takes its quantisation from its first DequantizeLinear, if nothing read it before.
-  if (unassigned_quant_.erase(v.operand)) {
-    src.scale = static_cast<float>(s->v[0]);
-    src.zero_point = static_cast<int32_t>(zp);
-  } else if (src.scale != static_cast<float>(s->v[0]) || src.zero_point != static_cast<int32_t>(zp)) {
-    return make_error("x_scale/x_zero_point differ from the quantisation x already has");
-  }
+  if (auto q = set_quant(v, s->v[0], *zp); !q) return make_error("x: " + q.error());
   const uint32_t out = temp(OperandType::TENSOR_FLOAT32, nnapi_dims(v.shape, v.perm));
   op(OperationType::DEQUANTIZE, {v.operand}, {out});
   define(n, 0, runtime(out, v.shape, v.perm));
+  return {};
+}
+
+Result<void> Importer::set_quant(const Value& v, double scale, double zero_point) {
+  if (v.is_const) return make_error("must be a runtime tensor");
+  Operand& o = model_.main.operands[v.operand];
+  if (o.type != OperandType::TENSOR_QUANT8_ASYMM && o.type != OperandType::TENSOR_QUANT8_ASYMM_SIGNED)
+    return make_error("must be uint8 or int8");
+  const auto fs = static_cast<float>(scale);
+  const auto z = static_cast<int32_t>(zero_point);
+  if (!(fs > 0) || !std::isfinite(fs)) return make_error("scale must be positive");
+  if (unassigned_quant_.erase(v.operand)) {
+    o.scale = fs;
+    o.zero_point = z;
+  } else if (o.scale != fs || o.zero_point != z) {
+    return make_error("scale/zero point (" + std::to_string(fs) + ", " + std::to_string(z) +
+                      ") differ from the tensor's (" + std::to_string(o.scale) + ", " +
+                      std::to_string(o.zero_point) + ")");
+  }
+  return {};
+}
+
+Result<double> Importer::const_scalar(const onnx::NodeProto& n, int i, const char* what, double def) {
+  auto v = input(n, i, false);
+  if (!v) return make_error(v.error());
+  if (!*v) return def;
+  if (!(*v)->is_const || (*v)->c.v.size() != 1)
+    return make_error(std::string(what) + " must be a constant scalar");
+  return (*v)->c.v[0];
+}
+
+// QLinearConv: CONV_2D / DEPTHWISE_CONV_2D on quant8 operands. uint8 weights per tensor, or int8 weights
+// with zero point 0 (per channel when w_scale has M values: TENSOR_QUANT8_SYMM_PER_CHANNEL).
+Result<void> Importer::on_qlinear_conv(const onnx::NodeProto& n) {
+  auto x = input(n, 0);
+  if (!x) return make_error(x.error());
+  auto w = const_input(n, 3, "w");
+  if (!w) return make_error(w.error());
+  auto ws = const_input(n, 4, "w_scale");
+  if (!ws) return make_error(ws.error());
+  auto wz = const_input(n, 5, "w_zero_point");
+  if (!wz) return make_error(wz.error());
+  auto xs = const_scalar(n, 1, "x_scale", 0), xz = const_scalar(n, 2, "x_zero_point", 0),
+       ys = const_scalar(n, 6, "y_scale", 0), yz = const_scalar(n, 7, "y_zero_point", 0);
+  for (const auto* r : {&xs, &xz, &ys, &yz})
+    if (!*r) return make_error(r->error());
+  if ((*x)->shape.size() != 4 || w->dims.size() != 4) return make_error("only 2-D convolution is supported");
+  if (auto q = set_quant(**x, *xs, *xz); !q) return make_error("x: " + q.error());
+  const int64_t m = w->dims[0], group = attr_i(n, "group", 1), c = (*x)->shape[1];
+  if (group < 1 || c % group != 0 || m % group != 0 || w->dims[1] * group != c)
+    return make_error("w " + dims_string(w->dims) + " and group " + std::to_string(group) + " do not fit x");
+  QuantConv q;
+  for (double v : ws->v) q.w_scales.push_back(static_cast<float>(v));
+  if (q.w_scales.size() != 1 && q.w_scales.size() != static_cast<size_t>(m))
+    return make_error("w_scale must have 1 or M values");
+  const bool zero_zp = std::all_of(wz->v.begin(), wz->v.end(), [](double z) { return z == 0; });
+  if (w->type == kInt8) {
+    if (!zero_zp) return make_error("int8 weights need zero point 0 (symmetric)");
+    q.filter_type = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  } else if (w->type == kUint8 && q.w_scales.size() == 1 && wz->v.size() == 1) {
+    if (operand((*x)->operand).type != OperandType::TENSOR_QUANT8_ASYMM)
+      return make_error("uint8 weights need uint8 x");
+    q.filter_type = OperandType::TENSOR_QUANT8_ASYMM;
+  } else {
+    return make_error("per-channel uint8 weights are not supported");
+  }
+  q.w_zp = static_cast<int32_t>(wz->v[0]);
+  q.y_scale = static_cast<float>(*ys);
+  q.y_zp = static_cast<int32_t>(*yz);
+  std::vector<double> bias(static_cast<size_t>(m), 0.0);
+  if (auto b = input(n, 8, false); !b) {
+    return make_error(b.error());
+  } else if (*b) {
+    if (!(*b)->is_const || (*b)->c.v.size() != static_cast<size_t>(m))
+      return make_error("B must be a constant of M values");
+    bias = (*b)->c.v;
+  }
+  auto win = window(n, (*x)->shape[2], (*x)->shape[3], w->dims[2], w->dims[3], false);
+  if (!win) return make_error(win.error());
+  auto out = conv(**x, *w, bias, group, *win, &q);
+  if (!out) return make_error(out.error());
+  define(n, 0, std::move(*out));
+  return {};
+}
+
+// QLinearMatMul with a constant b: FULLY_CONNECTED on quant8 operands (per-tensor, b's type = a's).
+Result<void> Importer::on_qlinear_matmul(const onnx::NodeProto& n) {
+  auto a = input(n, 0);
+  if (!a) return make_error(a.error());
+  auto b = const_input(n, 3, "b");
+  if (!b) return make_error(b.error());
+  auto as = const_scalar(n, 1, "a_scale", 0), az = const_scalar(n, 2, "a_zero_point", 0),
+       bs = const_scalar(n, 4, "b_scale", 0), bz = const_scalar(n, 5, "b_zero_point", 0),
+       ys = const_scalar(n, 6, "y_scale", 0), yz = const_scalar(n, 7, "y_zero_point", 0);
+  for (const auto* r : {&as, &az, &bs, &bz, &ys, &yz})
+    if (!*r) return make_error(r->error());
+  if ((*a)->shape.size() != 2 || b->dims.size() != 2) return make_error("only 2-D a and b are supported");
+  if (auto q = set_quant(**a, *as, *az); !q) return make_error("a: " + q.error());
+  const OperandType t = operand((*a)->operand).type;
+  if ((t == OperandType::TENSOR_QUANT8_ASYMM) != (b->type == kUint8))
+    return make_error("a and b must both be uint8 or int8");
+  const int64_t k = b->dims[0], units = b->dims[1];
+  if ((*a)->shape[1] != k)
+    return make_error("a " + dims_string((*a)->shape) + " does not fit b " + dims_string(b->dims));
+  auto x = in_layout(**a, identity(2));
+  if (!x) return make_error(x.error());
+  const HostTensor wt = transpose(*b, {1, 0});
+  const auto b_scale = static_cast<float>(*bs);
+  const uint32_t out = temp(t, {(*a)->shape[0], units}, static_cast<float>(*ys), static_cast<int32_t>(*yz));
+  op(OperationType::FULLY_CONNECTED,
+     {*x, add_const(t, wt.dims, wt.v, b_scale, static_cast<int32_t>(*bz)),
+      add_const(OperandType::TENSOR_INT32, {units}, std::vector<double>(static_cast<size_t>(units), 0.0),
+                operand(*x).scale * b_scale),
+      scalar_i32(0)},
+     {out}, 3);
+  define(n, 0, runtime(out, {(*a)->shape[0], units}, identity(2)));
   return {};
 }
 
@@ -1352,9 +1547,12 @@ Result<void> Importer::on_reduce_mean(const onnx::NodeProto& n) {
     if (reduced && !keep) continue;
     shape.push_back(reduced ? 1 : v.shape[i]);
   }
-  if (keep) perm = v.perm;
-  else if (v.perm != identity(v.shape.size())) return make_error("keepdims=0 on a permuted layout is not supported");
-  else perm = identity(shape.size());
+  if (keep)
+    perm = v.perm;
+  else if (v.perm != identity(v.shape.size()))
+    return make_error("keepdims=0 on a permuted layout is not supported");
+  else
+    perm = identity(shape.size());
   if (shape.empty()) return make_error("reducing to a scalar is not supported");
   const uint32_t out = temp(operand(*in).type, nnapi_dims(shape, perm));
   op(OperationType::MEAN, {*in, tensor_i32(nn_axes), scalar_i32(keep ? 1 : 0)}, {out});
@@ -1384,7 +1582,8 @@ Result<void> Importer::on_depth_space(const onnx::NodeProto& n) {
   if (!x) return make_error(x.error());
   const auto& s = (*x)->shape;
   if (s.size() != 4) return make_error("only rank-4 X is supported");
-  if (attr_s(n, "mode", "DCR") != "DCR") return make_error("mode CRD is not supported (NNAPI uses DCR order)");
+  if (attr_s(n, "mode", "DCR") != "DCR")
+    return make_error("mode CRD is not supported (NNAPI uses DCR order)");
   const int64_t b = attr_i(n, "blocksize", 0);
   if (b < 1) return make_error("blocksize must be positive");
   const bool to_space = n.op_type() == "DepthToSpace";
@@ -1398,7 +1597,8 @@ Result<void> Importer::on_depth_space(const onnx::NodeProto& n) {
   }
   auto in = in_layout(**x, kNhwc);
   if (!in) return make_error(in.error());
-  const uint32_t out = temp(operand(*in).type, nnapi_dims(shape, kNhwc), operand(*in).scale, operand(*in).zero_point);
+  const uint32_t out =
+      temp(operand(*in).type, nnapi_dims(shape, kNhwc), operand(*in).scale, operand(*in).zero_point);
   op(to_space ? OperationType::DEPTH_TO_SPACE : OperationType::SPACE_TO_DEPTH,
      {*in, scalar_i32(static_cast<int32_t>(b))}, {out});
   define(n, 0, runtime(out, shape, kNhwc));
@@ -1411,15 +1611,21 @@ Result<void> Importer::add_graph_input(const onnx::ValueInfoProto& vi) {
   if (!vi.type().has_tensor_type()) return make_error("graph input '" + vi.name() + "' is not a tensor");
   const auto& tt = vi.type().tensor_type();
   auto t = runtime_type(tt.elem_type());
-  if (!t) return make_error("graph input '" + vi.name() + "': element type " + type_name(tt.elem_type()) + " is not supported");
+  if (!t)
+    return make_error("graph input '" + vi.name() + "': element type " + type_name(tt.elem_type()) +
+                      " is not supported");
   std::vector<int64_t> shape;
   for (const auto& d : tt.shape().dim()) {
     const int64_t v = d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : opt_.dynamic_dim;
-    if (v > std::numeric_limits<uint32_t>::max()) return make_error("graph input '" + vi.name() + "': dimension too large");
+    if (v > std::numeric_limits<uint32_t>::max())
+      return make_error("graph input '" + vi.name() + "': dimension too large");
     shape.push_back(v);
   }
-  if (shape.empty()) return make_error("graph input '" + vi.name() + "': scalar graph inputs are not supported");
-  if (shape.size() > 4) return make_error("graph input '" + vi.name() + "': rank " + std::to_string(shape.size()) + " is not supported (NNAPI: rank <= 4)");
+  if (shape.empty())
+    return make_error("graph input '" + vi.name() + "': scalar graph inputs are not supported");
+  if (shape.size() > 4)
+    return make_error("graph input '" + vi.name() + "': rank " + std::to_string(shape.size()) +
+                      " is not supported (NNAPI: rank <= 4)");
   if (auto c = element_count(shape); !c) return make_error("graph input '" + vi.name() + "': " + c.error());
   const bool quant = *t == OperandType::TENSOR_QUANT8_ASYMM || *t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   // Raw integers (scale 1) until a DequantizeLinear says what they mean.
@@ -1435,7 +1641,8 @@ Result<void> Importer::add_graph_input(const onnx::ValueInfoProto& vi) {
 Result<void> Importer::add_graph_output(const std::string& name) {
   const auto it = values_.find(name);
   if (it == values_.end()) return make_error("graph output '" + name + "' is never produced");
-  if (it->second.is_const) return make_error("graph output '" + name + "' is a constant (nothing to compute)");
+  if (it->second.is_const)
+    return make_error("graph output '" + name + "' is a constant (nothing to compute)");
   auto o = in_layout(it->second, identity(it->second.shape.size()));
   if (!o) return make_error("graph output '" + name + "': " + o.error());
   uint32_t out = *o;
@@ -1484,6 +1691,8 @@ const std::map<std::string, Importer::Handler>& mapped_operators() {
       {"Resize", &Importer::on_resize},
       {"Upsample", &Importer::on_resize},
       {"DequantizeLinear", &Importer::on_dequantize},
+      {"QLinearConv", &Importer::on_qlinear_conv},
+      {"QLinearMatMul", &Importer::on_qlinear_matmul},
   };
   return kMapped;
 }
@@ -1504,7 +1713,8 @@ const std::map<std::string, std::pair<Importer::Handler, const char*>>& cpu_only
 Result<void> Importer::import_node(const onnx::NodeProto& n) {
   const auto& kMapped = mapped_operators();
   const auto& kCpuOnly = cpu_only_operators();
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return make_error("operator domain '" + n.domain() + "' is not supported");
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    return make_error("operator domain '" + n.domain() + "' is not supported");
   auto folded = fold(n);
   if (!folded) return make_error(folded.error());
   if (*folded) return {};
@@ -1525,7 +1735,8 @@ Result<void> Importer::import_node(const onnx::NodeProto& n) {
     h = it->second;
   } else if (const auto cpu = kCpuOnly.find(n.op_type()); cpu != kCpuOnly.end()) {
     if (!opt_.cpu_fallback)
-      return make_error("operator " + n.op_type() + " is not mapped to an NPU operation (--cpu-fallback runs it on the CPU device as " +
+      return make_error("operator " + n.op_type() +
+                        " is not mapped to an NPU operation (--cpu-fallback runs it on the CPU device as " +
                         cpu->second.second + ")");
     h = cpu->second.first;
     result_.cpu_only_nodes.push_back(n.op_type() + " '" + n.name() + "'");
@@ -1553,9 +1764,12 @@ void Importer::fuse_activations() {
   for (uint32_t i = 0; i < g.operations.size(); ++i) {
     auto& r = g.operations[i];
     int32_t code = 0;
-    if (r.type == OperationType::RELU) code = 1;
-    else if (r.type == OperationType::RELU1) code = 2;
-    else if (r.type == OperationType::RELU6) code = 3;
+    if (r.type == OperationType::RELU)
+      code = 1;
+    else if (r.type == OperationType::RELU1)
+      code = 2;
+    else if (r.type == OperationType::RELU6)
+      code = 3;
     if (code == 0) continue;
     const uint32_t x = r.inputs[0];
     if (producer[x] < 0 || uses[x] != 1 || g.operands[x].lifetime != Lifetime::TEMPORARY_VARIABLE) continue;
@@ -1619,7 +1833,8 @@ Result<OnnxImported> Importer::run() {
     if (values_.count(vi.name())) continue;  // an initializer with a default: a constant
     if (const auto it = opt_.constant_inputs.find(vi.name()); it != opt_.constant_inputs.end()) {
       onnx::TensorProto t;
-      if (!t.ParseFromString(it->second)) return make_error("constant input '" + vi.name() + "': not a TensorProto");
+      if (!t.ParseFromString(it->second))
+        return make_error("constant input '" + vi.name() + "': not a TensorProto");
       auto c = from_proto(t);
       if (!c) return make_error("constant input '" + vi.name() + "': " + c.error());
       values_[vi.name()] = constant_value(std::move(*c));
@@ -1638,7 +1853,8 @@ Result<OnnxImported> Importer::run() {
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
     if (auto r = import_node(n); !r)
-      return make_error("node " + std::to_string(i) + " '" + n.name() + "' (" + n.op_type() + "): " + r.error());
+      return make_error("node " + std::to_string(i) + " '" + n.name() + "' (" + n.op_type() +
+                        "): " + r.error());
   }
   if (g.output_size() == 0) return make_error("the graph has no outputs");
   for (const auto& o : g.output())
@@ -1698,9 +1914,11 @@ Result<Tensor> load_onnx_tensor(const std::string& path) {
   if (!t) return make_error(path + ": element type " + type_name(h->type) + " is not supported");
   Tensor out;
   out.type = *t;
-  if (*t == OperandType::TENSOR_QUANT8_ASYMM || *t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) out.scale = 1.0f;
+  if (*t == OperandType::TENSOR_QUANT8_ASYMM || *t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED)
+    out.scale = 1.0f;
   for (int64_t d : h->dims) {
-    if (d < 1 || d > std::numeric_limits<uint32_t>::max()) return make_error(path + ": empty or huge dimension");
+    if (d < 1 || d > std::numeric_limits<uint32_t>::max())
+      return make_error(path + ": empty or huge dimension");
     out.dimensions.push_back(static_cast<uint32_t>(d));
   }
   out.data.resize(h->v.size() * element_size(*t));

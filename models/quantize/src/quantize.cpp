@@ -47,10 +47,17 @@ struct Groups {
 
 bool keeps_quantisation(OperationType t) {
   switch (t) {
-    case OperationType::MAX_POOL_2D: case OperationType::AVERAGE_POOL_2D: case OperationType::RESHAPE:
-    case OperationType::TRANSPOSE: case OperationType::PAD: case OperationType::STRIDED_SLICE:
-    case OperationType::SQUEEZE: case OperationType::DEPTH_TO_SPACE: case OperationType::SPACE_TO_DEPTH:
-    case OperationType::BATCH_TO_SPACE_ND: case OperationType::SPACE_TO_BATCH_ND:
+    case OperationType::MAX_POOL_2D:
+    case OperationType::AVERAGE_POOL_2D:
+    case OperationType::RESHAPE:
+    case OperationType::TRANSPOSE:
+    case OperationType::PAD:
+    case OperationType::STRIDED_SLICE:
+    case OperationType::SQUEEZE:
+    case OperationType::DEPTH_TO_SPACE:
+    case OperationType::SPACE_TO_DEPTH:
+    case OperationType::BATCH_TO_SPACE_ND:
+    case OperationType::SPACE_TO_BATCH_ND:
       return true;
     default:
       return false;
@@ -59,9 +66,14 @@ bool keeps_quantisation(OperationType t) {
 
 bool has_quant8_form(OperationType t) {
   switch (t) {
-    case OperationType::DIV: case OperationType::FLOOR: case OperationType::L2_NORMALIZATION:
-    case OperationType::LOCAL_RESPONSE_NORMALIZATION: case OperationType::DEQUANTIZE: case OperationType::LSTM:
-    case OperationType::RNN: case OperationType::SVDF:
+    case OperationType::DIV:
+    case OperationType::FLOOR:
+    case OperationType::L2_NORMALIZATION:
+    case OperationType::LOCAL_RESPONSE_NORMALIZATION:
+    case OperationType::DEQUANTIZE:
+    case OperationType::LSTM:
+    case OperationType::RNN:
+    case OperationType::SVDF:
       return false;
     default:
       return true;
@@ -70,7 +82,8 @@ bool has_quant8_form(OperationType t) {
 
 }  // namespace
 
-std::vector<TensorMap> synthetic_inputs(const Model& model, uint32_t count, uint64_t seed, float lo, float hi) {
+std::vector<TensorMap> synthetic_inputs(const Model& model, uint32_t count, uint64_t seed, float lo,
+                                        float hi) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<TensorMap> samples(count);
@@ -85,7 +98,8 @@ std::vector<TensorMap> synthetic_inputs(const Model& model, uint32_t count, uint
   return samples;
 }
 
-Result<RangeMap> calibrate(const Model& model, const std::vector<TensorMap>& samples, const ModelRunner& run) {
+Result<RangeMap> calibrate(const Model& model, const std::vector<TensorMap>& samples,
+                           const ModelRunner& run) {
   if (samples.empty()) return make_error("calibration needs at least one input sample");
   Model probe = model;
   auto& g = probe.main;
@@ -125,20 +139,22 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
   std::vector<uint32_t> bias_of_input(src.size(), 0), bias_of_filter(src.size(), 0);
   for (uint32_t k = 0; k < g.operations.size(); ++k) {
     const auto& op = g.operations[k];
-    auto is_float_op = std::any_of(op.inputs.begin(), op.inputs.end(), [&](uint32_t i) { return is_float_tensor(src[i]); });
+    auto is_float_op =
+        std::any_of(op.inputs.begin(), op.inputs.end(), [&](uint32_t i) { return is_float_tensor(src[i]); });
     if (!is_float_op) continue;
     if (!has_quant8_form(op.type))
       return make_error("operations[" + std::to_string(k) + "] (" + std::string(to_string(op.type)) +
                         ") has no quant8 form in NNAPI");
     if (op.outputs.empty() || op.inputs.empty()) continue;
     if (keeps_quantisation(op.type)) groups.join(op.outputs[0], op.inputs[0]);
-    if (op.type == OperationType::LOGISTIC || op.type == OperationType::SOFTMAX) fixed[op.outputs[0]] = {{1.0f / 256, 0}};
+    if (op.type == OperationType::LOGISTIC || op.type == OperationType::SOFTMAX)
+      fixed[op.outputs[0]] = {{1.0f / 256, 0}};
     if (op.type == OperationType::TANH) fixed[op.outputs[0]] = {{1.0f / 128, 128}};
     const bool conv = op.type == OperationType::CONV_2D || op.type == OperationType::DEPTHWISE_CONV_2D;
     if (conv || op.type == OperationType::FULLY_CONNECTED) {
       if (op.inputs.size() < 3 || !src[op.inputs[1]].is_constant() || !src[op.inputs[2]].is_constant())
         return make_error("operations[" + std::to_string(k) + "]: weights and bias must be constants");
-      role[op.inputs[1]] = op.type == OperationType::CONV_2D           ? Role::Filter
+      role[op.inputs[1]] = op.type == OperationType::CONV_2D             ? Role::Filter
                            : op.type == OperationType::DEPTHWISE_CONV_2D ? Role::DepthwiseFilter
                                                                          : Role::FcWeights;
       role[op.inputs[2]] = Role::Bias;
@@ -153,7 +169,8 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
     const auto it = ranges.find(i);
     if (it == ranges.end()) return make_error("operand " + std::to_string(i) + " has no calibration range");
     auto [gr, fresh] = group_range.emplace(groups.find(i), it->second);
-    if (!fresh) gr->second = {std::min(gr->second.min, it->second.min), std::max(gr->second.max, it->second.max)};
+    if (!fresh)
+      gr->second = {std::min(gr->second.min, it->second.min), std::max(gr->second.max, it->second.max)};
   }
   for (uint32_t i = 0; i < src.size(); ++i) {
     if (!is_float_tensor(src[i]) || src[i].is_constant()) continue;
@@ -167,7 +184,8 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
     if (!is_float_tensor(src[i]) || !src[i].is_constant() || role[i] == Role::Bias) continue;
     Operand& o = g.operands[i];
     const std::vector<float> v = floats_of(src[i]);
-    const bool per_channel = options.per_channel && (role[i] == Role::Filter || role[i] == Role::DepthwiseFilter);
+    const bool per_channel =
+        options.per_channel && (role[i] == Role::Filter || role[i] == Role::DepthwiseFilter);
     if (per_channel) {
       const uint32_t dim = role[i] == Role::Filter ? 0 : 3;
       const uint32_t channels = o.dimensions[dim];
@@ -246,7 +264,8 @@ Tensor dequantize_tensor(const Tensor& q) {
   t.type = OperandType::TENSOR_FLOAT32;
   t.dimensions = q.dimensions;
   t.data.assign(q.element_count() * 4, 0);
-  const bool quant = q.type == OperandType::TENSOR_QUANT8_ASYMM || q.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const bool quant =
+      q.type == OperandType::TENSOR_QUANT8_ASYMM || q.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   for (uint64_t k = 0; k < q.element_count(); ++k) {
     const double v = read_element(q.type, q.data, k);
     write_element(t.type, t.data, k, quant ? (v - q.zero_point) * q.scale : v);
@@ -259,7 +278,8 @@ Result<QuantError> compare_quantized(const TensorMap& reference, const TensorMap
   double dot = 0, na = 0, nb = 0, sq = 0;
   for (const auto& [i, ref] : reference) {
     const auto it = quantized.find(i);
-    if (it == quantized.end()) return make_error("output " + std::to_string(i) + " is missing from the quantised run");
+    if (it == quantized.end())
+      return make_error("output " + std::to_string(i) + " is missing from the quantised run");
     const Tensor got = dequantize_tensor(it->second);
     if (got.element_count() != ref.element_count())
       return make_error("output " + std::to_string(i) + " has " + std::to_string(got.element_count()) +

@@ -37,8 +37,8 @@ struct OnnxImportOptions {
 
 struct OnnxImported {
   Model model;
-  std::vector<std::string> input_names;   // ONNX name of model.main.input_indexes[i]
-  std::vector<std::string> output_names;  // ONNX name of model.main.output_indexes[i]
+  std::vector<std::string> input_names;       // ONNX name of model.main.input_indexes[i]
+  std::vector<std::string> output_names;      // ONNX name of model.main.output_indexes[i]
   std::map<std::string, uint32_t> op_counts;  // ONNX op type → nodes in the file
   uint32_t folded_nodes = 0;                  // nodes computed at import (constant folding)
   std::vector<std::string> cpu_only_nodes;    // "OpType 'name'" imported only through cpu_fallback

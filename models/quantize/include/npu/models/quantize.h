@@ -33,7 +33,8 @@ using RangeMap = std::map<uint32_t, Range>;  // operand index → observed [min,
 using ModelRunner = std::function<Result<TensorMap>(const Model&, const TensorMap&)>;
 
 // Seeded uniform inputs in [lo, hi] for every graph input of a float model.
-std::vector<TensorMap> synthetic_inputs(const Model& model, uint32_t count, uint64_t seed, float lo, float hi);
+std::vector<TensorMap> synthetic_inputs(const Model& model, uint32_t count, uint64_t seed, float lo,
+                                        float hi);
 
 // Runs `model` with every float intermediate exposed as an output on each sample and records the
 // range of every float activation (graph inputs, intermediates, outputs).
