@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cmd_import.h"
 #include "npu/common/log.h"
 #include "npu/models/builder.h"
 #include "npu/models/io_json.h"
@@ -52,6 +53,7 @@ struct RunOptions {
   std::vector<std::string> sets;
   bool json = false;
   bool check = false;
+  bool cpu_fallback = false;
   std::string device = "npu";
 };
 
@@ -86,9 +88,8 @@ Comparison compare(const npu::hal::TensorMap& got, const npu::hal::TensorMap& wa
 
 int run_command(const RunOptions& o) {
   using namespace npu;
-  auto model = models::load_model(o.model);  // a file, or zoo:NAME
+  auto model = tools::load_model_file(o.model, o.cpu_fallback);  // a file (.onnx imported), or zoo:NAME
   if (!model) return fail(model.error());
-  if (auto v = models::validate_model(*model); !v) return fail(o.model + ": " + v.error());
   auto inputs = models::load_io_json(o.inputs, *model);
   if (!inputs) return fail(inputs.error());
   auto cfg = system::load_system_config(o.hw, o.sets);
@@ -290,7 +291,8 @@ int sc_main(int argc, char* argv[]) {
   RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run one inference of a model on the simulated NPU");
   run_cmd->add_option("--hw", run.hw, "Hardware config JSON")->capture_default_str();
-  run_cmd->add_option("--model", run.model, "Model JSON (SPEC §4), or zoo:NAME (npusim zoo list)")->required();
+  run_cmd->add_option("--model", run.model, "Model JSON (SPEC §4), ONNX file (.onnx), or zoo:NAME (npusim zoo list)")->required();
+  run_cmd->add_flag("--cpu-fallback", run.cpu_fallback, "ONNX: import operators only the CPU reference runs");
   run_cmd->add_option("--inputs", run.inputs, "Inputs JSON {\"<operand>\": [values]}")->required();
   run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON")->required();
   run_cmd->add_option("--stats", run.stats, "Where to write the stats tree JSON");
@@ -322,6 +324,8 @@ int sc_main(int argc, char* argv[]) {
 
   const auto zoo = npu::tools::add_zoo_command(app);
   const auto bench = npu::tools::add_bench_command(app);
+  int command_exit = -1;
+  npu::tools::register_import_commands(app, &command_exit);
 
   try {
     app.parse(argc, argv);
@@ -331,6 +335,7 @@ int sc_main(int argc, char* argv[]) {
     return 2;
   }
   if (!log_filter.empty()) npu::log::set_filter(log_filter);
+  if (command_exit >= 0) return command_exit;
   if (run_cmd->parsed()) return run_command(run);
   if (const int status = zoo(); status >= 0) return status;
   if (const int status = bench(); status >= 0) return status;

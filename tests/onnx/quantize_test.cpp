@@ -1,0 +1,90 @@
+// Post-training quantisation on a seeded float network built here: parameter choices (per-channel
+// filters, int32 biases at input·filter scale, shared parameters through pooling) and the accuracy of
+// the int8 model on the CPU reference against the float model.
+#include "npu/models/quantize.h"
+
+#include <gtest/gtest.h>
+
+#include "npu/hal/ops/reference_executor.h"
+#include "npu/models/builder.h"
+#include "npu/models/validate.h"
+
+namespace {
+
+using namespace npu::models;
+
+Model small_net() {
+  ModelBuilder b(7);
+  const uint32_t x = b.input(OperandType::TENSOR_FLOAT32, {1, 12, 12, 3});
+  uint32_t h = b.conv_2d(x, 8, 3, 3, 1, 1, npu::fx::FusedActivation::RELU);
+  const uint32_t pooled = b.tensor(OperandType::TENSOR_FLOAT32, {1, 6, 6, 8});
+  b.operation(OperationType::MAX_POOL_2D,
+              {h, b.constant_i32(2), b.constant_i32(2), b.constant_i32(2), b.constant_i32(2),
+               b.constant_i32(2), b.constant_i32(0)},
+              {pooled});
+  h = b.conv_2d(pooled, 16, 3, 3, 1, 2, npu::fx::FusedActivation::NONE);
+  b.mark_output(b.fully_connected(h, 10, npu::fx::FusedActivation::NONE));
+  return b.take();
+}
+
+TEST(Quantize, ChoosesNnapiParametersAndKeepsAccuracy) {
+  const Model f = small_net();
+  ASSERT_TRUE(validate_model(f).ok());
+  const auto calib = synthetic_inputs(f, 4, 1, -1.0f, 1.0f);
+  auto ranges = calibrate(f, calib, npu::hal::ops::run_reference);
+  ASSERT_TRUE(ranges.ok()) << ranges.error();
+  auto q = quantize_model(f, *ranges);
+  ASSERT_TRUE(q.ok()) << q.error();
+  ASSERT_TRUE(validate_model(*q).ok());
+  auto ops = npu::hal::ops::validate_operations(*q);
+  ASSERT_TRUE(ops.ok()) << ops.error();
+  const auto& g = q->main;
+  for (const auto& op : g.operations) {
+    const Operand& in = g.operands[op.inputs[0]];
+    EXPECT_EQ(in.type, OperandType::TENSOR_QUANT8_ASYMM);
+    if (op.type == OperationType::CONV_2D) {
+      const Operand& w = g.operands[op.inputs[1]];
+      ASSERT_EQ(w.type, OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL);
+      EXPECT_EQ(w.per_channel->scales.size(), w.dimensions[0]);
+      EXPECT_EQ(g.operands[op.inputs[2]].type, OperandType::TENSOR_INT32);
+    }
+    if (op.type == OperationType::FULLY_CONNECTED) {
+      const Operand& w = g.operands[op.inputs[1]];
+      EXPECT_EQ(w.type, OperandType::TENSOR_QUANT8_ASYMM);  // NNAPI FC has no per-channel form
+      EXPECT_FLOAT_EQ(g.operands[op.inputs[2]].scale, in.scale * w.scale);
+    }
+    if (op.type == OperationType::MAX_POOL_2D) {
+      EXPECT_EQ(in.scale, g.operands[op.outputs[0]].scale);
+      EXPECT_EQ(in.zero_point, g.operands[op.outputs[0]].zero_point);
+    }
+  }
+  // Accuracy on an input not used for calibration.
+  const auto eval = synthetic_inputs(f, 1, 99, -1.0f, 1.0f)[0];
+  TensorMap eval_q;
+  for (const auto& [i, t] : eval) eval_q[i] = quantize_tensor(t, g.operands[i]);
+  auto ref = npu::hal::ops::run_reference(f, eval);
+  ASSERT_TRUE(ref.ok()) << ref.error();
+  auto got = npu::hal::ops::run_reference(*q, eval_q);
+  ASSERT_TRUE(got.ok()) << got.error();
+  auto err = compare_quantized(*ref, *got);
+  ASSERT_TRUE(err.ok()) << err.error();
+  std::printf("int8 vs float: max |error| %.4g, MSE %.4g, cosine %.5f over %llu elements\n", err->max_abs,
+              err->mse, err->cosine, static_cast<unsigned long long>(err->elements));
+  EXPECT_GT(err->cosine, 0.99);
+}
+
+TEST(Quantize, OperationWithoutQuant8FormIsAnError) {
+  ModelBuilder b(1);
+  const uint32_t x = b.input(OperandType::TENSOR_FLOAT32, {1, 4});
+  const uint32_t y = b.input(OperandType::TENSOR_FLOAT32, {1, 4});
+  const uint32_t z = b.tensor(OperandType::TENSOR_FLOAT32, {1, 4});
+  b.operation(OperationType::DIV, {x, y, b.constant_i32(0)}, {z});
+  b.mark_output(z);
+  const Model f = b.take();
+  RangeMap r = {{0, {-1, 1}}, {1, {-1, 1}}, {2, {-1, 1}}};
+  auto q = quantize_model(f, r);
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error(), "operations[0] (DIV) has no quant8 form in NNAPI");
+}
+
+}  // namespace

@@ -1,0 +1,178 @@
+// Real models from npm (scripts/fetch-models puts them in the model cache; without them these tests
+// skip with a message): BlazeFace front 128×128 and the openWakeWord models, imported from ONNX and run
+// through the HAL on the simulated NPU in float (compared with the CPU reference) and in int8 after
+// post-training quantisation (error against the float reference printed and bounded).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "npu/hal/ops/reference_executor.h"
+#include "npu/models/onnx_import.h"
+#include "npu/models/quantize.h"
+#include "npu/models/validate.h"
+#include "npu/system/system.h"
+
+namespace {
+
+using namespace npu;
+
+std::string model_path(const std::string& rel) {
+  const char* env = std::getenv("NPUSIM_MODEL_CACHE");
+  const char* home = std::getenv("HOME");
+  const std::string cache = env ? env : std::string(home ? home : "") + "/.cache/npusim/models";
+  return cache + "/" + rel;
+}
+
+// Why a test cannot run ("" when the model file is there).
+std::string missing(const std::string& path) {
+  if (std::filesystem::exists(path)) return "";
+  return path + " is absent: run scripts/fetch-models (needs npm and the network once)";
+}
+
+struct Runs {
+  hal::ExecutionResult npu, cpu;
+  std::string placement;
+};
+
+// One simulation: `model` on the NPU device with `inputs`, and `reference` (default: the same model)
+// on the CPU device with `ref_inputs`.
+Runs run_on_npu_and_cpu(const models::Model& model, const models::TensorMap& inputs,
+                        const models::Model& reference, const models::TensorMap& ref_inputs) {
+  Runs r;
+  auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
+  EXPECT_TRUE(cfg.ok()) << cfg.error();
+  auto sys = system::System::create(*cfg);
+  EXPECT_TRUE(sys.ok()) << sys.error();
+  auto end = (*sys)->run([&](system::System& s) {
+    auto p = s.npu_device().prepare_model(model);
+    ASSERT_TRUE(p.status.ok()) << p.status.message;
+    r.placement = p.model->placement();
+    r.npu = p.model->execute_synchronously(inputs, true);
+    auto c = s.cpu_device().prepare_model(reference);
+    ASSERT_TRUE(c.status.ok()) << c.status.message;
+    r.cpu = c.model->execute_synchronously(ref_inputs, false);
+  });
+  EXPECT_TRUE(end.ok()) << end.error();
+  EXPECT_TRUE(r.npu.status.ok()) << r.npu.status.message;
+  EXPECT_TRUE(r.cpu.status.ok()) << r.cpu.status.message;
+  return r;
+}
+
+models::OnnxImported import(const std::string& path) {
+  auto r = models::import_onnx_file(path);
+  EXPECT_TRUE(r.ok()) << r.error();
+  if (!r.ok()) return {};
+  EXPECT_TRUE(models::validate_model(r->model).ok());
+  auto v = hal::ops::validate_operations(r->model);
+  EXPECT_TRUE(v.ok()) << v.error();
+  return std::move(*r);
+}
+
+void expect_float_match(const Runs& r) {
+  uint64_t elements = 0, bad = 0;
+  double max_err = 0;
+  for (const auto& [idx, want] : r.cpu.outputs) {
+    const auto& got = r.npu.outputs.at(idx);
+    ASSERT_EQ(got.dimensions, want.dimensions);
+    for (uint64_t i = 0; i < want.element_count(); ++i) {
+      const double e = models::read_element(want.type, want.data, i),
+                   a = models::read_element(got.type, got.data, i);
+      max_err = std::max(max_err, std::fabs(e - a));
+      if (std::fabs(e - a) > 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e)) ++bad;
+      ++elements;
+    }
+  }
+  std::printf(
+      "float NPU vs CPU reference: %llu elements, %llu outside the fp32 tolerance, max |error| %.3g\n",
+      static_cast<unsigned long long>(elements), static_cast<unsigned long long>(bad), max_err);
+  EXPECT_EQ(bad, 0u);
+  EXPECT_GT(elements, 0u);
+}
+
+void print_run(const char* what, const Runs& r) {
+  std::printf("%s: placement %s; latency %llu us simulated, %llu NPU cycles in %u jobs\n", what,
+              r.placement.c_str(), static_cast<unsigned long long>(r.npu.timing.time_in_driver_us),
+              static_cast<unsigned long long>(r.npu.device_cycles), r.npu.npu_jobs);
+}
+
+// Quantises `f` (calibrated on seeded samples in [lo, hi]), runs int8 on the NPU against float on the
+// CPU reference and returns the error.
+models::QuantError int8_error(const models::Model& f, float lo, float hi, const char* what) {
+  const auto calib = models::synthetic_inputs(f, 4, 1, lo, hi);
+  auto ranges = models::calibrate(f, calib, hal::ops::run_reference);
+  EXPECT_TRUE(ranges.ok()) << ranges.error();
+  auto q = models::quantize_model(f, *ranges);
+  EXPECT_TRUE(q.ok()) << q.error();
+  if (!q.ok()) return {};
+  const auto eval = models::synthetic_inputs(f, 1, 77, lo, hi)[0];
+  models::TensorMap eval_q;
+  for (const auto& [i, t] : eval) eval_q[i] = models::quantize_tensor(t, q->main.operands[i]);
+  const Runs r = run_on_npu_and_cpu(*q, eval_q, f, eval);
+  print_run(what, r);
+  auto err = models::compare_quantized(r.cpu.outputs, r.npu.outputs);
+  EXPECT_TRUE(err.ok()) << err.error();
+  if (!err.ok()) return {};
+  std::printf(
+      "%s int8 (per-channel weights, 4 calibration samples) vs float: max |error| %.4g, MSE %.4g, "
+      "cosine %.5f over %llu elements\n",
+      what, err->max_abs, err->mse, err->cosine, static_cast<unsigned long long>(err->elements));
+  return *err;
+}
+
+TEST(RealModels, BlazeFaceFront128FloatOnNpuMatchesCpuReference) {
+  const std::string path = model_path("blazeface/face_detection_front_128x128_barracuda.onnx");
+  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  const auto imp = import(path);
+  ASSERT_EQ(imp.op_counts.at("Conv"), 37u);  // SPEC's node census of this file
+  ASSERT_EQ(imp.model.main.input_indexes.size(), 1u);
+  ASSERT_EQ(imp.model.main.output_indexes.size(), 4u);
+  const auto in = models::synthetic_inputs(imp.model, 1, 5, -1.0f, 1.0f)[0];
+  const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
+  print_run("BlazeFace float", r);
+  EXPECT_GT(r.npu.device_cycles, 0u);
+  expect_float_match(r);
+}
+
+TEST(RealModels, BlazeFaceFront128Int8ErrorIsReported) {
+  const std::string path = model_path("blazeface/face_detection_front_128x128_barracuda.onnx");
+  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  const auto imp = import(path);
+  const auto err = int8_error(imp.model, -1.0f, 1.0f, "BlazeFace");
+  EXPECT_GT(err.cosine, 0.95);
+}
+
+TEST(RealModels, OpenWakeWordEmbeddingFloatOnNpuMatchesCpuReference) {
+  const std::string path = model_path("openwakeword/embedding_model.onnx");
+  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  const auto imp = import(path);
+  const auto in = models::synthetic_inputs(imp.model, 1, 5, 0.0f, 1.0f)[0];
+  const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
+  print_run("openWakeWord embedding float", r);
+  expect_float_match(r);
+}
+
+TEST(RealModels, OpenWakeWordEmbeddingInt8ErrorIsReported) {
+  const std::string path = model_path("openwakeword/embedding_model.onnx");
+  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  const auto imp = import(path);
+  const auto err = int8_error(imp.model, 0.0f, 1.0f, "openWakeWord embedding");
+  EXPECT_GT(err.cosine, 0.95);
+}
+
+TEST(RealModels, UnsupportedRealModelsFailWithOneClearError) {
+  // Silero VAD is an If over two LSTM subgraphs with a scalar int64 input; the melspectrogram front end
+  // is 1-D convolutions then Pow/Log/ReduceMax. Neither imports; each failure is one line naming the file.
+  for (const char* rel : {"openwakeword/silero_vad.onnx", "openwakeword/melspectrogram.onnx"}) {
+    const std::string path = model_path(rel);
+    if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+    auto r = models::import_onnx_file(path);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().rfind(path + ": ", 0), 0u) << r.error();
+    EXPECT_EQ(r.error().find('\n'), std::string::npos) << r.error();
+    std::printf("%s\n", r.error().c_str());
+  }
+}
+
+}  // namespace
