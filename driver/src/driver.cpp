@@ -93,6 +93,8 @@ Driver::Stats::Stats(stats::Registry& r)
       jobs_failed(r.counter("driver.jobs.failed", "", "Jobs ended FAILED")),
       jobs_cancelled(r.counter("driver.jobs.cancelled", "", "Jobs ended CANCELLED_USER or CANCELLED_SYSTEM")),
       submits_refused(r.counter("driver.jobs.refused", "", "Submissions refused by validation")),
+      work_paused(r.counter("driver.work.paused", "", "Work ended PAUSED (preempted or its uid paused)")),
+      work_resumed(r.counter("driver.work.resumed", "", "Work started RESUMED after a pause")),
       preemptions(r.counter("driver.preemption.count", "", "Command buffers made to give up their channel")),
       checkpoints(r.counter("driver.preemption.checkpoint", "", "Preemptions by checkpoint (save and resume)")),
       kills(r.counter("driver.preemption.kill", "", "Preemptions by kill (restart from the beginning)")),
@@ -169,7 +171,9 @@ Result<void> Driver::probe() {
   hw_.regs.write32(regs::IRQ_MASK, ((1u << channels_) - 1) | (opps_.empty() ? 0 : regs::IRQ_THERMAL));
   os_.spawn("npu_bottom_half", [this] { bottom_half(); });
   os_.spawn("npu_watchdog", [this] { watchdog(); });
-  if (governor_) os_.spawn("npu_thermal", [this] { thermal_loop(); });
+  // Even without a governor the thermal thread polls while a trip is asserted: EMERGENCY and SHUTDOWN
+  // are crossings of temperature margins that raise no interrupt of their own.
+  if (!opps_.empty()) os_.spawn("npu_thermal", [this] { thermal_loop(); });
   probed_ = true;
   log->info("probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
             "scheduler {}, preemption {}, governor {}",

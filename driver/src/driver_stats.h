@@ -17,6 +17,8 @@ struct Driver::Stats {
   uint64_t& jobs_failed;
   uint64_t& jobs_cancelled;
   uint64_t& submits_refused;
+  uint64_t& work_paused;
+  uint64_t& work_resumed;
   uint64_t& preemptions;
   uint64_t& checkpoints;
   uint64_t& kills;

@@ -175,6 +175,7 @@ void Driver::set_uid_paused(int uid, bool paused) {
 void Driver::note_paused(Job& job) {
   if (job.paused || job.fence->signalled()) return;
   job.paused = true;
+  ++st_->work_paused;
   job.work.timestamp_ms = static_cast<int64_t>(now() / 1'000'000);
   if (work_observer_) work_observer_->on_work_ended(job.work, WorkEndReason::PAUSED);
 }
@@ -215,6 +216,7 @@ void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason r
   logger()->debug("job {} ended {} ({})", job->id, to_string(reason), error);
   if (work_observer_) work_observer_->on_work_ended(job->work, reason);
   f.waiters->wake_all();
+  if (job->request.on_complete) job->request.on_complete(f);
   maybe_idle();
 }
 

@@ -137,6 +137,7 @@ void Driver::start(uint32_t ch, Task* task) {
     if (work_observer_) work_observer_->on_work_started(job.work, WorkStartReason::INITIAL);
   } else if (job.paused) {
     job.paused = false;
+    ++st_->work_resumed;
     job.work.timestamp_ms = static_cast<int64_t>(now() / 1'000'000);
     if (work_observer_) work_observer_->on_work_started(job.work, WorkStartReason::RESUMED);
   }

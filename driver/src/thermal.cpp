@@ -89,7 +89,7 @@ void Driver::thermal_loop() {
     std::lock_guard guard(lock_);
     ThermalSample s = thermal_sample();
     s.opp = opp_;
-    const uint32_t target = governor_->update(s);
+    const uint32_t target = governor_ ? governor_->update(s) : opp_;
     if (target != opp_) {
       logger()->debug("{:.2f} °C, {:.0f} mW: operating point {} → {}", s.temp_c, s.power_mw, opp_, target);
       hw_.regs.write32(regs::DVFS_OPP, target);

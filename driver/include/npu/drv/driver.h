@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -81,6 +82,7 @@ struct SchedulingConfig {
 int effective_priority(const SchedulingConfig* cfg, int job_priority);
 
 using Uuid = std::array<uint8_t, 16>;
+struct Fence;
 
 // android.hardware.npu WorkInfo: one per job ("work group").
 struct WorkInfo {
@@ -140,6 +142,9 @@ struct JobRequest {
   std::string label;            // for logs and traces
   uint64_t timeout_ns = 0;      // 0: Timeouts::job_ns
   bool timing_only = false;     // run for timing only: the hardware moves and computes no data
+  // Asynchronous completion: called once, right after the fence is signalled, from the bottom half or
+  // the ioctl that ended the job (kernel context: it must not sleep; post work to a thread instead).
+  std::function<void(const Fence&)> on_complete;
 };
 
 // Signalled exactly once, when the job reaches a terminal status.
@@ -201,19 +206,27 @@ class KernelLock {
   std::unique_ptr<WaitQueue> wake_;
 };
 
+// Implemented by driver/src (driver.cpp: probe and memory; job.cpp: submission and lifecycle;
+// scheduler.cpp: run queues, dispatch, preemption; irq.cpp: top and bottom half; watchdog.cpp;
+// thermal.cpp). The ioctls and system controls take the big lock and charge their CPU cost in simulated
+// time.
 class Driver {
  public:
+  // Called by the platform (npu::system::System) when it binds the driver to the hardware.
   Driver(Hardware hw, Os& os, DriverConfig cfg = {});
   ~Driver();
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
 
-  // Identifies the NPU, resets it, enables interrupts, starts the bottom-half and watchdog threads.
+  // Identifies the NPU, resets it, enables interrupts, starts the bottom-half and watchdog threads (and
+  // the thermal thread when the NPU has a DVFS block). Called by the platform once, before any client.
   Result<void> probe();
   uint32_t channel_count() const { return channels_; }
   uint32_t hw_version() const { return hw_version_; }
   Os& os() { return os_; }
 
+  // --- Client ioctls. Called by the HAL (hal::NpuDevice, prepared models, memory domains) and by tests
+  // acting as a client, from simulated host threads.
   Result<ContextId> open_context(int uid, int pid);
   Result<void> close_context(ContextId ctx);  // frees the context's BOs; its jobs are cancelled
 
@@ -231,7 +244,8 @@ class Driver {
   // Sleeps the calling thread until the fence is signalled.
   void wait(Fence& fence);
 
-  // System-side controls (the scheduling HAL and the NPU manager):
+  // --- System-side controls. Called by the scheduling HAL (hal::SchedulingHal: configs, observers) and
+  // the NPU manager's service (pause, cancel, weight memory), never by apps.
   void set_scheduling_config(const SchedulingConfig& cfg);
   void clear_scheduling_configs();
   const SchedulingConfig* scheduling_config(int uid) const;
@@ -247,6 +261,7 @@ class Driver {
   void set_thermal_observer(ThermalObserver* observer) { thermal_observer_ = observer; }
   ThermalSeverity thermal_severity() const { return severity_; }
 
+  // --- Observability. Called by the platform and tools (npusim, tests).
   // Records queue waits per run-queue level and jobs per channel (nullptr = off). Call before probe().
   void set_tracer(trace::Tracer* tracer) { tracer_ = tracer; }
   // Registers the driver's statistics under `driver.` in `stats`. Call before probe(); without it the
