@@ -364,6 +364,12 @@ void NpuService::unload_timed_out(const Key& key, uint64_t token) {
   auto it = entries_.find(key);
   if (it == entries_.end() || it->second.state != RequestState::UNLOADING || it->second.unload_token != token)
     return;
+  if (paused_.count(key.first)) {
+    // The holder cannot unload while we keep its frame in flight paused: that is not ignoring the
+    // request, so its timeout starts again when its work resumes.
+    it->second.unload_timeout_deferred = true;
+    return;
+  }
   logger()->warn("uid {} request {} ignored its unload request for {} ms: its NPU work is cancelled",
                  key.first, key.second, cfg_.unload_timeout_ms);
   ++*counters_.revocations;
@@ -396,6 +402,12 @@ void NpuService::apply_paused(const std::set<int>& wanted) {
     if (!wanted.count(uid)) {
       logger()->info("uid {}: NPU work resumed", uid);
       hal_.set_uid_paused(uid, false);
+      for (auto& [key, e] : entries_) {
+        if (key.first != uid || e.state != RequestState::UNLOADING || !e.unload_timeout_deferred) continue;
+        e.unload_timeout_deferred = false;
+        thread_.post_after(cfg_.unload_timeout_ms * 1'000'000,
+                           [this, key = key, token = e.unload_token] { unload_timed_out(key, token); });
+      }
     }
   paused_ = wanted;
 }

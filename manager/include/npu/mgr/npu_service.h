@@ -116,9 +116,10 @@ class NpuService : public drv::ThermalObserver {
     RequestState state = RequestState::PENDING;
     std::optional<LoadStatus> last_status;  // last onCanLoadModel status sent
     uint64_t arrival = 0;
-    uint64_t waiting_since_ns = 0;  // arrival
-    uint64_t waited_ns = 0;         // frozen at admission
-    uint64_t unload_token = 0;      // identifies the pending unload timeout
+    uint64_t waiting_since_ns = 0;         // arrival
+    uint64_t waited_ns = 0;                // frozen at admission
+    uint64_t unload_token = 0;             // identifies the pending unload timeout
+    bool unload_timeout_deferred = false;  // it ran out while the uid's work was paused: restarts on resume
   };
   class WorkListener;
   // Registered under `manager.` in the stats registry.
