@@ -51,6 +51,8 @@ Channel::Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConf
       vector_unit_(VectorUnitConfig{cfg.vector_lanes, cfg.fp32_macs_per_cycle, cfg.vector_pipeline_cycles}),
       busy_cycles_(
           stats.counter(stat(*this, "busy_cycles"), "cycles", "Cycles between doorbell and completion")),
+      idle_cycles_(stats.counter(stat(*this, "idle_cycles"), "cycles",
+                                 "Elapsed cycles with no command buffer in progress (update_stats)")),
       compute_cycles_(stats.counter(stat(*this, "compute_cycles"), "cycles",
                                     "Cycles the compute engine (MAC array, vector unit, FILL) was busy")),
       dma_cycles_(stats.counter(stat(*this, "dma_cycles"), "cycles",
@@ -558,6 +560,8 @@ void Channel::update_stats(double elapsed_cycles) {
     *es.utilisation = elapsed_cycles > 0 ? static_cast<double>(*es.busy_cycles) / elapsed_cycles : 0.0;
   }
   utilisation_ = *engines_[static_cast<size_t>(Engine::COMPUTE)].utilisation;
+  const auto busy = static_cast<double>(busy_cycles_);
+  idle_cycles_ = elapsed_cycles > busy ? static_cast<uint64_t>(elapsed_cycles - busy + 0.5) : 0;
 }
 
 // --- context save and restore ------------------------------------------------------------------------

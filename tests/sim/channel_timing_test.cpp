@@ -2,6 +2,7 @@
 // block against its formula, and the engines overlapping under the hazard scoreboard.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -140,3 +141,50 @@ TEST(ChannelTiming, DoubleBufferedTilesOverlapAndMatchSequentialBytes) {
 }
 
 }  // namespace
+
+// Two channels streaming from DRAM at once each get about half of its bandwidth. Defaults: DRAM
+// 25.6 GB/s (a 4096-byte quantum holds the port 160 ns), a DMA engine alone could take 32 B/cycle at
+// 1 GHz = 32 GB/s, so the port is the bottleneck. 256 KiB = 64 quanta:
+//   alone:    fetch 109 + setup 16 + latency 100 + 64 × 160 = 10465 cycles; DMA rate 262144 B / 10240 ns
+//             = 25.6 GB/s.
+//   together: the port serves the channels' quanta in turn, so each waits for the other's quantum:
+//             64 × 320 = 20480 ns of streaming per channel → 12.8 GB/s each (half), the two summing to the
+//             port's 25.6 GB/s. The doorbells ring 20 ns apart (one register write). Channel 0's quanta
+//             hold the port at 225 + 320k .. +160, channel 1's (ready at 245) right after each, 385 + 320k:
+//             channel 0 ends at 225 + 63 × 320 + 160 = 20545, channel 1 at 225 + 64 × 320 = 20705, i.e.
+//             20685 cycles after its own doorbell.
+TEST(ChannelTiming, TwoChannelsStreamingFromDramShareItsBandwidth) {
+  stats::Registry stats;
+  sim::Npu npu("npu", test::npu_config(), stats);
+  Firmware fw("fw", npu);
+  constexpr uint32_t kBytes = 256 * 1024;
+  constexpr uint64_t kFetchAndSetup = 109 + 16 + 100;  // cycles before the first quantum
+  uint64_t alone = 0, together[2] = {};
+  sc_core::sc_spawn([&] {
+    EXPECT_EQ(fw.run(2, 0x1000, {test::dma_in(0x100000, 0, kBytes)}), regs::CH_IRQ_DONE);
+    alone = fw.cycles(2);
+    fw.load(0, 0x2000, {test::dma_in(0x100000, 0, kBytes)});
+    fw.load(1, 0x3000, {test::dma_in(0x200000, 0, kBytes)});
+    fw.ring(0);
+    fw.ring(1);
+    EXPECT_EQ(fw.wait_channel(0), regs::CH_IRQ_DONE);
+    EXPECT_EQ(fw.wait_channel(1), regs::CH_IRQ_DONE);
+    together[0] = fw.cycles(0);
+    together[1] = fw.cycles(1);
+    sc_core::sc_stop();
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(alone, kFetchAndSetup + 64 * 160);
+  // Streaming bandwidth in GB/s = bytes per ns (1 cycle = 1 ns).
+  const double bw_alone = kBytes / static_cast<double>(alone - kFetchAndSetup);
+  EXPECT_NEAR(bw_alone, 25.6, 0.01);
+  for (int ch = 0; ch < 2; ++ch) {
+    const double bw = kBytes / static_cast<double>(together[ch] - kFetchAndSetup);
+    std::printf("channel %d alone %.2f GB/s, sharing %.2f GB/s (%llu cycles)\n", ch, bw_alone, bw,
+                static_cast<unsigned long long>(together[ch]));
+    EXPECT_NEAR(bw, 12.8, 12.8 * 0.02) << "channel " << ch << " should get about half the bandwidth";
+  }
+  EXPECT_EQ(together[0], 20545u);
+  EXPECT_EQ(together[1], 20685u);
+  EXPECT_EQ(*stats.find_counter("npu.dram.dma_bytes"), 3ull * kBytes + 3 * desc::kDescriptorBytes);
+}

@@ -233,6 +233,7 @@ class Channel : public sc_core::sc_module {
   bool preempt_requested_ = false;
 
   uint64_t& busy_cycles_;
+  uint64_t& idle_cycles_;
   uint64_t& compute_cycles_;
   uint64_t& dma_cycles_;
   uint64_t& fetch_cycles_;
