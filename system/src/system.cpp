@@ -26,15 +26,42 @@ void SystemConfig::declare(cfg::Schema& s) {
   manager.declare(s);
 }
 
-Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides) {
-  SystemConfig cfg;
-  cfg::Schema schema;
-  cfg.declare(schema);
+namespace {
+
+// Applies the config file at `path` to `schema`: first the file its "base" key names (a path relative to
+// this file, itself applied the same way), then this file's own keys. `chain` holds the files being
+// applied, to refuse a cycle.
+Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std::vector<std::string>& chain) {
   auto text = models::read_text_file(path);
   if (!text) return make_error(text.error());
   auto doc = models::parse_json_text(*text, path);
   if (!doc) return make_error(doc.error());
-  if (auto r = schema.apply(*doc, path); !r) return make_error(r.error());
+  if (doc->is_object() && doc->contains("base")) {
+    const nlohmann::json& base = (*doc)["base"];
+    if (!base.is_string() || base.get<std::string>().empty())
+      return make_error(path + ": $.base: expected the path of a config file (relative to this one), got " +
+                        base.dump());
+    const std::string rel = base.get<std::string>();
+    const auto slash = path.rfind('/');
+    const std::string base_path = rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
+    for (const auto& f : chain) {
+      if (f == base_path) return make_error(path + ": $.base: \"" + rel + "\" includes itself (through " + f + ")");
+    }
+    chain.push_back(base_path);
+    if (auto r = apply_config_file(schema, base_path, chain); !r) return make_error(r.error() + " (the base of " + path + ")");
+    chain.pop_back();
+  }
+  return schema.apply(*doc, path, {"description", "base"});
+}
+
+}  // namespace
+
+Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides) {
+  SystemConfig cfg;
+  cfg::Schema schema;
+  cfg.declare(schema);
+  std::vector<std::string> chain{path};
+  if (auto r = apply_config_file(schema, path, chain); !r) return make_error(r.error());
   for (const auto& o : overrides) {
     if (auto r = schema.set(o); !r) return make_error(r.error());
   }

@@ -41,7 +41,9 @@ struct SystemConfig {
 };
 
 // Reads a hardware config file and applies `path=value` overrides; errors name the file or the
-// override and the JSON path.
+// override and the JSON path. A file may start from another: `"base": "default.json"` (relative to the
+// file) applies that file first, so a preset or a user config states only what differs. Parameters a
+// file does not set keep the declared defaults.
 Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides);
 // Every parameter with its default, unit and description.
 std::string explain_system_config();
