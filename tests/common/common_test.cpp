@@ -4,6 +4,8 @@
 #include "npu/common/config.h"
 #include "npu/common/fixed_point.h"
 #include "npu/common/stats.h"
+#include "npu/common/trace.h"
+#include "../support/trace_check.h"
 
 namespace {
 
@@ -62,6 +64,30 @@ TEST(StatsTree, NestsByDottedPath) {
   EXPECT_EQ(j["npu"]["dram"]["busy_ns"], 1.5);
   EXPECT_EQ(r.to_json(true)["npu"]["ch0"]["macs"]["unit"], "MAC");
   EXPECT_THROW(r.counter("npu.ch0.macs", "", ""), std::logic_error);
+}
+
+// Spans recorded out of order and partly overlapping on one track (two jobs waiting in one queue): the
+// file is time-ordered and the overlapping span moves to an overflow row, so Perfetto nests every row.
+TEST(Trace, OverlappingSpansGetOverflowRowsAndTheFileIsTimeOrdered) {
+  trace::Tracer t;
+  const uint32_t q = t.track("driver", "queue NORMAL");
+  t.span(q, "job 2", 50, 100);  // 50..150 partly overlaps job 1
+  t.span(q, "job 1", 0, 100);   // 0..100, recorded later (at its end)
+  t.span(q, "inner", 10, 20);   // nests in job 1
+  t.instant(q, "mark", 5);
+  t.counter("npu", "power_w", 0, 1.5);
+  const auto doc = t.to_json();
+  EXPECT_EQ(test::trace_problems(doc), std::vector<std::string>{});
+  EXPECT_EQ(test::trace_track_names(doc), (std::set<std::string>{"queue NORMAL", "queue NORMAL (2)"}));
+  std::vector<std::string> order;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] != "M") order.push_back(e["name"]);
+  EXPECT_EQ(order, (std::vector<std::string>{"job 1", "power_w", "mark", "inner", "job 2"}));
+  // The checker itself catches a partial overlap on one row.
+  auto broken = doc;
+  for (auto& e : broken["traceEvents"])
+    if (e.value("name", "") == "job 2") e["tid"] = 1;
+  EXPECT_EQ(test::trace_problems(broken).size(), 1u);
 }
 
 // TFLite's reference values: 0.5 = 2^30 · 2^(0 − 31) → (1073741824, 0); 1.5 = 0.75 · 2 → (1610612736, 1).

@@ -1,6 +1,12 @@
 // Timeline tracing in Chrome trace-event JSON, which Perfetto (ui.perfetto.dev) and chrome://tracing
-// load. A track is one named row (a channel, a run queue, an app); spans are complete events with a
-// start and a duration in simulated nanoseconds. Components hold a Tracer* that may be null (off).
+// load. A track is one named row (a channel, a DMA engine, a run queue, an app); spans are complete
+// ("X") events with a start and a duration in simulated nanoseconds. Components hold a Tracer* that may
+// be null (off).
+//
+// The written file is well-formed for Perfetto whatever order and overlap the components record: events
+// are sorted by time, and spans on one track nest properly — a span that partly overlaps another on its
+// track (two jobs waiting in one queue, say) moves to an overflow row named "<track> (2)", "(3)", ...
+// beside it. It does not merge or drop spans.
 #pragma once
 
 #include <cstdint>
@@ -30,12 +36,21 @@ class Tracer {
  private:
   struct Track {
     uint32_t pid, tid;
+    std::string name;
+  };
+  enum class Kind : uint8_t { Span, Instant, Counter };
+  struct Event {
+    Kind kind;
+    uint32_t track;  // Span, Instant
+    uint32_t pid;    // Counter
+    std::string name;
+    uint64_t start_ns, duration_ns;
+    nlohmann::json args;
   };
   uint32_t pid_of(const std::string& process);
   std::map<std::string, uint32_t> processes_;
   std::vector<Track> tracks_;
-  std::vector<nlohmann::json> metadata_;
-  std::vector<nlohmann::json> events_;
+  std::vector<Event> events_;
 };
 
 }  // namespace npu::trace
