@@ -13,7 +13,6 @@
 
 #include "cmd_import.h"
 #include "npu/common/log.h"
-#include "npu/models/builder.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
@@ -23,6 +22,8 @@
 #include "npu/system/system.h"
 #include "cmd_bench.h"
 #include "cmd_zoo.h"
+#include "cmd_regress.h"
+#include "examples.h"
 
 namespace {
 
@@ -194,41 +195,12 @@ int run_command(const RunOptions& o) {
 // Seeded example models for demos and smoke tests: NAME.model.json and NAME.inputs.json in `dir`.
 int example_command(const std::string& name, const std::string& dir, uint64_t seed) {
   using namespace npu::models;
-  using npu::fx::FusedActivation;
-  ModelBuilder b(seed);
-  const QuantParams in_q{0.02f, 128}, w_q{0.01f, 120}, mid_q{0.05f, 100}, out_q{0.1f, 128};
-  if (name == "fc-quant8") {
-    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {4, 256}, in_q);
-    b.mark_output(b.fully_connected(x, 100, FusedActivation::RELU, w_q, out_q));
-  } else if (name == "fc-float") {
-    const uint32_t x = b.input(OperandType::TENSOR_FLOAT32, {4, 256});
-    b.mark_output(b.fully_connected(x, 100, FusedActivation::NONE));
-  } else if (name == "conv-quant8") {
-    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 32, 32, 16}, in_q);
-    b.mark_output(b.conv_2d(x, 40, 3, 3, 1, 2, FusedActivation::RELU6, w_q, out_q));
-  } else if (name == "conv-float") {
-    const uint32_t x = b.input(OperandType::TENSOR_FLOAT32, {1, 31, 31, 8});
-    b.mark_output(b.conv_2d(x, 24, 3, 3, 2, 1, FusedActivation::RELU));
-  } else if (name == "net-quant8") {
-    // A small classifier: three convolutions then a fully-connected head.
-    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 64, 64, 3}, in_q);
-    uint32_t h = b.conv_2d(x, 32, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
-    h = b.conv_2d(h, 64, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
-    h = b.conv_2d(h, 64, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
-    b.mark_output(b.fully_connected(h, 10, FusedActivation::NONE, w_q, out_q));
-  } else if (name == "block-quant8") {
-    // A ResNet-18 stage-2-sized pair of 3x3 convolutions on 56x56x64: 231 M MACs.
-    const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 56, 56, 64}, in_q);
-    const uint32_t h = b.conv_2d(x, 64, 3, 3, 1, 1, FusedActivation::RELU, w_q, mid_q);
-    b.mark_output(b.conv_2d(h, 64, 3, 3, 1, 1, FusedActivation::RELU, w_q, out_q));
-  } else {
-    return fail("example: unknown name \"" + name + "\" (fc-quant8, fc-float, conv-quant8, conv-float, net-quant8, block-quant8)");
-  }
-  auto inputs = b.random_inputs();
+  auto example = npu::tools::make_example(name, seed);
+  if (!example) return fail(example.error());
   const std::string base = dir + "/" + name;
-  if (auto r = save_model_json(b.model(), base + ".model.json"); !r) return fail(r.error());
+  if (auto r = save_model_json(example->model, base + ".model.json"); !r) return fail(r.error());
   std::string error;
-  if (!write_file(base + ".inputs.json", dump_json_pretty(io_to_json(inputs)), &error)) return fail(error);
+  if (!write_file(base + ".inputs.json", dump_json_pretty(io_to_json(example->inputs)), &error)) return fail(error);
   std::printf("%s.model.json\n%s.inputs.json\n", base.c_str(), base.c_str());
   return 0;
 }
@@ -306,7 +278,7 @@ int sc_main(int argc, char* argv[]) {
   std::string example_name, example_dir = ".";
   uint64_t example_seed = 1;
   auto* example_cmd = app.add_subcommand("example", "Write a seeded example model and inputs");
-  example_cmd->add_option("name", example_name, "fc-quant8 | fc-float | conv-quant8 | conv-float | net-quant8 | block-quant8")->required();
+  example_cmd->add_option("name", example_name, npu::tools::example_names())->required();
   example_cmd->add_option("--dir", example_dir, "Output folder")->capture_default_str();
   example_cmd->add_option("--seed", example_seed, "Random seed")->capture_default_str();
 
@@ -326,6 +298,7 @@ int sc_main(int argc, char* argv[]) {
   const auto bench = npu::tools::add_bench_command(app);
   int command_exit = -1;
   npu::tools::register_import_commands(app, &command_exit);
+  const auto regress = npu::tools::add_regress_command(app);
 
   try {
     app.parse(argc, argv);
@@ -339,6 +312,7 @@ int sc_main(int argc, char* argv[]) {
   if (run_cmd->parsed()) return run_command(run);
   if (const int status = zoo(); status >= 0) return status;
   if (const int status = bench(); status >= 0) return status;
+  if (const int status = regress(); status >= 0) return status;
   if (config_cmd->parsed()) {
     std::fputs(npu::system::explain_system_config().c_str(), stdout);
     return 0;

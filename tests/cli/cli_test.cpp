@@ -4,26 +4,19 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "../support/run_npusim.h"
+#include "../support/trace_check.h"
 
 namespace {
 
-struct CliRun {
-  int status;
-  std::string output;  // stdout + stderr
-};
-
-CliRun npusim(const std::string& args) {
-  const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int rc = p ? pclose(p) : -1;
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
-}
+using npu::test::CliRun;
+using npu::test::npusim;
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -141,18 +134,34 @@ TEST(Cli, RegisterMapDocIsUpToDate) {
 
 namespace {
 
-// --trace writes Chrome trace-event JSON: named tracks (metadata) and one span per descriptor.
-TEST(Cli, TraceHasChannelAndQueueTracks) {
-  ASSERT_EQ(npusim("example conv-quant8 --dir .").status, 0);
-  const CliRun r = npusim("run " + kHw + " --model conv-quant8.model.json --inputs conv-quant8.inputs.json "
+// --trace writes Chrome trace-event JSON that Perfetto loads: a track per channel (command buffers), per
+// engine of each channel (dma_in, compute, dma_out: a span per descriptor) and per driver run queue; every
+// span well-formed (pid/tid named, ts non-decreasing per track, spans nested on each row).
+TEST(Cli, TraceIsWellFormedWithChannelEngineAndQueueTracks) {
+  ASSERT_EQ(npusim("example net-quant8 --dir .").status, 0);
+  const CliRun r = npusim("run " + kHw + " --model net-quant8.model.json --inputs net-quant8.inputs.json "
                           "--outputs o.json --trace t.json");
   ASSERT_EQ(r.status, 0) << r.output;
   std::ifstream in("t.json");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("\"traceEvents\""), std::string::npos);
-  EXPECT_NE(text.find("\"name\":\"npu.ch0\""), std::string::npos) << "channel track";
-  EXPECT_NE(text.find("\"name\":\"queue NORMAL\""), std::string::npos) << "run-queue track";
-  EXPECT_NE(text.find("\"name\":\"CONV_INT8\""), std::string::npos) << "descriptor span";
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << "t.json is not JSON";
+  EXPECT_EQ(npu::test::trace_problems(doc), std::vector<std::string>{});
+  const auto tracks = npu::test::trace_track_names(doc);
+  for (const std::string t : {"npu.ch0", "npu.ch3", "npu.ch0.dma_in", "npu.ch0.compute", "npu.ch0.dma_out",
+                              "npu.ch3.compute", "queue HIGH", "queue NORMAL", "queue LOW", "ch0 jobs"})
+    EXPECT_TRUE(tracks.count(t)) << "no track " << t;
+  // Spans by track name: descriptors on the engines, command buffers on the channel.
+  std::map<std::pair<int, int>, std::string> name_of;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") name_of[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+  std::map<std::string, std::set<std::string>> spans;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "X") spans[name_of[{e["pid"].get<int>(), e["tid"].get<int>()}]].insert(e["name"].get<std::string>());
+  EXPECT_TRUE(spans["npu.ch0.compute"].count("CONV_INT8"));
+  EXPECT_TRUE(spans["npu.ch0.dma_in"].count("DMA_IN"));
+  EXPECT_TRUE(spans["npu.ch0.dma_out"].count("DMA_OUT"));
+  EXPECT_FALSE(spans["npu.ch0"].empty()) << "command-buffer spans on the channel track";
+  EXPECT_FALSE(spans["queue LOW"].empty()) << "job spans on the run queue of the HAL's default priority";
 }
 
 }  // namespace
@@ -166,27 +175,43 @@ double json_number(const std::string& text, const std::string& key) {
 }
 
 // One network on 1, 2 and 4 channels: identical outputs; the tiles of each layer are spread over the
-// channels, so time on device falls (simulated time: deterministic, asserted exactly-ish).
-// Measured: 945 µs, 492 µs (1.92×), 270 µs (3.5×) for two 3x3x64 convolutions on 56x56x64.
+// channels, so time on device falls (simulated time: deterministic). The stats report it: the speed-up
+// is the ratio of hal.execution.device_us, and hal.execution.channel_parallelism = NPU busy cycles /
+// elapsed device cycles is the channels working on average. Parallelism bounds the speed-up from above:
+// channels that share DRAM stay busy longer for the same work, so 1 ≤ speed-up ≤ parallelism ≤ channels.
+// Measured: 944 µs, 499 µs (1.89×), 281 µs (3.36×); parallelism 1.00, 1.97, 3.83.
 TEST(Cli, MultiChannelSpeedupWithIdenticalOutputs) {
   ASSERT_EQ(npusim("example block-quant8 --dir .").status, 0);
-  std::map<int, double> device_us;
+  std::map<int, double> device_us, parallelism;
   std::map<int, std::string> outputs;
   for (int ch : {1, 2, 4}) {
     const std::string out = "block" + std::to_string(ch) + ".json";
+    const std::string stats = "block" + std::to_string(ch) + ".stats.json";
     const CliRun r = npusim("run " + kHw + " --model block-quant8.model.json --inputs block-quant8.inputs.json "
-                            "--outputs " + out + " --json --set npu.channels=" + std::to_string(ch));
+                            "--outputs " + out + " --stats " + stats + " --json --set npu.channels=" +
+                            std::to_string(ch));
     ASSERT_EQ(r.status, 0) << r.output;
     device_us[ch] = json_number(r.output, "device_us");
     std::ifstream in(out);
     outputs[ch].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::ifstream s(stats);
+    const nlohmann::json tree = nlohmann::json::parse(s, nullptr, false);
+    ASSERT_FALSE(tree.is_discarded()) << stats;
+    parallelism[ch] = tree["hal"]["execution"]["channel_parallelism"].get<double>();
   }
   EXPECT_EQ(outputs[1], outputs[2]);
   EXPECT_EQ(outputs[1], outputs[4]);
-  std::printf("device time: 1 ch %.0f us, 2 ch %.0f us (%.2fx), 4 ch %.0f us (%.2fx)\n", device_us[1], device_us[2],
-              device_us[1] / device_us[2], device_us[4], device_us[1] / device_us[4]);
+  std::printf("device time: 1 ch %.0f us, 2 ch %.0f us (%.2fx), 4 ch %.0f us (%.2fx); "
+              "channel_parallelism %.2f, %.2f, %.2f\n",
+              device_us[1], device_us[2], device_us[1] / device_us[2], device_us[4], device_us[1] / device_us[4],
+              parallelism[1], parallelism[2], parallelism[4]);
   EXPECT_GT(device_us[1] / device_us[2], 1.8);
   EXPECT_GT(device_us[1] / device_us[4], 3.3);
+  EXPECT_NEAR(parallelism[1], 1.0, 0.02);
+  for (int ch : {2, 4}) {
+    EXPECT_GE(parallelism[ch], device_us[1] / device_us[ch]) << ch << " channels";
+    EXPECT_LE(parallelism[ch], ch) << ch << " channels";
+  }
 }
 
 }  // namespace

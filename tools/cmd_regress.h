@@ -1,0 +1,14 @@
+// `npusim regress <case-dir>`: a regression simulation (see docs/regress.md).
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace npu::tools {
+
+// Adds the `regress` subcommand to `app`; the returned function runs it (after parsing, when the
+// subcommand was given) and returns the exit status.
+std::function<int()> add_regress_command(CLI::App& app);
+
+}  // namespace npu::tools
