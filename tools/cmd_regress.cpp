@@ -11,11 +11,10 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "examples.h"
 #include "npu/models/io_json.h"
@@ -48,8 +47,8 @@ Result<json> read_json(const std::string& path) {
 }
 
 // case.json: {"description": "...", "hw": "<config, relative to the case>", "set": ["path=value", ...],
-//             "model": {"example": "<npusim example name>", "seed": 1} | {"file": "m.json", "inputs": "i.json"},
-//             "compare": ["npu", ...]}
+//             "model": {"example": "<npusim example name>", "seed": 1} | {"file": "m.json", "inputs":
+//             "i.json"}, "compare": ["npu", ...]}
 Result<Case> load_case(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   Case c;
@@ -76,7 +75,8 @@ Result<Case> load_case(std::string dir) {
         list.push_back(value[i].get<std::string>());
       }
     } else if (key == "model") {
-      if (!value.is_object()) return err(key, "expected {\"example\": name, \"seed\": n} or {\"file\": ..., \"inputs\": ...}");
+      if (!value.is_object())
+        return err(key, "expected {\"example\": name, \"seed\": n} or {\"file\": ..., \"inputs\": ...}");
       for (const auto& [k, v] : value.items()) {
         const std::string at = "model." + k;
         if (k == "seed") {
@@ -84,13 +84,16 @@ Result<Case> load_case(std::string dir) {
           c.seed = v.get<uint64_t>();
         } else if (k == "example" || k == "file" || k == "inputs") {
           if (!v.is_string()) return err(at, "expected a string, got " + v.dump());
-          (k == "example" ? c.example : k == "file" ? c.model_file : c.inputs_file) =
+          (k == "example" ? c.example
+           : k == "file"  ? c.model_file
+                          : c.inputs_file) =
               k == "example" ? v.get<std::string>() : join(dir, v.get<std::string>());
         } else {
           return err(at, "unknown key (example, seed, file, inputs)");
         }
       }
-      if (c.example.empty() == c.model_file.empty()) return err(key, "expected exactly one of example and file");
+      if (c.example.empty() == c.model_file.empty())
+        return err(key, "expected exactly one of example and file");
       if (!c.model_file.empty() && c.inputs_file.empty()) return err(key, "a model file needs \"inputs\"");
     } else {
       return err(key, "unknown key (description, hw, set, model, compare)");
@@ -159,8 +162,12 @@ Result<std::map<std::string, json>> run_case(const Case& c) {
     result = prepared.model->execute_synchronously(inputs, true);
   });
   if (!end) return make_error(end.error());
-  if (!prepare_status.ok()) return make_error(std::string("prepareModel: ") + hal::to_string(prepare_status.code) + ": " + prepare_status.message);
-  if (!result.status.ok()) return make_error(std::string("execute: ") + hal::to_string(result.status.code) + ": " + result.status.message);
+  if (!prepare_status.ok())
+    return make_error(std::string("prepareModel: ") + hal::to_string(prepare_status.code) + ": " +
+                      prepare_status.message);
+  if (!result.status.ok())
+    return make_error(std::string("execute: ") + hal::to_string(result.status.code) + ": " +
+                      result.status.message);
   std::map<std::string, json> got;
   flatten((*sys)->stats().to_json(), "", &got);
   got["result.placement"] = placement;
@@ -228,7 +235,8 @@ std::vector<std::string> diff(const json& expected_doc, const std::map<std::stri
     }
     const json& have = it->second;
     if (!want.is_number() || !have.is_number()) {
-      if (want != have) moved.push_back(path + ": expected " + want.dump() + ", got " + have.dump() + " (exact)");
+      if (want != have)
+        moved.push_back(path + ": expected " + want.dump() + ", got " + have.dump() + " (exact)");
       continue;
     }
     const double e = want.get<double>(), g = have.get<double>();
@@ -241,7 +249,8 @@ std::vector<std::string> diff(const json& expected_doc, const std::map<std::stri
       std::snprintf(pct, sizeof pct, " (%+.3g%%)", 100.0 * (g - e) / std::fabs(e));
       line += pct;
     }
-    line += ", tolerance ±" + number_text(allowed) + " (rel " + number_text(t.rel) + ", abs " + number_text(t.abs) + ")";
+    line += ", tolerance ±" + number_text(allowed) + " (rel " + number_text(t.rel) + ", abs " +
+            number_text(t.abs) + ")";
     moved.push_back(line);
   }
   return moved;
@@ -277,8 +286,10 @@ int regress(const Options& o) {
       return fail(expected_path + ": $.stats: expected an object of stat path → value");
     if (expected.contains("tolerances")) {
       for (const auto& [key, t] : expected["tolerances"].items()) {
-        if (!t.is_object() || !t.value("rel", json(0.0)).is_number() || !t.value("abs", json(0.0)).is_number())
-          return fail(expected_path + ": $.tolerances." + key + ": expected {\"rel\": number, \"abs\": number}");
+        if (!t.is_object() || !t.value("rel", json(0.0)).is_number() ||
+            !t.value("abs", json(0.0)).is_number())
+          return fail(expected_path + ": $.tolerances." + key +
+                      ": expected {\"rel\": number, \"abs\": number}");
       }
     }
   } else if (!o.bless) {
@@ -290,19 +301,19 @@ int regress(const Options& o) {
     out["note"] = "Generated by `npusim regress <case> --bless`; edit only the tolerances.";
     // Simulated results are deterministic; the default tolerance lets a small intended modelling change
     // through while anything larger names itself. Work done (MACs, bytes, descriptors) must match exactly.
-    out["tolerances"] = expected.contains("tolerances")
-                            ? expected["tolerances"]
-                            : json{{"default", {{"rel", 0.01}, {"abs", 1e-6}}},
-                                   {"npu.*.macs", {{"rel", 0.0}}},
-                                   {"npu.*.dma.bytes_in", {{"rel", 0.0}}},
-                                   {"npu.*.dma.bytes_out", {{"rel", 0.0}}},
-                                   {"result.npu_jobs", {{"rel", 0.0}}}};
+    out["tolerances"] = expected.contains("tolerances") ? expected["tolerances"]
+                                                        : json{{"default", {{"rel", 0.01}, {"abs", 1e-6}}},
+                                                               {"npu.*.macs", {{"rel", 0.0}}},
+                                                               {"npu.*.dma.bytes_in", {{"rel", 0.0}}},
+                                                               {"npu.*.dma.bytes_out", {{"rel", 0.0}}},
+                                                               {"result.npu_jobs", {{"rel", 0.0}}}};
     out["stats"] = json::object();
     for (const auto& [path, v] : compared) out["stats"][path] = v;
     std::ofstream f(expected_path);
     f << out.dump(2) << "\n";
     if (!f) return fail(expected_path + ": cannot write");
-    std::printf("regress %s: blessed %zu stats into %s\n", c->name.c_str(), compared.size(), expected_path.c_str());
+    std::printf("regress %s: blessed %zu stats into %s\n", c->name.c_str(), compared.size(),
+                expected_path.c_str());
     return 0;
   }
 
@@ -326,7 +337,8 @@ int regress(const Options& o) {
 
 std::function<int()> add_regress_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("regress", "Run a regression case (tests/regress/<case>) and diff its stats");
+  auto* cmd =
+      app.add_subcommand("regress", "Run a regression case (tests/regress/<case>) and diff its stats");
   cmd->add_option("case", o->dir, "Case folder holding case.json and expected.json")->required();
   cmd->add_flag("--bless", o->bless, "Write this run's stats as the expected ones (keeps the tolerances)");
   cmd->add_option("--expected", o->expected, "Expected stats file to use instead of <case>/expected.json");

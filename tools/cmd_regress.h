@@ -1,9 +1,8 @@
 // `npusim regress <case-dir>`: a regression simulation (see docs/regress.md).
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace npu::tools {
 

@@ -4,7 +4,9 @@
 
 namespace npu::tools {
 
-const char* example_names() { return "fc-quant8, fc-float, conv-quant8, conv-float, net-quant8, block-quant8"; }
+const char* example_names() {
+  return "fc-quant8, fc-float, conv-quant8, conv-float, net-quant8, block-quant8";
+}
 
 Result<Example> make_example(const std::string& name, uint64_t seed) {
   using namespace npu::models;

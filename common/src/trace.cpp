@@ -30,7 +30,8 @@ uint32_t Tracer::track(const std::string& process, const std::string& name) {
   return static_cast<uint32_t>(tracks_.size() - 1);
 }
 
-void Tracer::span(uint32_t t, const std::string& name, uint64_t start_ns, uint64_t duration_ns, nlohmann::json args) {
+void Tracer::span(uint32_t t, const std::string& name, uint64_t start_ns, uint64_t duration_ns,
+                  nlohmann::json args) {
   (void)tracks_.at(t);
   events_.push_back({Kind::Span, t, 0, name, start_ns, duration_ns, std::move(args)});
 }
@@ -78,7 +79,8 @@ nlohmann::json Tracer::to_json() const {
 
   nlohmann::json all = nlohmann::json::array();
   for (const auto& [name, pid] : processes_)
-    all.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", name}}}});
+    all.push_back(
+        {{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", name}}}});
   // Overflow rows get thread ids after every track's, and sort right below their track.
   std::vector<std::vector<uint32_t>> tid_of(tracks_.size());
   uint32_t next_tid = static_cast<uint32_t>(tracks_.size() + 1);
@@ -99,16 +101,26 @@ nlohmann::json Tracer::to_json() const {
     const Event& e = events_[i];
     switch (e.kind) {
       case Kind::Span:
-        all.push_back({{"ph", "X"}, {"name", e.name}, {"pid", tracks_[e.track].pid},
-                       {"tid", tid_of[e.track][row_of[i]]}, {"ts", us(e.start_ns)}, {"dur", us(e.duration_ns)},
+        all.push_back({{"ph", "X"},
+                       {"name", e.name},
+                       {"pid", tracks_[e.track].pid},
+                       {"tid", tid_of[e.track][row_of[i]]},
+                       {"ts", us(e.start_ns)},
+                       {"dur", us(e.duration_ns)},
                        {"args", e.args}});
         break;
       case Kind::Instant:
-        all.push_back({{"ph", "i"}, {"s", "t"}, {"name", e.name}, {"pid", tracks_[e.track].pid},
-                       {"tid", tracks_[e.track].tid}, {"ts", us(e.start_ns)}, {"args", e.args}});
+        all.push_back({{"ph", "i"},
+                       {"s", "t"},
+                       {"name", e.name},
+                       {"pid", tracks_[e.track].pid},
+                       {"tid", tracks_[e.track].tid},
+                       {"ts", us(e.start_ns)},
+                       {"args", e.args}});
         break;
       case Kind::Counter:
-        all.push_back({{"ph", "C"}, {"name", e.name}, {"pid", e.pid}, {"ts", us(e.start_ns)}, {"args", e.args}});
+        all.push_back(
+            {{"ph", "C"}, {"name", e.name}, {"pid", e.pid}, {"ts", us(e.start_ns)}, {"args", e.args}});
         break;
     }
   }

@@ -139,7 +139,8 @@ TEST(SetErrors, BadValueNamesWhatWasExpected) {
 }
 
 TEST(SetErrors, OutOfRangeValue) {
-  EXPECT_EQ(error_of("{}", {"npu.channels=17"}), "--set npu.channels: expected an integer in [1, 16], got 17");
+  EXPECT_EQ(error_of("{}", {"npu.channels=17"}),
+            "--set npu.channels: expected an integer in [1, 16], got 17");
 }
 
 TEST(SetErrors, MissingEqualsSign) {

@@ -6,9 +6,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "../support/run_npusim.h"
 
@@ -45,13 +44,14 @@ TEST(Regress, MovedStatsFailTheCaseAndAreEachNamed) {
   const CliRun r = npusim("regress " + kCase + " --expected perturbed.json");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("FAIL, 2 of"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("npu.ch0.busy_cycles: expected " + std::to_string(static_cast<uint64_t>(busy * 1.1)) +
-                          ", got " + std::to_string(static_cast<uint64_t>(busy))),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("npu.ch0.busy_cycles: expected " + std::to_string(static_cast<uint64_t>(busy * 1.1)) +
+                    ", got " + std::to_string(static_cast<uint64_t>(busy))),
+      std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("(rel 0.01, abs 1e-06)"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("npu.ch0.macs: expected " + std::to_string(macs + 1) + ", got " + std::to_string(macs) +
-                          " (-"),
+  EXPECT_NE(r.output.find("npu.ch0.macs: expected " + std::to_string(macs + 1) + ", got " +
+                          std::to_string(macs) + " (-"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("tolerance ±0 (rel 0, abs 0)"), std::string::npos) << r.output;
@@ -67,7 +67,8 @@ TEST(Regress, MissingStatAndChangedOutputAreNamed) {
   write("missing.json", expected.dump(2));
   const CliRun r = npusim("regress " + kCase + " --expected missing.json");
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("npu.ch0.no_such_stat: expected 3, missing from this run"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("npu.ch0.no_such_stat: expected 3, missing from this run"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("result.outputs_fnv1a: expected \"0000000000000000\", got \""), std::string::npos)
       << r.output;
 }
@@ -93,11 +94,14 @@ TEST(Regress, BadCaseFileIsOneErrorNamingTheJsonPath) {
   write(dir + "/case.json", R"({"hw": "x.json", "model": {"example": "net-quant8", "sead": 1}})");
   CliRun r = npusim("regress " + dir);
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.output, "npusim regress: bad-case/case.json: $.model.sead: unknown key (example, seed, file, inputs)\n");
-  write(dir + "/case.json", R"({"hw": ")" NPUSIM_SOURCE_DIR R"(/configs/npu/default.json", "model": {"example": "resnet"}})");
+  EXPECT_EQ(r.output,
+            "npusim regress: bad-case/case.json: $.model.sead: unknown key (example, seed, file, inputs)\n");
+  write(dir + "/case.json",
+        R"({"hw": ")" NPUSIM_SOURCE_DIR R"(/configs/npu/default.json", "model": {"example": "resnet"}})");
   r = npusim("regress " + dir);
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("bad-case/case.json: $.model.example: example: unknown name \"resnet\""), std::string::npos)
+  EXPECT_NE(r.output.find("bad-case/case.json: $.model.example: example: unknown name \"resnet\""),
+            std::string::npos)
       << r.output;
   r = npusim("regress " + dir + "-absent");
   EXPECT_EQ(r.status, 1);

@@ -37,8 +37,8 @@ TEST(Stats, TreeHasEveryListedStatWithUnitAndDescription) {
     fw.write_mem(0x200000, a.data(), a.size());
     EXPECT_EQ(fw.run(0, 0x1000,
                      {test::dma_in(0x100000, 0, 1216), test::dma_in(0x200000, 4096, 4096),
-                      test::conv1x1(4096, 8, 8, 64, 0, 16, 1024, 1088, 12288), test::dma_out(0x300000, 12288, 1024),
-                      test::fence()}),
+                      test::conv1x1(4096, 8, 8, 64, 0, 16, 1024, 1088, 12288),
+                      test::dma_out(0x300000, 12288, 1024), test::fence()}),
               regs::CH_IRQ_DONE);
     sc_core::wait(sc_core::sc_time(10, sc_core::SC_US));  // idle time after the work
     sc_core::sc_stop();
@@ -51,11 +51,26 @@ TEST(Stats, TreeHasEveryListedStatWithUnitAndDescription) {
   EXPECT_EQ(undocumented, std::vector<std::string>{});
   auto has = [&](const std::string& p) { return std::find(all.begin(), all.end(), p) != all.end(); };
   for (const std::string ch : {"npu.ch0", "npu.ch3"}) {
-    for (const std::string leaf :
-         {"busy_cycles", "idle_cycles", "cmd.stall_cycles", "utilisation", "macs", "dma.bytes_in", "dma.bytes_out",
-          "energy.dynamic", "energy.mac_int8", "energy.sram", "energy.dram", "compute.busy_cycles",
-          "compute.stall_cycles", "compute.idle_cycles", "compute.utilisation", "dma_in.busy_cycles",
-          "dma_in.stall_cycles", "dma_in.idle_cycles", "dma_out.busy_cycles", "dma_out.idle_cycles"})
+    for (const std::string leaf : {"busy_cycles",
+                                   "idle_cycles",
+                                   "cmd.stall_cycles",
+                                   "utilisation",
+                                   "macs",
+                                   "dma.bytes_in",
+                                   "dma.bytes_out",
+                                   "energy.dynamic",
+                                   "energy.mac_int8",
+                                   "energy.sram",
+                                   "energy.dram",
+                                   "compute.busy_cycles",
+                                   "compute.stall_cycles",
+                                   "compute.idle_cycles",
+                                   "compute.utilisation",
+                                   "dma_in.busy_cycles",
+                                   "dma_in.stall_cycles",
+                                   "dma_in.idle_cycles",
+                                   "dma_out.busy_cycles",
+                                   "dma_out.idle_cycles"})
       EXPECT_TRUE(has(ch + "." + leaf)) << ch << "." << leaf;
   }
   for (const std::string p :
@@ -82,8 +97,10 @@ TEST(Stats, TreeHasEveryListedStatWithUnitAndDescription) {
   const double dram_bytes = static_cast<double>(*stats.find_counter("npu.dram.dma_bytes"));
   EXPECT_EQ(dram_bytes, 1216 + 4096 + 1024 + 5 * 128);
   EXPECT_NEAR(*stats.find_value("npu.dram.bandwidth_gbps"), dram_bytes / (elapsed * 1.0), 1e-9);
-  EXPECT_LE(*stats.find_value("npu.thermal.junction.min_c"), *stats.find_value("npu.thermal.junction.mean_c"));
-  EXPECT_LE(*stats.find_value("npu.thermal.junction.mean_c"), *stats.find_value("npu.thermal.junction.max_c"));
+  EXPECT_LE(*stats.find_value("npu.thermal.junction.min_c"),
+            *stats.find_value("npu.thermal.junction.mean_c"));
+  EXPECT_LE(*stats.find_value("npu.thermal.junction.mean_c"),
+            *stats.find_value("npu.thermal.junction.max_c"));
   EXPECT_EQ(*stats.find_value("npu.thermal.trips.light.time_above_s"), 0.0) << "a short run stays cool";
 }
 

@@ -5,12 +5,11 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace npu::test {
 
@@ -25,8 +24,8 @@ inline std::vector<std::string> trace_problems(const nlohmann::json& doc) {
   std::set<int64_t> named_pids, used_pids;
   std::set<TrackId> named_tracks, used_tracks;
   std::map<TrackId, double> last_ts;
-  std::map<TrackId, std::vector<double>> open_x;            // ends of enclosing X spans
-  std::map<TrackId, std::vector<std::string>> open_b;       // names of open B events
+  std::map<TrackId, std::vector<double>> open_x;       // ends of enclosing X spans
+  std::map<TrackId, std::vector<std::string>> open_b;  // names of open B events
   const auto& events = doc["traceEvents"];
   for (size_t i = 0; i < events.size(); ++i) {
     const auto& e = events[i];
@@ -39,7 +38,8 @@ inline std::vector<std::string> trace_problems(const nlohmann::json& doc) {
     const int64_t pid = e["pid"];
     if (ph == "M") {
       if (e["name"] == "process_name") named_pids.insert(pid);
-      if (e["name"] == "thread_name" && e.contains("tid")) named_tracks.insert({pid, e["tid"].get<int64_t>()});
+      if (e["name"] == "thread_name" && e.contains("tid"))
+        named_tracks.insert({pid, e["tid"].get<int64_t>()});
       continue;
     }
     used_pids.insert(pid);
@@ -77,8 +77,10 @@ inline std::vector<std::string> trace_problems(const nlohmann::json& doc) {
       open_b[track].push_back(e["name"]);
     } else if (ph == "E") {
       auto& stack = open_b[track];
-      if (stack.empty()) bad(i, "E without B");
-      else stack.pop_back();
+      if (stack.empty())
+        bad(i, "E without B");
+      else
+        stack.pop_back();
     }
   }
   for (const auto& [track, stack] : open_b)

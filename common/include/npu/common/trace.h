@@ -11,10 +11,9 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/common/result.h"
 
@@ -26,7 +25,8 @@ class Tracer {
   uint32_t track(const std::string& process, const std::string& name);
   void span(uint32_t track, const std::string& name, uint64_t start_ns, uint64_t duration_ns,
             nlohmann::json args = nlohmann::json::object());
-  void instant(uint32_t track, const std::string& name, uint64_t at_ns, nlohmann::json args = nlohmann::json::object());
+  void instant(uint32_t track, const std::string& name, uint64_t at_ns,
+               nlohmann::json args = nlohmann::json::object());
   void counter(const std::string& process, const std::string& name, uint64_t at_ns, double value);
 
   nlohmann::json to_json() const;
