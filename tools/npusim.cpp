@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cmd_import.h"
+#include "cmd_graph.h"
 #include "npu/common/log.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -205,21 +206,35 @@ int example_command(const std::string& name, const std::string& dir, uint64_t se
   return 0;
 }
 
-// Device discovery as NNAPI apps see it (getType, getVersionString, {VENDOR}-{DEVICE_NAME}).
+// Device discovery as NNAPI apps see it (getType, getVersionString, {VENDOR}-{DEVICE_NAME}) and the
+// capabilities each device measured on its reference workloads (execution time and energy vs the CPU).
 int devices_command(const std::string& hw, const std::vector<std::string>& sets) {
   using namespace npu;
   auto cfg = system::load_system_config(hw, sets);
   if (!cfg) return fail(cfg.error());
   auto sys = system::System::create(*cfg);
   if (!sys) return fail(sys.error());
-  std::vector<std::array<std::string, 3>> rows;
+  struct Row {
+    std::string name, type, version;
+    hal::Capabilities caps;
+    std::pair<uint32_t, uint32_t> cache_files;
+  };
+  std::vector<Row> rows;
   auto end = (*sys)->run([&](system::System& s) {
-    for (hal::Device* d : {static_cast<hal::Device*>(&s.npu_device()), static_cast<hal::Device*>(&s.cpu_device())})
-      rows.push_back({d->name(), hal::to_string(d->type()), d->version_string()});
+    hal::Device* devices[] = {&s.npu_device(), &s.npu_device(10000, 1000, hal::NpuDevice::Variant::MINIMAL),
+                              &s.cpu_device()};
+    for (hal::Device* d : devices)
+      rows.push_back({d->name(), hal::to_string(d->type()), d->version_string(), d->capabilities(),
+                      d->number_of_cache_files_needed()});
   });
   if (!end) return fail(end.error());
-  std::printf("%-14s %-12s %s\n", "name", "type", "version");
-  for (const auto& r : rows) std::printf("%-14s %-12s %s\n", r[0].c_str(), r[1].c_str(), r[2].c_str());
+  std::printf("%-20s %-12s %s\n", "name", "type", "version");
+  for (const auto& r : rows) {
+    std::printf("%-20s %-12s %s\n", r.name.c_str(), r.type.c_str(), r.version.c_str());
+    std::printf("  cache files: %u model, %u data; extensions: none\n", r.cache_files.first, r.cache_files.second);
+    for (const auto& [type, p] : r.caps.operand_performance)
+      std::printf("  %-32s exec_time %.4f  power_usage %.4f\n", type.c_str(), p.exec_time, p.power_usage);
+  }
   return 0;
 }
 
@@ -290,7 +305,7 @@ int sc_main(int argc, char* argv[]) {
 
   std::string devices_hw = "configs/npu/default.json";
   std::vector<std::string> devices_sets;
-  auto* devices_cmd = app.add_subcommand("devices", "List the NNAPI devices: name, type, version");
+  auto* devices_cmd = app.add_subcommand("devices", "List the NNAPI devices: name, type, version, capabilities");
   devices_cmd->add_option("--hw", devices_hw, "Hardware config JSON")->capture_default_str();
   devices_cmd->add_option("--set", devices_sets, "Override a hardware parameter: path=value");
 
@@ -299,6 +314,7 @@ int sc_main(int argc, char* argv[]) {
   int command_exit = -1;
   npu::tools::register_import_commands(app, &command_exit);
   const auto regress = npu::tools::add_regress_command(app);
+  const auto graph = npu::tools::add_graph_command(app);
 
   try {
     app.parse(argc, argv);
@@ -313,6 +329,7 @@ int sc_main(int argc, char* argv[]) {
   if (const int status = zoo(); status >= 0) return status;
   if (const int status = bench(); status >= 0) return status;
   if (const int status = regress(); status >= 0) return status;
+  if (const int status = graph(); status >= 0) return status;
   if (config_cmd->parsed()) {
     std::fputs(npu::system::explain_system_config().c_str(), stdout);
     return 0;

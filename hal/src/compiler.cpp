@@ -345,6 +345,10 @@ std::string type_reason(const models::Model& m, const ConvSpec& s) {
 }  // namespace
 
 std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  const auto& lowered = target.lowered_operations;
+  if (!lowered.empty() && index < m.main.operations.size() &&
+      std::find(lowered.begin(), lowered.end(), m.main.operations[index].type) == lowered.end())
+    return "this device does not lower " + std::string(models::to_string(m.main.operations[index].type));
   if (const lower::Lowering* l = lower::find_lowering(m.main.operations[index].type))
     return l->unsupported(m, index, target);
   auto s = conv_spec(m, index);

@@ -1,221 +1,123 @@
 #include "npu/hal/device.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "npu/common/log.h"
+#include "npu/hal/compilation_cache.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/validate.h"
+#include "prepared_models.h"
 
 namespace npu::hal {
 namespace {
 
 constexpr const char* kHalVersion = "1.3.0";
 
-uint64_t to_us(uint64_t ns) { return (ns + 500) / 1000; }
+// Host time the HAL spends preparing (validation and compilation run on the CPU; NNAPI counts them
+// against the preparation deadline).
+constexpr uint64_t kValidateNsPerOperation = 1'000;
+constexpr uint64_t kCompileNsPerDescriptor = 200;
 
-// Multiply-accumulates of the convolution-like operations, for the CPU cost model; other operations
-// count one operation per output element.
-uint64_t estimated_macs(const models::Model& m) {
-  uint64_t macs = 0;
-  for (const auto& op : m.main.operations) {
-    uint64_t out = 0;
-    for (uint32_t o : op.outputs) out += m.main.operands[o].element_count();
-    uint64_t per_output = 1;
-    if ((op.type == models::OperationType::CONV_2D || op.type == models::OperationType::FULLY_CONNECTED) &&
-        op.inputs.size() > 1) {
-      const auto& f = m.main.operands[op.inputs[1]];
-      per_output = f.dimensions.empty() || f.dimensions[0] == 0 ? 1 : f.element_count() / f.dimensions[0];
-    }
-    macs += out * per_output;
-  }
-  return macs;
+uint64_t descriptor_count(const Program& p) {
+  uint64_t n = 0;
+  for (const auto& s : p.stages)
+    for (const auto& j : s.jobs) n += j.commands.size();
+  return n;
 }
 
-class CpuPreparedModel : public PreparedModel {
- public:
-  CpuPreparedModel(const models::Model& m, drv::Os& os, HostCost cost, std::string placement)
-      : model_(m), os_(os), cost_(cost), macs_(estimated_macs(m)), placement_(std::move(placement)) {}
-
-  ExecutionResult execute_synchronously(const TensorMap& inputs, bool measure) override {
-    ExecutionResult r;
-    if (auto s = check_inputs(model_, inputs); !s.ok()) {
-      r.status = s;
-      return r;
-    }
-    const uint64_t t0 = os_.now_ns();
-    auto out = ops::run_reference(model_, inputs);
-    os_.delay_ns(static_cast<uint64_t>(static_cast<double>(macs_) / cost_.cpu_gmacs));
-    if (!out) {
-      r.status = {ErrorStatus::GENERAL_FAILURE, out.error()};
-      return r;
-    }
-    r.outputs = std::move(*out);
-    for (uint32_t idx : model_.main.output_indexes) r.output_shapes.push_back({r.outputs[idx].dimensions, true});
-    if (measure) r.timing = {kNoTiming, to_us(os_.now_ns() - t0)};
-    log::get("cpuexe")->debug("executed {} operations on the CPU", model_.main.operations.size());
-    return r;
+// Fills unknown dimensions with those shape propagation infers (a model may leave temporaries and
+// outputs open, NNAPI 1.2); operands that stay unknown keep their zeros.
+models::Model with_inferred_shapes(const models::Model& model) {
+  models::Model shaped = model;
+  auto dims = ops::infer_shapes(shaped.main);
+  if (!dims) return shaped;
+  for (size_t i = 0; i < shaped.main.operands.size() && i < dims->size(); ++i) {
+    auto& op = shaped.main.operands[i];
+    if (!op.fully_specified() && models::is_tensor(op.type) && !(*dims)[i].empty())
+      op.dimensions = (*dims)[i];
   }
-  std::string placement() const override { return placement_; }
+  return shaped;
+}
 
- private:
-  models::Model model_;
-  drv::Os& os_;
-  HostCost cost_;
-  uint64_t macs_;
-  std::string placement_;
-};
-
-class NpuPreparedModel : public PreparedModel {
- public:
-  NpuPreparedModel(const models::Model& m, drv::Driver& driver, drv::ContextId ctx, Program program,
-                   drv::BufferObject weights, drv::BufferObject arena, HostCost cost)
-      : model_(m), driver_(driver), ctx_(ctx), program_(std::move(program)), weights_(weights), arena_(arena),
-        cost_(cost) {}
-
-  ~NpuPreparedModel() override {
-    (void)driver_.free_bo(ctx_, weights_.handle);
-    (void)driver_.free_bo(ctx_, arena_.handle);
+// The devices here compute, so they prepare only models whose constants have values; a timing-only
+// model (Operand::values_omitted) validates but is refused here, naming the first such operand.
+Status check_values_present(const models::Model& model) {
+  const auto& ops = model.main.operands;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].values_omitted)
+      return {ErrorStatus::INVALID_ARGUMENT,
+              "operands[" + std::to_string(i) +
+                  "]: values omitted (a timing-only model); this device executes "
+                  "only models whose constants have values"};
   }
-
-  ExecutionResult execute_synchronously(const TensorMap& inputs, bool measure) override {
-    auto log = log::get("execution");
-    ExecutionResult r;
-    if (auto s = check_inputs(model_, inputs); !s.ok()) {
-      r.status = s;
-      return r;
-    }
-    drv::Os& os = driver_.os();
-    const uint64_t t0 = os.now_ns();
-    uint64_t device_ns = 0;
-    for (const auto& [idx, t] : inputs) {
-      os.delay_ns(copy_ns(t.data.size()));
-      if (auto w = driver_.write_bo(ctx_, arena_.handle, program_.arena.at(idx).offset, t.data.data(), t.data.size());
-          !w) {
-        r.status = {ErrorStatus::GENERAL_FAILURE, w.error()};
-        return r;
-      }
-    }
-    // A run of consecutive NPU stages is one driver job (a chain: the driver starts stage k+1 when
-    // stage k's command buffers are all done); a CPU stage in between runs here, on the host.
-    for (size_t first = 0; first < program_.stages.size();) {
-      if (program_.stages[first].on_cpu) {
-        if (auto c = run_on_cpu(program_.stages[first]); !c.ok()) {
-          r.status = c;
-          return r;
-        }
-        ++first;
-        continue;
-      }
-      size_t last = first;
-      while (last < program_.stages.size() && !program_.stages[last].on_cpu) ++last;
-      drv::JobRequest job;
-      job.label = "ops " + std::to_string(program_.stages[first].operation) + ".." +
-                  std::to_string(program_.stages[last - 1].operation);
-      for (size_t i = first; i < last; ++i) {
-        auto& buffers = job.stages.emplace_back();
-        for (const auto& step : program_.stages[i].jobs)
-          buffers.push_back(relocate(step, weights_.device_address, arena_.device_address));
-        r.npu_jobs += static_cast<uint32_t>(buffers.size());
-      }
-      auto fence = driver_.submit(ctx_, std::move(job));
-      if (!fence) {
-        r.status = {ErrorStatus::GENERAL_FAILURE, fence.error()};
-        return r;
-      }
-      driver_.wait(**fence);
-      const drv::Fence& f = **fence;
-      if (f.status != drv::JobStatus::COMPLETED) {
-        r.status = {ErrorStatus::GENERAL_FAILURE, "NPU job " + std::string(drv::to_string(f.status)) + ": " + f.error};
-        return r;
-      }
-      r.device_cycles += f.device_cycles;
-      device_ns += f.device_ns;
-      first = last;
-    }
-    for (uint32_t idx : model_.main.output_indexes) {
-      const auto& op = model_.main.operands[idx];
-      models::Tensor t = models::make_tensor(op, op.dimensions);
-      if (auto rd = driver_.read_bo(ctx_, arena_.handle, program_.arena.at(idx).offset, t.data.data(), t.data.size());
-          !rd) {
-        r.status = {ErrorStatus::GENERAL_FAILURE, rd.error()};
-        return r;
-      }
-      os.delay_ns(copy_ns(t.data.size()));
-      r.output_shapes.push_back({t.dimensions, true});
-      r.outputs[idx] = std::move(t);
-    }
-    if (measure) r.timing = {to_us(device_ns), to_us(os.now_ns() - t0)};
-    log->debug("executed {} NPU jobs, {} cycles", r.npu_jobs, r.device_cycles);
-    return r;
-  }
-  std::string placement() const override {
-    if (program_.cpu_operations == 0) return "npu";
-    return "npu + cpu (" + std::to_string(program_.cpu_operations) + " of " +
-           std::to_string(model_.main.operations.size()) + " operations on the CPU)";
-  }
-
- private:
-  // A CPU stage: its inputs come out of the arena, the reference kernel runs on the host (charged
-  // host time), its outputs go back into the arena for the stages after it.
-  Status run_on_cpu(const Stage& stage) {
-    drv::Os& os = driver_.os();
-    TensorMap inputs;
-    for (size_t i = 0; i < stage.cpu_inputs.size(); ++i) {
-      const uint32_t original = stage.cpu_inputs[i];
-      const auto& op = model_.main.operands[original];
-      models::Tensor t = models::make_tensor(op, op.dimensions);
-      if (auto rd = driver_.read_bo(ctx_, arena_.handle, program_.arena.at(original).offset, t.data.data(), t.data.size()); !rd)
-        return {ErrorStatus::GENERAL_FAILURE, rd.error()};
-      os.delay_ns(copy_ns(t.data.size()));
-      inputs[stage.cpu_model.main.input_indexes[i]] = std::move(t);
-    }
-    auto out = ops::run_reference(stage.cpu_model, inputs);
-    if (!out) return {ErrorStatus::GENERAL_FAILURE, "operations[" + std::to_string(stage.operation) + "] on the CPU: " + out.error()};
-    os.delay_ns(static_cast<uint64_t>(static_cast<double>(estimated_macs(stage.cpu_model)) / cost_.cpu_gmacs));
-    for (size_t i = 0; i < stage.cpu_outputs.size(); ++i) {
-      const auto& t = out->at(stage.cpu_model.main.output_indexes[i]);
-      os.delay_ns(copy_ns(t.data.size()));
-      if (auto w = driver_.write_bo(ctx_, arena_.handle, program_.arena.at(stage.cpu_outputs[i]).offset, t.data.data(), t.data.size()); !w)
-        return {ErrorStatus::GENERAL_FAILURE, w.error()};
-    }
-    return {};
-  }
-
-  uint64_t copy_ns(uint64_t bytes) const { return static_cast<uint64_t>(static_cast<double>(bytes) / cost_.memcpy_gbps); }
-
-  models::Model model_;
-  drv::Driver& driver_;
-  drv::ContextId ctx_;
-  Program program_;
-  drv::BufferObject weights_, arena_;
-  HostCost cost_;
-};
+  return {};
+}
 
 }  // namespace
 
+const char* hal_version() { return kHalVersion; }
+
 const char* to_string(ErrorStatus s) {
   switch (s) {
-    case ErrorStatus::NONE: return "NONE";
-    case ErrorStatus::DEVICE_UNAVAILABLE: return "DEVICE_UNAVAILABLE";
-    case ErrorStatus::GENERAL_FAILURE: return "GENERAL_FAILURE";
-    case ErrorStatus::OUTPUT_INSUFFICIENT_SIZE: return "OUTPUT_INSUFFICIENT_SIZE";
-    case ErrorStatus::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case ErrorStatus::MISSED_DEADLINE_TRANSIENT: return "MISSED_DEADLINE_TRANSIENT";
-    case ErrorStatus::MISSED_DEADLINE_PERSISTENT: return "MISSED_DEADLINE_PERSISTENT";
-    case ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT: return "RESOURCE_EXHAUSTED_TRANSIENT";
-    case ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT: return "RESOURCE_EXHAUSTED_PERSISTENT";
+    case ErrorStatus::NONE:
+      return "NONE";
+    case ErrorStatus::DEVICE_UNAVAILABLE:
+      return "DEVICE_UNAVAILABLE";
+    case ErrorStatus::GENERAL_FAILURE:
+      return "GENERAL_FAILURE";
+    case ErrorStatus::OUTPUT_INSUFFICIENT_SIZE:
+      return "OUTPUT_INSUFFICIENT_SIZE";
+    case ErrorStatus::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case ErrorStatus::MISSED_DEADLINE_TRANSIENT:
+      return "MISSED_DEADLINE_TRANSIENT";
+    case ErrorStatus::MISSED_DEADLINE_PERSISTENT:
+      return "MISSED_DEADLINE_PERSISTENT";
+    case ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT:
+      return "RESOURCE_EXHAUSTED_TRANSIENT";
+    case ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT:
+      return "RESOURCE_EXHAUSTED_PERSISTENT";
   }
   return "?";
 }
 
 const char* to_string(DeviceType t) {
   switch (t) {
-    case DeviceType::OTHER: return "OTHER";
-    case DeviceType::CPU: return "CPU";
-    case DeviceType::GPU: return "GPU";
-    case DeviceType::ACCELERATOR: return "ACCELERATOR";
+    case DeviceType::OTHER:
+      return "OTHER";
+    case DeviceType::CPU:
+      return "CPU";
+    case DeviceType::GPU:
+      return "GPU";
+    case DeviceType::ACCELERATOR:
+      return "ACCELERATOR";
   }
   return "?";
+}
+
+const char* to_string(Priority p) {
+  switch (p) {
+    case Priority::LOW:
+      return "LOW";
+    case Priority::MEDIUM:
+      return "MEDIUM";
+    case Priority::HIGH:
+      return "HIGH";
+  }
+  return "?";
+}
+
+int to_job_priority(Priority p) {
+  switch (p) {
+    case Priority::HIGH:
+      return drv::kHighestPriority;
+    case Priority::MEDIUM:
+      return (drv::kHighestPriority + drv::kLowestPriority) / 2;
+    case Priority::LOW:
+      return drv::kLowestPriority;
+  }
+  return drv::kLowestPriority;
 }
 
 Status validate_for_prepare(const models::Model& model) {
@@ -224,45 +126,97 @@ Status validate_for_prepare(const models::Model& model) {
   return {};
 }
 
-namespace {
-
-// The devices here compute, so they prepare only models whose constants have values; a timing-only
-// model (Operand::values_omitted) validates but is refused here, naming the first such operand.
-Status check_values_present(const models::Model& model) {
-  const auto& ops = model.main.operands;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (ops[i].values_omitted)
-      return {ErrorStatus::INVALID_ARGUMENT, "operands[" + std::to_string(i) +
-                                                 "]: values omitted (a timing-only model); this device executes "
-                                                 "only models whose constants have values"};
-  }
-  return {};
-}
-
-}  // namespace
-
 Status check_inputs(const models::Model& model, const TensorMap& inputs) {
   const auto& g = model.main;
   for (uint32_t idx : g.input_indexes) {
     auto it = inputs.find(idx);
-    if (it == inputs.end()) return {ErrorStatus::INVALID_ARGUMENT, "missing input operand " + std::to_string(idx)};
+    if (it == inputs.end())
+      return {ErrorStatus::INVALID_ARGUMENT, "missing input operand " + std::to_string(idx)};
     const auto& op = g.operands[idx];
     if (it->second.type != op.type)
       return {ErrorStatus::INVALID_ARGUMENT, "input operand " + std::to_string(idx) + " has type " +
-                                                 std::string(models::to_string(it->second.type)) + ", model expects " +
+                                                 std::string(models::to_string(it->second.type)) +
+                                                 ", model expects " +
                                                  std::string(models::to_string(op.type))};
     if (it->second.data.size() != it->second.element_count() * models::element_size(op.type) ||
         (op.fully_specified() && it->second.element_count() != op.element_count()))
-      return {ErrorStatus::INVALID_ARGUMENT, "input operand " + std::to_string(idx) + " has " +
-                                                 std::to_string(it->second.element_count()) + " elements, model expects " +
-                                                 std::to_string(op.element_count())};
+      return {ErrorStatus::INVALID_ARGUMENT,
+              "input operand " + std::to_string(idx) + " has " + std::to_string(it->second.element_count()) +
+                  " elements, model expects " + std::to_string(op.element_count())};
   }
   if (inputs.size() != g.input_indexes.size())
     return {ErrorStatus::INVALID_ARGUMENT, "inputs name an operand that is not a graph input"};
   return {};
 }
 
-std::string CpuDevice::version_string() const { return std::string("npusim-cpu-ref ") + kHalVersion; }
+// --- Device: the preparation flow every device shares ---------------------------------------------
+
+PrepareResult Device::prepare_model(const models::Model& model, const PrepareOptions& options) {
+  auto log = log::get("compilation");
+  os_.delay_ns(costs_.call_ns);
+  if (options.deadline && *options.deadline <= os_.now_ns())
+    return {{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the preparation deadline passed before it started"},
+            nullptr};
+  os_.delay_ns(kValidateNsPerOperation * model.main.operations.size());
+  if (auto s = validate_for_prepare(model); !s.ok()) return {s, nullptr};
+  if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
+  PrepareResult r;
+  const bool cached = options.token && !options.cache_dir.empty() && number_of_cache_files_needed().first > 0;
+  if (cached) {
+    r = prepare_from_cache(options, &model);
+    if (r.status.ok()) {
+      r.from_cache = true;
+    } else {
+      log->info("{}: compilation cache not used: {}", name(), r.status.message);
+      r.cache_miss = r.status.message;
+      r.status = {};
+      r.model.reset();
+    }
+  }
+  if (!r.model) {
+    std::string miss = r.cache_miss;
+    r = prepare(model, options);
+    r.cache_miss = miss;
+  }
+  if (r.status.ok() && options.deadline && os_.now_ns() > *options.deadline) {
+    r.model.reset();
+    r.status = {
+        ErrorStatus::MISSED_DEADLINE_TRANSIENT,
+        "preparation ended " + std::to_string(os_.now_ns() - *options.deadline) + " ns after its deadline"};
+  }
+  return r;
+}
+
+PrepareResult Device::prepare_model_from_cache(const PrepareOptions& options) {
+  os_.delay_ns(costs_.call_ns);
+  if (!options.token || options.cache_dir.empty())
+    return {{ErrorStatus::INVALID_ARGUMENT, "prepareModelFromCache needs a cache directory and a token"},
+            nullptr};
+  if (options.deadline && *options.deadline <= os_.now_ns())
+    return {{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the preparation deadline passed before it started"},
+            nullptr};
+  auto r = prepare_from_cache(options, nullptr);
+  r.from_cache = r.status.ok();
+  return r;
+}
+
+AllocateResult Device::allocate(const PreparedModel& model, uint32_t operand) {
+  os_.delay_ns(costs_.call_ns);
+  const models::Operand* op = model.io_operand(operand);
+  if (!op)
+    return {{ErrorStatus::INVALID_ARGUMENT,
+             "operand " + std::to_string(operand) + " is not a graph input or output"},
+            nullptr};
+  auto r = allocate_buffer(*op);
+  if (!r.status.ok()) r.status.message = "operand " + std::to_string(operand) + ": " + r.status.message;
+  return r;
+}
+
+// --- CPU device -------------------------------------------------------------------------------------
+
+std::string CpuDevice::version_string() const {
+  return std::string("npusim-cpu-ref ") + kHalVersion + " (src " + driver_source_digest() + ")";
+}
 
 Status CpuDevice::supported_operations(const models::Model& model, std::vector<bool>* supported) {
   if (auto s = validate_for_prepare(model); !s.ok()) return s;
@@ -270,61 +224,128 @@ Status CpuDevice::supported_operations(const models::Model& model, std::vector<b
   return {};
 }
 
-PrepareResult CpuDevice::prepare_model(const models::Model& model) {
-  if (auto s = validate_for_prepare(model); !s.ok()) return {s, nullptr};
-  if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
-  return {{}, std::make_unique<CpuPreparedModel>(model, os_, cost_, "cpu")};
+PrepareResult CpuDevice::prepare(const models::Model& model, const PrepareOptions& options) {
+  return {{}, std::make_unique<CpuPreparedModel>(model, os(), cost_, hal_costs(), options.priority, "cpu")};
 }
 
-NpuDevice::NpuDevice(drv::Driver& driver, NpuTarget target, HostCost cost, int uid, int pid)
-    : driver_(driver), target_(target), cost_(cost), uid_(uid), pid_(pid) {}
+AllocateResult CpuDevice::allocate_buffer(const models::Operand& operand) {
+  return {{}, std::make_shared<CpuDeviceBuffer>(operand)};
+}
+
+// --- NPU device -------------------------------------------------------------------------------------
+
+NpuDevice::NpuDevice(drv::Driver& driver, NpuTarget target, HostCost cost, int uid, int pid, Variant variant,
+                     HalCosts costs)
+    : Device(driver.os(), costs),
+      driver_(driver),
+      target_(std::move(target)),
+      cost_(cost),
+      uid_(uid),
+      pid_(pid),
+      variant_(variant) {
+  if (variant_ == Variant::MINIMAL) target_.lowered_operations = {models::OperationType::CONV_2D};
+}
+
+NpuDevice::~NpuDevice() = default;
+
+std::string NpuDevice::name() const {
+  return variant_ == Variant::MINIMAL ? "npusim-npu-minimal" : "npusim-npu";
+}
 
 std::string NpuDevice::version_string() const {
   char hw[16];
   std::snprintf(hw, sizeof hw, "%u.%u", driver_.hw_version() >> 16, driver_.hw_version() & 0xFFFF);
-  return std::string("npusim-npu hal ") + kHalVersion + " driver " + drv::kDriverVersion + " hw " + hw;
+  return std::string("npusim-npu hal ") + kHalVersion + " driver " + drv::kDriverVersion + "+" +
+         driver_source_digest() + " hw " + hw;
+}
+
+std::string NpuDevice::unsupported_reason(const models::Model& model, uint32_t index) const {
+  return npu_unsupported_reason(model, index, target_);
 }
 
 Status NpuDevice::supported_operations(const models::Model& model, std::vector<bool>* supported) {
   if (auto s = validate_for_prepare(model); !s.ok()) return s;
   auto log = log::get("compilation");
+  const models::Model shaped = with_inferred_shapes(model);
   supported->clear();
-  for (uint32_t i = 0; i < model.main.operations.size(); ++i) {
-    const std::string reason = npu_unsupported_reason(model, i, target_);
-    if (!reason.empty()) log->info("operations[{}] not supported on the NPU: {}", i, reason);
+  for (uint32_t i = 0; i < shaped.main.operations.size(); ++i) {
+    const std::string reason = unsupported_reason(shaped, i);
+    if (!reason.empty())
+      log->info("{}: operations[{}] ({}) not supported: {}", name(), i,
+                models::to_string(shaped.main.operations[i].type), reason);
     supported->push_back(reason.empty());
   }
   return {};
 }
 
-PrepareResult NpuDevice::prepare_model(const models::Model& model) {
-  auto log = log::get("compilation");
-  if (auto s = validate_for_prepare(model); !s.ok()) return {s, nullptr};
-  if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
-  auto program = compile_for_npu(model, target_);
-  if (!program) {
-    // As the NNAPI framework does when preparation fails: run the whole model on the CPU.
-    log->info("NPU preparation failed ({}); the model runs on the CPU", program.error());
-    return {{}, std::make_unique<CpuPreparedModel>(model, driver_.os(), cost_, "cpu (fallback: " + program.error() + ")")};
-  }
+Result<drv::ContextId> NpuDevice::context() {
   if (!ctx_) {
     auto c = driver_.open_context(uid_, pid_);
-    if (!c) return {{ErrorStatus::DEVICE_UNAVAILABLE, c.error()}, nullptr};
+    if (!c) return make_error(c.error());
     ctx_ = *c;
   }
-  auto weights = driver_.alloc_bo(*ctx_, std::max<uint64_t>(program->weights.size(), 1));
+  return *ctx_;
+}
+
+PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOptions& options) {
+  auto log = log::get("compilation");
+  models::Model shaped = with_inferred_shapes(model);
+  auto program = compile_for_npu(shaped, target_);
+  if (!program) {
+    // As the NNAPI framework does when preparation fails: run the whole model on the CPU.
+    log->info("{}: NPU preparation failed ({}); the model runs on the CPU", name(), program.error());
+    return {{},
+            std::make_unique<CpuPreparedModel>(model, os(), cost_, hal_costs(), options.priority,
+                                               "cpu (fallback: " + program.error() + ")")};
+  }
+  os().delay_ns(kCompileNsPerDescriptor * descriptor_count(*program));
+  if (options.token && !options.cache_dir.empty()) {
+    if (auto w = write_compilation_cache(options.cache_dir, *options.token, version_string(), target_, model,
+                                         shaped, *program);
+        !w)
+      log->warn("{}: compilation cache not written: {}", name(), w.error());
+  }
+  return load(shaped, std::move(*program), options.priority);
+}
+
+PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const models::Model* expected) {
+  auto cached =
+      read_compilation_cache(options.cache_dir, *options.token, version_string(), target_, expected);
+  if (!cached) return {{ErrorStatus::GENERAL_FAILURE, cached.error()}, nullptr};
+  // The cache passed its checksums; its content is still checked like any model before use.
+  if (auto v = validate_for_prepare(cached->model); !v.ok())
+    return {{ErrorStatus::GENERAL_FAILURE, "cached model invalid: " + v.message}, nullptr};
+  // Reading and checking the files costs host time like copying them.
+  os().delay_ns(copy_ns(cost_, cached->file_bytes));
+  return load(cached->model, std::move(cached->program), options.priority);
+}
+
+PrepareResult NpuDevice::load(const models::Model& model, Program program, Priority priority) {
+  auto ctx = context();
+  if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
+  auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
   if (!weights) return {{ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, weights.error()}, nullptr};
-  auto arena = driver_.alloc_bo(*ctx_, std::max<uint64_t>(program->arena_bytes, 1));
-  if (!arena) {
-    (void)driver_.free_bo(*ctx_, weights->handle);
-    return {{ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, arena.error()}, nullptr};
-  }
-  if (!program->weights.empty()) {
-    driver_.os().delay_ns(static_cast<uint64_t>(static_cast<double>(program->weights.size()) / cost_.memcpy_gbps));
-    if (auto w = driver_.write_bo(*ctx_, weights->handle, 0, program->weights.data(), program->weights.size()); !w)
+  if (!program.weights.empty()) {
+    os().delay_ns(copy_ns(cost_, program.weights.size()));
+    if (auto w = driver_.write_bo(*ctx, weights->handle, 0, program.weights.data(), program.weights.size());
+        !w) {
+      (void)driver_.free_bo(*ctx, weights->handle);
       return {{ErrorStatus::GENERAL_FAILURE, w.error()}, nullptr};
+    }
   }
-  return {{}, std::make_unique<NpuPreparedModel>(model, driver_, *ctx_, std::move(*program), *weights, *arena, cost_)};
+  return {{},
+          std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,
+                                             hal_costs(), priority)};
+}
+
+AllocateResult NpuDevice::allocate_buffer(const models::Operand& operand) {
+  if (!operand.fully_specified())
+    return {{ErrorStatus::INVALID_ARGUMENT, "the operand has unknown dimensions"}, nullptr};
+  auto ctx = context();
+  if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
+  auto bo = driver_.alloc_bo(*ctx, std::max<uint64_t>(operand.byte_size(), 1));
+  if (!bo) return {{ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, bo.error()}, nullptr};
+  return {{}, std::make_shared<NpuDeviceBuffer>(driver_, *ctx, *bo, operand, cost_)};
 }
 
 }  // namespace npu::hal

@@ -129,10 +129,13 @@ drv::Os& System::os() { return port_->os(); }
 
 drv::RegisterBus& System::debug_registers() { return *port_; }
 
-hal::NpuDevice& System::npu_device(int uid, int pid) {
-  const hal::NpuTarget target{cfg_.npu.channel.array_rows, cfg_.npu.channel.array_cols,
-                              static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024, cfg_.npu.channels};
-  npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, target, cfg_.host, uid, pid));
+hal::NpuDevice& System::npu_device(int uid, int pid, hal::NpuDevice::Variant variant) {
+  hal::NpuTarget target;
+  target.array_rows = cfg_.npu.channel.array_rows;
+  target.array_cols = cfg_.npu.channel.array_cols;
+  target.sram_bytes = static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024;
+  target.channels = cfg_.npu.channels;
+  npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, target, cfg_.host, uid, pid, variant));
   return *npu_devices_.back();
 }
 

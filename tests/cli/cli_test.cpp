@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -257,8 +258,37 @@ namespace {
 TEST(Cli, DevicesListsNpuAndCpu) {
   const CliRun r = npusim("devices " + kHw);
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("npusim-npu     ACCELERATOR  npusim-npu hal"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("npusim-cpu     CPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("npusim-npu           ACCELERATOR  npusim-npu hal"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("npusim-npu-minimal   ACCELERATOR  npusim-npu hal"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("npusim-cpu           CPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  TENSOR_QUANT8_ASYMM              exec_time "), std::string::npos) << r.output;
+}
+
+// Capabilities are measured in simulated time: a restart (another process) answers exactly the same.
+TEST(Cli, DevicesAreIdenticalAcrossRuns) {
+  const CliRun a = npusim("devices " + kHw);
+  const CliRun b = npusim("devices " + kHw);
+  ASSERT_EQ(a.status, 0) << a.output;
+  EXPECT_EQ(a.output, b.output);
+  EXPECT_NE(a.output.find("exec_time"), std::string::npos) << a.output;
+}
+
+TEST(Cli, GraphWritesGraphvizDot) {
+  ASSERT_EQ(npusim("example net-quant8 --dir .").status, 0);
+  const CliRun r = npusim("graph net-quant8.model.json -o net.dot");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in("net.dot");
+  const std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(dot.rfind("digraph model {", 0), 0u) << dot;
+  EXPECT_NE(dot.find("op0 [shape=box, label=\"0: CONV_2D\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("op3 [shape=box, label=\"3: FULLY_CONNECTED\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("d0 -> op0 [label=\"0\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("\\ninput\", style=bold"), std::string::npos) << dot;
+  EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
+  const CliRun missing = npusim("graph nope.json -o x.dot");
+  EXPECT_NE(missing.status, 0);
+  EXPECT_EQ(lines(missing.output), 1) << missing.output;
+  EXPECT_NE(missing.output.find("nope.json: cannot open"), std::string::npos) << missing.output;
 }
 
 }  // namespace

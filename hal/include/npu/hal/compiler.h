@@ -24,6 +24,9 @@ struct NpuTarget {
   uint32_t array_cols = 16;
   uint64_t sram_bytes = 512 * 1024;
   uint32_t channels = 1;  // an operation's tiles are spread over this many parallel jobs
+  // Operation types this device lowers at all (empty: every type the compiler can lower); the
+  // "minimal" NPU device narrows it so the rest runs on the CPU.
+  std::vector<models::OperationType> lowered_operations;
 };
 
 enum class Region : uint8_t { WEIGHTS, ARENA };

@@ -1,8 +1,12 @@
-// NNAPI-shaped HAL types: error statuses, timing, output shapes, device types.
+// NNAPI-shaped HAL types: error statuses, timing, output shapes, device types, priorities, deadlines,
+// capabilities and the compilation-cache token.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npu::hal {
@@ -40,6 +44,36 @@ struct Status {
   ErrorStatus code = ErrorStatus::NONE;
   std::string message;
   bool ok() const { return code == ErrorStatus::NONE; }
+};
+
+// NNAPI Priority of a prepared model: mapped onto the driver's job priority (see to_job_priority()).
+enum class Priority { LOW, MEDIUM, HIGH };
+const char* to_string(Priority p);
+// Job priority on the scheduling HAL's scale (0 = most urgent … 1000): HIGH 0, MEDIUM 500, LOW 1000.
+int to_job_priority(Priority p);
+
+// A deadline is an absolute simulated time in ns (NNAPI's OptionalTimePoint); nullopt = none.
+using Deadline = std::optional<uint64_t>;
+
+// NNAPI loop timeouts for WHILE: default 2 s, at most 15 s.
+inline constexpr uint64_t kDefaultLoopTimeoutNs = 2'000'000'000;
+inline constexpr uint64_t kMaxLoopTimeoutNs = 15'000'000'000;
+
+// The 32-byte token that names a model's compilation-cache files (NNAPI's CacheToken).
+using CacheToken = std::array<uint8_t, 32>;
+
+// NNAPI Capabilities.PerformanceInfo: time and power of a workload relative to the CPU device
+// (lower is better; 1.0 = as the CPU).
+struct PerformanceInfo {
+  float exec_time = 1.0f;
+  float power_usage = 1.0f;
+};
+
+struct Capabilities {
+  PerformanceInfo relaxed_float32_to_float16_scalar, relaxed_float32_to_float16_tensor;
+  PerformanceInfo if_performance, while_performance;
+  // Per operand type (only types the device supports are listed).
+  std::vector<std::pair<std::string, PerformanceInfo>> operand_performance;
 };
 
 }  // namespace npu::hal

@@ -58,7 +58,9 @@ class System {
   Result<double> run(const std::function<void(System&)>& app, double limit_s = 3600.0);
 
   drv::Driver& driver() { return *driver_; }
-  hal::NpuDevice& npu_device(int uid = 10000, int pid = 1000);
+  // A new NPU device (its own driver context for uid/pid); MINIMAL lowers only CONV_2D.
+  hal::NpuDevice& npu_device(int uid = 10000, int pid = 1000,
+                             hal::NpuDevice::Variant variant = hal::NpuDevice::Variant::FULL);
   hal::CpuDevice& cpu_device() { return *cpu_; }
   // The scheduling HAL and the `npu` service, built on first use (the service from config().manager;
   // an error when that config is invalid).

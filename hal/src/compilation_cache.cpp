@@ -1,0 +1,301 @@
+#include "npu/hal/compilation_cache.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "npu/models/model_json.h"
+
+namespace npu::hal {
+namespace {
+
+constexpr char kModelMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'M', 'C'};
+constexpr char kDataMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'D', 'C'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8;  // magic, format version, payload bytes, checksum
+
+// FNV-1a, 64 bit: catches corruption (not tampering, see the header).
+uint64_t fnv1a(const uint8_t* p, size_t n, uint64_t h = 1469598103934665603ull) {
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+uint64_t fnv1a(const std::string& s) { return fnv1a(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+
+uint64_t model_digest(const models::Model& m) { return fnv1a(models::to_json(m).dump()); }
+
+class Writer {
+ public:
+  template <class T>
+  void pod(const T& v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&v);
+    out_.insert(out_.end(), p, p + sizeof(T));
+  }
+  void bytes(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    out_.insert(out_.end(), b, b + n);
+  }
+  void str(const std::string& s) {
+    pod<uint64_t>(s.size());
+    bytes(s.data(), s.size());
+  }
+  std::vector<uint8_t>& data() { return out_; }
+
+ private:
+  std::vector<uint8_t> out_;
+};
+
+// Bounds-checked reads: after the first failure every read returns zeros and ok() stays false.
+class Reader {
+ public:
+  Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
+  template <class T>
+  T pod() {
+    T v{};
+    if (!take(sizeof(T))) return v;
+    std::memcpy(&v, p_ + at_ - sizeof(T), sizeof(T));
+    return v;
+  }
+  bool bytes(void* dst, size_t n) {
+    if (!take(n)) return false;
+    std::memcpy(dst, p_ + at_ - n, n);
+    return true;
+  }
+  std::string str() {
+    const uint64_t n = pod<uint64_t>();
+    if (!take(n)) return {};
+    return std::string(reinterpret_cast<const char*>(p_ + at_ - n), n);
+  }
+  // A count of items of at least `min_item_bytes` each that can still fit.
+  uint64_t count(uint64_t min_item_bytes) {
+    const uint64_t c = pod<uint64_t>();
+    if (min_item_bytes && c > (n_ - at_) / min_item_bytes) ok_ = false;
+    return ok_ ? c : 0;
+  }
+  bool ok() const { return ok_; }
+  bool at_end() const { return at_ == n_; }
+
+ private:
+  bool take(uint64_t n) {
+    if (!ok_ || n > n_ - at_) {
+      ok_ = false;
+      return false;
+    }
+    at_ += n;
+    return true;
+  }
+  const uint8_t* p_;
+  size_t n_;
+  size_t at_ = 0;
+  bool ok_ = true;
+};
+
+std::string hex(const CacheToken& token) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : token) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+void write_target(Writer& w, const NpuTarget& t) {
+  w.pod(t.array_rows);
+  w.pod(t.array_cols);
+  w.pod(t.sram_bytes);
+  w.pod(t.channels);
+  w.pod<uint64_t>(t.lowered_operations.size());
+  for (auto op : t.lowered_operations) w.pod(static_cast<int32_t>(op));
+}
+
+bool same_target(Reader& r, const NpuTarget& t) {
+  NpuTarget got;
+  got.array_rows = r.pod<uint32_t>();
+  got.array_cols = r.pod<uint32_t>();
+  got.sram_bytes = r.pod<uint64_t>();
+  got.channels = r.pod<uint32_t>();
+  for (uint64_t i = r.count(4); i > 0; --i)
+    got.lowered_operations.push_back(static_cast<models::OperationType>(r.pod<int32_t>()));
+  return r.ok() && got.array_rows == t.array_rows && got.array_cols == t.array_cols &&
+         got.sram_bytes == t.sram_bytes && got.channels == t.channels &&
+         got.lowered_operations == t.lowered_operations;
+}
+
+Result<void> write_file(const std::string& path, const char (&magic)[8],
+                        const std::vector<uint8_t>& payload) {
+  Writer w;
+  w.bytes(magic, 8);
+  w.pod(kFormatVersion);
+  w.pod<uint64_t>(payload.size());
+  w.pod(fnv1a(payload.data(), payload.size()));
+  w.bytes(payload.data(), payload.size());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return make_error(path + ": cannot write");
+  out.write(reinterpret_cast<const char*>(w.data().data()), static_cast<std::streamsize>(w.data().size()));
+  if (!out) return make_error(path + ": write failed");
+  return {};
+}
+
+// The payload of a cache file after checking magic, format version, length and checksum.
+Result<std::vector<uint8_t>> read_file(const std::string& path, const char (&magic)[8], uint64_t* checksum) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path + ": no cache file");
+  std::vector<uint8_t> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (all.size() < kHeaderBytes)
+    return make_error(path + ": truncated (" + std::to_string(all.size()) + " bytes)");
+  if (std::memcmp(all.data(), magic, 8) != 0)
+    return make_error(path + ": not a cache file of this kind (bad magic)");
+  Reader r(all.data() + 8, all.size() - 8);
+  const auto format = r.pod<uint32_t>();
+  const auto bytes = r.pod<uint64_t>();
+  *checksum = r.pod<uint64_t>();
+  if (format != kFormatVersion)
+    return make_error(path + ": cache format " + std::to_string(format) + ", expected " +
+                      std::to_string(kFormatVersion));
+  if (bytes != all.size() - kHeaderBytes)
+    return make_error(path + ": payload is " + std::to_string(all.size() - kHeaderBytes) +
+                      " bytes, header says " + std::to_string(bytes) + " (truncated or extended)");
+  std::vector<uint8_t> payload(all.begin() + kHeaderBytes, all.end());
+  if (fnv1a(payload.data(), payload.size()) != *checksum)
+    return make_error(path + ": checksum mismatch (corrupt)");
+  return payload;
+}
+
+}  // namespace
+
+CacheFilePaths cache_file_paths(const std::string& dir, const CacheToken& token) {
+  const std::string base = dir + "/" + hex(token);
+  return {base + ".model", base + ".data"};
+}
+
+Result<void> write_compilation_cache(const std::string& dir, const CacheToken& token,
+                                     const std::string& version_string, const NpuTarget& target,
+                                     const models::Model& source, const models::Model& compiled,
+                                     const Program& program) {
+  const auto paths = cache_file_paths(dir, token);
+  if (auto d = write_file(paths.data, kDataMagic, program.weights); !d) return d;
+  Writer w;
+  w.str(version_string);
+  w.bytes(token.data(), token.size());
+  write_target(w, target);
+  w.pod(model_digest(source));
+  w.pod(fnv1a(program.weights.data(), program.weights.size()));
+  w.str(models::to_json(compiled).dump());
+  w.pod(program.arena_bytes);
+  w.pod(program.tiles);
+  w.pod(program.cpu_operations);
+  w.pod<uint64_t>(program.arena.size());
+  for (const auto& [operand, slot] : program.arena) {
+    w.pod(operand);
+    w.pod(slot.offset);
+    w.pod(slot.bytes);
+  }
+  w.pod<uint64_t>(program.stages.size());
+  for (const auto& s : program.stages) {
+    w.pod(s.operation);
+    w.pod<uint8_t>(s.on_cpu);
+    w.str(s.cpu_reason);
+    w.pod<uint64_t>(s.jobs.size());
+    for (const auto& j : s.jobs) {
+      w.pod(j.macs);
+      w.pod<uint64_t>(j.commands.size());
+      for (const auto& c : j.commands) w.bytes(c.bytes, sizeof c.bytes);
+      w.pod<uint64_t>(j.relocations.size());
+      for (const auto& rel : j.relocations) {
+        w.pod(rel.descriptor);
+        w.pod(static_cast<uint8_t>(rel.region));
+      }
+    }
+  }
+  return write_file(paths.model, kModelMagic, w.data());
+}
+
+Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheToken& token,
+                                             const std::string& version_string, const NpuTarget& target,
+                                             const models::Model* expected) {
+  const auto paths = cache_file_paths(dir, token);
+  uint64_t model_sum = 0, data_sum = 0;
+  auto payload = read_file(paths.model, kModelMagic, &model_sum);
+  if (!payload) return make_error(payload.error());
+  auto weights = read_file(paths.data, kDataMagic, &data_sum);
+  if (!weights) return make_error(weights.error());
+  const std::string where = paths.model + ": ";
+  Reader r(payload->data(), payload->size());
+  const std::string version = r.str();
+  if (r.ok() && version != version_string)
+    return make_error(where + "stale: written by \"" + version + "\", this device is \"" + version_string +
+                      "\"");
+  CacheToken stored{};
+  r.bytes(stored.data(), stored.size());
+  if (r.ok() && stored != token) return make_error(where + "written for another token");
+  if (!same_target(r, target)) return make_error(where + "compiled for another NPU configuration");
+  const auto source_digest = r.pod<uint64_t>();
+  if (r.ok() && expected && source_digest != model_digest(*expected))
+    return make_error(where + "stale: written for a different model");
+  if (r.ok() && r.pod<uint64_t>() != data_sum) return make_error(where + "does not belong to " + paths.data);
+
+  CachedProgram c;
+  c.file_bytes = payload->size() + weights->size() + 2 * kHeaderBytes;
+  auto doc = nlohmann::json::parse(r.str(), nullptr, /*allow_exceptions=*/false);
+  if (!r.ok() || doc.is_discarded()) return make_error(where + "model section unreadable");
+  auto model = models::parse_model_json(doc, paths.model, "");
+  if (!model) return make_error(model.error());
+  c.model = std::move(*model);
+  Program& p = c.program;
+  p.weights = std::move(*weights);
+  p.arena_bytes = r.pod<uint64_t>();
+  p.tiles = r.pod<uint64_t>();
+  p.cpu_operations = r.pod<uint32_t>();
+  const auto& g = c.model.main;
+  for (uint64_t n = r.count(20); n > 0; --n) {
+    const auto operand = r.pod<uint32_t>();
+    ArenaSlot slot{r.pod<uint64_t>(), r.pod<uint64_t>()};
+    if (operand >= g.operands.size() || slot.offset > p.arena_bytes ||
+        slot.bytes > p.arena_bytes - slot.offset || slot.bytes != g.operands[operand].byte_size())
+      return make_error(where + "arena slot of operand " + std::to_string(operand) + " is inconsistent");
+    p.arena[operand] = slot;
+  }
+  for (uint64_t n = r.count(13); r.ok() && n > 0; --n) {
+    Stage s;
+    s.operation = r.pod<uint32_t>();
+    s.on_cpu = r.pod<uint8_t>() != 0;
+    s.cpu_reason = r.str();
+    if (s.operation >= g.operations.size())
+      return make_error(where + "stage names operation " + std::to_string(s.operation) + ", out of range");
+    for (uint64_t jn = r.count(24); jn > 0; --jn) {
+      NpuStep& j = s.jobs.emplace_back();
+      j.macs = r.pod<uint64_t>();
+      for (uint64_t cn = r.count(sizeof(desc::Raw)); cn > 0; --cn)
+        r.bytes(j.commands.emplace_back().bytes, sizeof(desc::Raw));
+      for (uint64_t rn = r.count(5); rn > 0; --rn) {
+        Relocation rel{r.pod<uint32_t>(), static_cast<Region>(r.pod<uint8_t>())};
+        if (rel.descriptor >= j.commands.size() ||
+            (rel.region != Region::WEIGHTS && rel.region != Region::ARENA))
+          return make_error(where + "relocation out of range");
+        j.relocations.push_back(rel);
+      }
+    }
+    if (s.on_cpu) s.cpu_model = extract_operation(c.model, s.operation, &s.cpu_inputs, &s.cpu_outputs);
+    p.stages.push_back(std::move(s));
+  }
+  if (!r.ok() || !r.at_end()) return make_error(where + "program section truncated or malformed");
+  // Every operand a stage touches must have its slot (an NPU stage's DMA ranges are checked by the
+  // driver at submit; this keeps the CPU stages and the I/O copies in bounds).
+  for (const auto& s : p.stages) {
+    const auto& op = g.operations[s.operation];
+    for (const auto* list : {&op.inputs, &op.outputs})
+      for (uint32_t i : *list) {
+        if (i >= g.operands.size()) return make_error(where + "operation operand out of range");
+        const auto& o = g.operands[i];
+        if (!o.is_constant() && o.lifetime != models::Lifetime::NO_VALUE && !p.arena.count(i))
+          return make_error(where + "operand " + std::to_string(i) + " has no arena slot");
+      }
+  }
+  for (const auto* list : {&g.input_indexes, &g.output_indexes})
+    for (uint32_t i : *list)
+      if (!p.arena.count(i))
+        return make_error(where + "graph operand " + std::to_string(i) + " has no arena slot");
+  return c;
+}
+
+}  // namespace npu::hal

@@ -1,0 +1,287 @@
+// The NPU prepared model. Each execution in flight gets an activation arena of its own from a pool
+// (so several executions of one prepared model can overlap); operands passed as device buffers are
+// read and written by the NPU where they are (their descriptors are relocated onto the buffer), so
+// they cost no host copy.
+#include <algorithm>
+
+#include "npu/common/log.h"
+#include "npu/hal/ops/reference_executor.h"
+#include "prepared_models.h"
+
+namespace npu::hal {
+namespace {
+
+uint64_t to_us(uint64_t ns) { return (ns + 500) / 1000; }
+
+}  // namespace
+
+// Returns the arena to the pool when an execution ends, on every path.
+class NpuPreparedModel::ArenaLease {
+ public:
+  ArenaLease(NpuPreparedModel& m, drv::BufferObject bo) : m_(m), bo_(bo) {}
+  ~ArenaLease() { m_.release_arena(bo_); }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  const drv::BufferObject& bo() const { return bo_; }
+
+ private:
+  NpuPreparedModel& m_;
+  drv::BufferObject bo_;
+};
+
+NpuPreparedModel::NpuPreparedModel(models::Model model, drv::Driver& driver, drv::ContextId ctx,
+                                   Program program, drv::BufferObject weights, HostCost cost, HalCosts costs,
+                                   Priority priority)
+    : PreparedModel(driver.os(), costs, priority),
+      model_(std::move(model)),
+      driver_(driver),
+      ctx_(ctx),
+      program_(std::move(program)),
+      weights_(weights),
+      cost_(cost) {
+  for (const auto& [operand, slot] : program_.arena) slots_.push_back({slot.offset, slot.bytes, operand});
+  std::sort(slots_.begin(), slots_.end(), [](const Slot& a, const Slot& b) { return a.offset < b.offset; });
+}
+
+NpuPreparedModel::~NpuPreparedModel() {
+  (void)driver_.free_bo(ctx_, weights_.handle);
+  for (drv::BoHandle h : all_arenas_) (void)driver_.free_bo(ctx_, h);
+}
+
+std::string NpuPreparedModel::placement() const {
+  if (program_.cpu_operations == 0) return "npu";
+  return "npu + cpu (" + std::to_string(program_.cpu_operations) + " of " +
+         std::to_string(model_.main.operations.size()) + " operations on the CPU)";
+}
+
+const models::Operand* NpuPreparedModel::io_operand(uint32_t operand) const {
+  const auto& g = model_.main;
+  const bool io = std::count(g.input_indexes.begin(), g.input_indexes.end(), operand) ||
+                  std::count(g.output_indexes.begin(), g.output_indexes.end(), operand);
+  return io ? &g.operands[operand] : nullptr;
+}
+
+Result<drv::BufferObject> NpuPreparedModel::acquire_arena() {
+  if (!free_arenas_.empty()) {
+    drv::BufferObject bo = free_arenas_.back();
+    free_arenas_.pop_back();
+    return bo;
+  }
+  auto bo = driver_.alloc_bo(ctx_, std::max<uint64_t>(program_.arena_bytes, 1));
+  if (!bo) return make_error(bo.error());
+  all_arenas_.push_back(bo->handle);
+  return *bo;
+}
+
+NpuPreparedModel::Location NpuPreparedModel::locate(uint32_t operand, const drv::BufferObject& arena,
+                                                    const Request& request) const {
+  if (auto it = request.buffers.find(operand); it != request.buffers.end()) {
+    const auto& bo = static_cast<const NpuDeviceBuffer&>(*it->second).bo();
+    return {bo.handle, 0, bo.device_address};
+  }
+  const uint64_t off = program_.arena.at(operand).offset;
+  return {arena.handle, off, arena.device_address + off};
+}
+
+std::vector<desc::Raw> NpuPreparedModel::relocate_step(const NpuStep& step, const drv::BufferObject& arena,
+                                                       const Request& request) const {
+  std::vector<desc::Raw> out = step.commands;
+  for (const auto& r : step.relocations) {
+    auto d = desc::decode<desc::Dma>(out[r.descriptor]);
+    if (r.region == Region::WEIGHTS) {
+      d.dev += weights_.device_address;
+    } else {
+      // The slot holding this arena offset names the operand; anything else is arena scratch.
+      auto it = std::upper_bound(slots_.begin(), slots_.end(), d.dev,
+                                 [](uint64_t v, const Slot& s) { return v < s.offset; });
+      if (it != slots_.begin() && d.dev < std::prev(it)->offset + std::prev(it)->bytes) {
+        const Slot& s = *std::prev(it);
+        d.dev = locate(s.operand, arena, request).address + (d.dev - s.offset);
+      } else {
+        d.dev += arena.device_address;
+      }
+    }
+    out[r.descriptor] = desc::encode(d);
+  }
+  return out;
+}
+
+ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptions& options) {
+  auto log = log::get("execution");
+  ExecutionResult r;
+  if (auto s = check_request(model_, request); !s.ok()) {
+    r.status = s;
+    return r;
+  }
+  for (const auto& [idx, buffer] : request.buffers) {
+    const auto* b = dynamic_cast<const NpuDeviceBuffer*>(buffer.get());
+    if (!b || b->context() != ctx_) {
+      r.status = {ErrorStatus::INVALID_ARGUMENT,
+                  "operand " + std::to_string(idx) + ": the buffer was not allocated by this device"};
+      return r;
+    }
+  }
+  std::vector<std::vector<uint32_t>> out_dims;
+  for (uint32_t idx : model_.main.output_indexes) out_dims.push_back(model_.main.operands[idx].dimensions);
+  if (auto s = check_output_capacity(model_, request, out_dims, &r.output_shapes); !s.ok()) {
+    r.status = s;
+    return r;
+  }
+  drv::Os& os = driver_.os();
+  if (options.deadline && min_device_ns_ != UINT64_MAX && *options.deadline - os.now_ns() < min_device_ns_) {
+    r.status = {ErrorStatus::MISSED_DEADLINE_PERSISTENT,
+                "the deadline leaves " + std::to_string(*options.deadline - os.now_ns()) +
+                    " ns; this model never ran faster than " + std::to_string(min_device_ns_) +
+                    " ns on the NPU"};
+    return r;
+  }
+  auto arena_bo = acquire_arena();
+  if (!arena_bo) {
+    r.status = {ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "activation arena: " + arena_bo.error()};
+    return r;
+  }
+  ArenaLease arena(*this, *arena_bo);
+  for (const auto& [idx, t] : request.inputs) {
+    const Location at = locate(idx, arena.bo(), request);
+    os.delay_ns(copy_ns(cost_, t.data.size()));
+    if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w) {
+      r.status = {ErrorStatus::GENERAL_FAILURE, w.error()};
+      return r;
+    }
+    r.host_copy_bytes += t.data.size();
+  }
+  // A run of consecutive NPU stages is one driver job (a chain: the driver starts stage k+1 when
+  // stage k's command buffers are all done); a CPU stage in between runs here, on the host.
+  uint64_t device_ns = 0;
+  for (size_t first = 0; first < program_.stages.size();) {
+    if (program_.stages[first].on_cpu) {
+      if (auto c = run_on_cpu(program_.stages[first], arena.bo(), request, r); !c.ok()) {
+        r.status = c;
+        return r;
+      }
+      ++first;
+      continue;
+    }
+    size_t last = first;
+    while (last < program_.stages.size() && !program_.stages[last].on_cpu) ++last;
+    if (auto s = run_npu_stages(first, last, arena.bo(), request, options, &device_ns, r); !s.ok()) {
+      r.status = s;
+      return r;
+    }
+    first = last;
+  }
+  for (uint32_t idx : model_.main.output_indexes) {
+    if (request.buffers.count(idx)) continue;
+    const auto& op = model_.main.operands[idx];
+    models::Tensor t = models::make_tensor(op, op.dimensions);
+    const Location at = locate(idx, arena.bo(), request);
+    if (auto rd = driver_.read_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !rd) {
+      r.status = {ErrorStatus::GENERAL_FAILURE, rd.error()};
+      return r;
+    }
+    os.delay_ns(copy_ns(cost_, t.data.size()));
+    r.host_copy_bytes += t.data.size();
+    r.outputs[idx] = std::move(t);
+  }
+  if (r.npu_jobs) min_device_ns_ = std::min(min_device_ns_, device_ns);
+  r.timing.time_on_device_us = to_us(device_ns);
+  log->debug("executed {} NPU jobs, {} cycles, {} B copied", r.npu_jobs, r.device_cycles, r.host_copy_bytes);
+  return r;
+}
+
+Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::BufferObject& arena,
+                                        const Request& request, const ExecuteOptions& options,
+                                        uint64_t* device_ns, ExecutionResult& r) {
+  drv::JobRequest job;
+  job.label = "ops " + std::to_string(program_.stages[first].operation) + ".." +
+              std::to_string(program_.stages[last - 1].operation);
+  job.job_priority = to_job_priority(priority());
+  for (size_t i = first; i < last; ++i) {
+    auto& buffers = job.stages.emplace_back();
+    for (const auto& step : program_.stages[i].jobs) buffers.push_back(relocate_step(step, arena, request));
+    r.npu_jobs += static_cast<uint32_t>(buffers.size());
+  }
+  auto fence = driver_.submit(ctx_, std::move(job));
+  if (!fence) return {ErrorStatus::GENERAL_FAILURE, fence.error()};
+  drv::Fence& f = **fence;
+  drv::Os& os = driver_.os();
+  while (!f.signalled()) {
+    if (!options.deadline) {
+      f.waiters->wait();
+      continue;
+    }
+    const uint64_t now = os.now_ns();
+    if (now >= *options.deadline) {
+      (void)driver_.cancel(ctx_, f.job_id);
+      driver_.wait(f);
+      return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline passed while NPU job " +
+                                                          std::to_string(f.job_id) +
+                                                          " ran; it was cancelled"};
+    }
+    f.waiters->wait_for(*options.deadline - now);
+  }
+  if (f.status != drv::JobStatus::COMPLETED)
+    return {ErrorStatus::GENERAL_FAILURE,
+            "NPU job " + std::string(drv::to_string(f.status)) + ": " + f.error};
+  r.device_cycles += f.device_cycles;
+  r.device_energy_pj += f.energy_pj;
+  r.effective_priority = f.effective_priority;
+  *device_ns += f.device_ns;
+  return {};
+}
+
+// A CPU stage: its inputs come out of device memory, the reference kernel runs on the host (charged
+// host time), its outputs go back into device memory for the stages after it.
+Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject& arena,
+                                    const Request& request, ExecutionResult& r) {
+  drv::Os& os = driver_.os();
+  TensorMap inputs;
+  for (size_t i = 0; i < stage.cpu_inputs.size(); ++i) {
+    const uint32_t original = stage.cpu_inputs[i];
+    const auto& op = model_.main.operands[original];
+    models::Tensor t = models::make_tensor(op, op.dimensions);
+    const Location at = locate(original, arena, request);
+    if (auto rd = driver_.read_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !rd)
+      return {ErrorStatus::GENERAL_FAILURE, rd.error()};
+    os.delay_ns(copy_ns(cost_, t.data.size()));
+    r.host_copy_bytes += t.data.size();
+    inputs[stage.cpu_model.main.input_indexes[i]] = std::move(t);
+  }
+  auto out = ops::run_reference(stage.cpu_model, inputs);
+  if (!out)
+    return {ErrorStatus::GENERAL_FAILURE,
+            "operations[" + std::to_string(stage.operation) + "] on the CPU: " + out.error()};
+  os.delay_ns(static_cast<uint64_t>(static_cast<double>(estimated_macs(stage.cpu_model)) / cost_.cpu_gmacs));
+  for (size_t i = 0; i < stage.cpu_outputs.size(); ++i) {
+    const auto& t = out->at(stage.cpu_model.main.output_indexes[i]);
+    const Location at = locate(stage.cpu_outputs[i], arena, request);
+    os.delay_ns(copy_ns(cost_, t.data.size()));
+    r.host_copy_bytes += t.data.size();
+    if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w)
+      return {ErrorStatus::GENERAL_FAILURE, w.error()};
+  }
+  return {};
+}
+
+Status NpuDeviceBuffer::copy_from(const models::Tensor& value) {
+  if (value.type != operand_.type || value.data.size() != operand_.byte_size())
+    return {ErrorStatus::INVALID_ARGUMENT, "copy_from: the value has type " +
+                                               std::string(models::to_string(value.type)) + " and " +
+                                               std::to_string(value.data.size()) + " bytes, the buffer " +
+                                               std::string(models::to_string(operand_.type)) + " and " +
+                                               std::to_string(operand_.byte_size())};
+  driver_.os().delay_ns(copy_ns(cost_, value.data.size()));
+  if (auto w = driver_.write_bo(ctx_, bo_.handle, 0, value.data.data(), value.data.size()); !w)
+    return {ErrorStatus::GENERAL_FAILURE, w.error()};
+  return {};
+}
+
+Status NpuDeviceBuffer::copy_to(models::Tensor* value) {
+  *value = models::make_tensor(operand_, operand_.dimensions);
+  if (auto rd = driver_.read_bo(ctx_, bo_.handle, 0, value->data.data(), value->data.size()); !rd)
+    return {ErrorStatus::GENERAL_FAILURE, rd.error()};
+  driver_.os().delay_ns(copy_ns(cost_, value->data.size()));
+  return {};
+}
+
+}  // namespace npu::hal

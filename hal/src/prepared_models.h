@@ -1,0 +1,132 @@
+// The HAL's concrete prepared models and device buffers (internal to hal/src): the NPU one runs a
+// compiled Program through the driver, with CPU stages between NPU stages; the CPU one runs the
+// reference executor. Device buffers (memory domains) are a driver BO on the NPU, a host tensor on
+// the CPU.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "npu/hal/device.h"
+
+namespace npu::hal {
+
+// Checks a request against the graph: every input given once (as a host tensor or a device buffer),
+// types and sizes equal, buffers only for graph inputs/outputs, capacities only for outputs.
+Status check_request(const models::Model& model, const Request& request);
+
+// Output shapes and the OUTPUT_INSUFFICIENT_SIZE status (naming the first output too small) for
+// outputs of the given dimensions against the request's capacities; OK when every output fits.
+Status check_output_capacity(const models::Model& model, const Request& request,
+                             const std::vector<std::vector<uint32_t>>& output_dims,
+                             std::vector<OutputShape>* shapes);
+
+uint64_t copy_ns(const HostCost& cost, uint64_t bytes);
+// Multiply-accumulates of the convolution-like operations, for the CPU cost model; other operations
+// count one operation per output element.
+uint64_t estimated_macs(const models::Model& m);
+
+class NpuDeviceBuffer : public DeviceBuffer {
+ public:
+  NpuDeviceBuffer(drv::Driver& driver, drv::ContextId ctx, drv::BufferObject bo, models::Operand operand,
+                  HostCost cost)
+      : driver_(driver), ctx_(ctx), bo_(bo), operand_(std::move(operand)), cost_(cost) {}
+  ~NpuDeviceBuffer() override { (void)driver_.free_bo(ctx_, bo_.handle); }
+  const models::Operand& operand() const override { return operand_; }
+  Status copy_from(const models::Tensor& value) override;
+  Status copy_to(models::Tensor* value) override;
+  const drv::BufferObject& bo() const { return bo_; }
+  drv::ContextId context() const { return ctx_; }
+
+ private:
+  drv::Driver& driver_;
+  drv::ContextId ctx_;
+  drv::BufferObject bo_;
+  models::Operand operand_;
+  HostCost cost_;
+};
+
+class CpuDeviceBuffer : public DeviceBuffer {
+ public:
+  explicit CpuDeviceBuffer(models::Operand operand) : operand_(std::move(operand)) {}
+  const models::Operand& operand() const override { return operand_; }
+  Status copy_from(const models::Tensor& value) override;
+  Status copy_to(models::Tensor* value) override;
+
+ private:
+  models::Operand operand_;
+  std::optional<models::Tensor> value_;
+};
+
+class CpuPreparedModel : public PreparedModel {
+ public:
+  CpuPreparedModel(models::Model m, drv::Os& os, HostCost cost, HalCosts costs, Priority priority,
+                   std::string placement)
+      : PreparedModel(os, costs, priority),
+        model_(std::move(m)),
+        cost_(cost),
+        macs_(estimated_macs(model_)),
+        placement_(std::move(placement)) {}
+  std::string placement() const override { return placement_; }
+  const models::Operand* io_operand(uint32_t operand) const override;
+
+ protected:
+  ExecutionResult run(const Request& request, const ExecuteOptions& options) override;
+
+ private:
+  models::Model model_;
+  HostCost cost_;
+  uint64_t macs_;
+  std::string placement_;
+};
+
+class NpuPreparedModel : public PreparedModel {
+ public:
+  // `model` has every operand's dimensions known (inferred where the file left them open).
+  NpuPreparedModel(models::Model model, drv::Driver& driver, drv::ContextId ctx, Program program,
+                   drv::BufferObject weights, HostCost cost, HalCosts costs, Priority priority);
+  ~NpuPreparedModel() override;
+  std::string placement() const override;
+  const models::Operand* io_operand(uint32_t operand) const override;
+
+ protected:
+  ExecutionResult run(const Request& request, const ExecuteOptions& options) override;
+
+ private:
+  // Where an operand lives during one execution: its slot in the execution's arena or a device buffer.
+  struct Location {
+    drv::BoHandle bo = 0;
+    uint64_t offset = 0;   // within the BO
+    uint64_t address = 0;  // device address of the operand's first byte
+  };
+  struct Slot {
+    uint64_t offset = 0, bytes = 0;
+    uint32_t operand = 0;
+  };
+  class ArenaLease;
+
+  Result<drv::BufferObject> acquire_arena();
+  void release_arena(const drv::BufferObject& arena) { free_arenas_.push_back(arena); }
+  Location locate(uint32_t operand, const drv::BufferObject& arena, const Request& request) const;
+  // The step's descriptors with absolute addresses: weights, arena slots, or device buffers.
+  std::vector<desc::Raw> relocate_step(const NpuStep& step, const drv::BufferObject& arena,
+                                       const Request& request) const;
+  Status run_on_cpu(const Stage& stage, const drv::BufferObject& arena, const Request& request,
+                    ExecutionResult& r);
+  Status run_npu_stages(size_t first, size_t last, const drv::BufferObject& arena, const Request& request,
+                        const ExecuteOptions& options, uint64_t* device_ns, ExecutionResult& r);
+
+  models::Model model_;
+  drv::Driver& driver_;
+  drv::ContextId ctx_;
+  Program program_;
+  drv::BufferObject weights_;
+  HostCost cost_;
+  std::vector<Slot> slots_;  // by arena offset
+  std::vector<drv::BufferObject> free_arenas_;
+  std::vector<drv::BoHandle> all_arenas_;
+  uint64_t min_device_ns_ = UINT64_MAX;  // fastest device time seen: below it a deadline is hopeless
+};
+
+}  // namespace npu::hal

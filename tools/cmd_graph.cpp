@@ -1,0 +1,50 @@
+#include "cmd_graph.h"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "npu/hal/graph_dump.h"
+#include "npu/models/model_json.h"
+
+namespace npu::tools {
+namespace {
+
+struct GraphOptions {
+  std::string model, out;
+};
+
+int graph_command(const GraphOptions& o) {
+  auto model = models::load_model_json(o.model);
+  if (!model) {
+    std::fprintf(stderr, "npusim: %s\n", model.error().c_str());
+    return 1;
+  }
+  const std::string dot = hal::graph_dump(*model);
+  if (o.out.empty() || o.out == "-") {
+    std::fputs(dot.c_str(), stdout);
+    return 0;
+  }
+  std::ofstream out(o.out);
+  out << dot;
+  if (!out) {
+    std::fprintf(stderr, "npusim: %s: cannot write\n", o.out.c_str());
+    return 1;
+  }
+  std::printf("%s: %zu operations, %zu operands -> %s\n", o.model.c_str(), model->main.operations.size(),
+              model->main.operands.size(), o.out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_graph_command(CLI::App& app) {
+  auto options = std::make_shared<GraphOptions>();
+  auto* cmd = app.add_subcommand("graph", "Write a model as a Graphviz .dot graph (NNAPI graphDump)");
+  cmd->add_option("model", options->model, "Model JSON (SPEC §4)")->required();
+  cmd->add_option("-o,--output", options->out, "Where to write the .dot file (default: stdout)");
+  return [cmd, options]() { return cmd->parsed() ? graph_command(*options) : -1; };
+}
+
+}  // namespace npu::tools
