@@ -27,7 +27,9 @@ npu::models::Model conv_model(ModelBuilder& b) {
 TEST(Pipeline, CompilerAlternatesTwoSramBuffersBetweenTiles) {
   ModelBuilder b(31);
   const auto model = conv_model(b);
-  auto prog = npu::hal::compile_for_npu(model, {16, 16, 64 * 1024, 1});
+  npu::hal::NpuTarget target;  // 16×16 array, one channel
+  target.sram_bytes = 64 * 1024;
+  auto prog = npu::hal::compile_for_npu(model, target);
   ASSERT_TRUE(prog.ok()) << prog.error();
   std::vector<uint32_t> in_buffers, out_buffers;
   uint32_t points = 0;
