@@ -19,26 +19,6 @@ using models::QuantParams;
 
 constexpr double kHostCpuWatts = 2.0;  // one busy host core
 
-// DEPTHWISE_CONV_2D 3×3, SAME padding, depth multiplier 1 (ModelBuilder has no helper for it).
-uint32_t depthwise(models::ModelBuilder& b, uint32_t x, uint32_t stride, QuantParams w_q, QuantParams out_q) {
-  const models::Operand in = b.model().main.operands[x];
-  const bool quant = in.type != OperandType::TENSOR_FLOAT32;
-  const uint32_t c = in.dimensions[3];
-  const uint32_t filter = quant ? b.random_constant(in.type, {1, 3, 3, c}, w_q, -128, 255)
-                                : b.random_constant(in.type, {1, 3, 3, c}, {}, -0.5, 0.5);
-  const uint32_t bias =
-      quant ? b.random_constant(OperandType::TENSOR_INT32, {c}, {in.scale * w_q.scale, 0}, -2000, 2000)
-            : b.random_constant(in.type, {c}, {}, -0.2, 0.2);
-  const uint32_t oh = (in.dimensions[1] + stride - 1) / stride, ow = (in.dimensions[2] + stride - 1) / stride;
-  const uint32_t out = b.tensor(in.type, {in.dimensions[0], oh, ow, c}, out_q);
-  const auto s = static_cast<int32_t>(stride);
-  b.operation(models::OperationType::DEPTHWISE_CONV_2D,
-              {x, filter, bias, b.constant_i32(1), b.constant_i32(s), b.constant_i32(s), b.constant_i32(1),
-               b.constant_i32(static_cast<int32_t>(fx::FusedActivation::RELU6))},
-              {out});
-  return out;
-}
-
 struct Workload {
   models::Model model;
   TensorMap inputs;
@@ -57,7 +37,7 @@ Workload mobilenet_style(OperandType type) {
   h = b.conv_2d(h, 16, 3, 3, 1, 2, relu6, w_q, act_q);
   const uint32_t widths[] = {32, 64, 64};
   for (uint32_t i = 0; i < 3; ++i) {
-    h = depthwise(b, h, i == 0 ? 1 : 2, w_q, act_q);
+    h = b.depthwise_conv_2d(h, 3, 3, 1, i == 0 ? 1 : 2, relu6, w_q, act_q);
     h = b.conv_2d(h, widths[i], 1, 1, 1, 1, relu6, w_q, act_q);
   }
   b.mark_output(b.fully_connected(h, 10, fx::FusedActivation::NONE, w_q, act_q));
