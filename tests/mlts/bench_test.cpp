@@ -1,31 +1,21 @@
 // `npusim bench` end to end: the table, the JSON figures, determinism of simulated latency, and the
 // HTML report rendered by headless Chromium (Debian's chromium; the test fails if it is missing).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <string>
 
+#include "../support/cli.h"
+
 namespace {
 
-struct CliRun {
-  int status;
-  std::string output;
-};
-
-CliRun shell(const std::string& cmd, bool with_stderr = true) {
-  FILE* p = popen((cmd + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int rc = p ? pclose(p) : -1;
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
-}
+using npu::testing::CliRun;
+using npu::testing::run_shell;
 
 const std::string kBench =
     std::string(NPUSIM_BIN) + " bench --hw " + NPUSIM_SOURCE_DIR "/configs/npu/default.json";
@@ -34,7 +24,7 @@ const std::string kBench =
 const std::string kModel = " --model zoo:mobilenet_v2_quant8@64 --iterations 4";
 
 TEST(Bench, TablePrintsLatencyAndAccuracy) {
-  const CliRun r = shell(kBench + kModel);
+  const CliRun r = run_shell(kBench + kModel);
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* want :
        {"latency (simulated time, 4 iterations, us)", "p50", "p99", "histogram", "compilation",
@@ -44,7 +34,7 @@ TEST(Bench, TablePrintsLatencyAndAccuracy) {
 }
 
 TEST(Bench, JsonFiguresAreConsistentAndDeterministic) {
-  const CliRun a = shell(kBench + kModel + " --json", false);
+  const CliRun a = run_shell(kBench + kModel + " --json", false);
   ASSERT_EQ(a.status, 0) << a.output;
   const auto j = nlohmann::json::parse(a.output);
   const auto& lat = j["latency_us"];
@@ -66,7 +56,7 @@ TEST(Bench, JsonFiguresAreConsistentAndDeterministic) {
   EXPECT_GE(classes.size(), 2u);
   EXPECT_EQ(j["parameters"].get<uint64_t>(), 3487816u);
   // Simulated latency is deterministic: a second process gives the same per-iteration figures.
-  const auto k = nlohmann::json::parse(shell(kBench + kModel + " --json", false).output);
+  const auto k = nlohmann::json::parse(run_shell(kBench + kModel + " --json", false).output);
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(j["iterations"][i]["latency_us"], k["iterations"][i]["latency_us"]) << i;
     EXPECT_EQ(j["iterations"][i]["npu_cycles"], k["iterations"][i]["npu_cycles"]) << i;
@@ -74,7 +64,7 @@ TEST(Bench, JsonFiguresAreConsistentAndDeterministic) {
 }
 
 TEST(Bench, TimingOnlyModelIsOneClearError) {
-  const CliRun r = shell(kBench + " --model zoo:decoder_1b_decode@8");
+  const CliRun r = run_shell(kBench + " --model zoo:decoder_1b_decode@8");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   EXPECT_NE(r.output.find("timing-only"), std::string::npos) << r.output;
@@ -83,14 +73,14 @@ TEST(Bench, TimingOnlyModelIsOneClearError) {
 // The page is self-contained and its script draws four charts; Chromium lays them out and the DOM it
 // dumps after the scripts ran carries what each chart drew (data-marks, data-drawn-size).
 TEST(Bench, HtmlReportRendersInHeadlessChromium) {
-  ASSERT_EQ(shell(kBench + kModel + " --report report.html").status, 0);
+  ASSERT_EQ(run_shell(kBench + kModel + " --report report.html").status, 0);
   std::ifstream in("report.html");
   const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
   EXPECT_EQ(html.find("https://"), std::string::npos);
   char cwd[4096];
   ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
-  const CliRun dom = shell(
+  const CliRun dom = run_shell(
       "chromium --headless --no-sandbox --disable-gpu --user-data-dir=./chromium-profile "
       "--dump-dom file://" +
           std::string(cwd) + "/report.html",

@@ -2,28 +2,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../support/cli.h"
+
 namespace {
 
-struct CliRun {
-  int status;
-  std::string output;  // stdout + stderr
-};
+using npu::testing::CliRun;
 
 CliRun npusim(const std::string& args) {
-  const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int rc = p ? pclose(p) : -1;
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+  return npu::testing::run_shell(std::string(NPUSIM_BIN) + " " + args);
 }
 
 const std::string kHw = std::string("--hw ") + NPUSIM_SOURCE_DIR "/configs/npu/default.json";

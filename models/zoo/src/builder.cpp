@@ -74,30 +74,22 @@ uint32_t ModelBuilder::random_constant(OperandType type, std::vector<uint32_t> d
   return add(std::move(op));
 }
 
-uint32_t ModelBuilder::constant_i32(int32_t v) {
+uint32_t ModelBuilder::scalar_constant(OperandType type, const void* value, size_t bytes) {
   Operand op;
-  op.type = OperandType::INT32;
+  op.type = type;
   op.lifetime = Lifetime::CONSTANT_COPY;
-  op.data.resize(4);
-  std::memcpy(op.data.data(), &v, 4);
+  op.data.resize(bytes);
+  std::memcpy(op.data.data(), value, bytes);
   return add(std::move(op));
 }
 
-uint32_t ModelBuilder::constant_f32(float v) {
-  Operand op;
-  op.type = OperandType::FLOAT32;
-  op.lifetime = Lifetime::CONSTANT_COPY;
-  op.data.resize(4);
-  std::memcpy(op.data.data(), &v, 4);
-  return add(std::move(op));
-}
+uint32_t ModelBuilder::constant_i32(int32_t v) { return scalar_constant(OperandType::INT32, &v, 4); }
+
+uint32_t ModelBuilder::constant_f32(float v) { return scalar_constant(OperandType::FLOAT32, &v, 4); }
 
 uint32_t ModelBuilder::constant_bool(bool v) {
-  Operand op;
-  op.type = OperandType::BOOL;
-  op.lifetime = Lifetime::CONSTANT_COPY;
-  op.data = {static_cast<uint8_t>(v ? 1 : 0)};
-  return add(std::move(op));
+  const uint8_t byte = v ? 1 : 0;
+  return scalar_constant(OperandType::BOOL, &byte, 1);
 }
 
 uint32_t ModelBuilder::constant_i32_tensor(const std::vector<int32_t>& values) {

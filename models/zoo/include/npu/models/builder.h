@@ -100,6 +100,7 @@ class ModelBuilder {
 
  private:
   uint32_t add(Operand op);
+  uint32_t scalar_constant(OperandType type, const void* value, size_t bytes);
   // Filter and bias constants for a layer with `fan_in` inputs per output, per the weight init.
   uint32_t filter_constant(OperandType type, std::vector<uint32_t> dims, uint32_t fan_in, QuantParams q);
   uint32_t bias_constant(OperandType input_type, uint32_t units, float bias_scale);
