@@ -13,6 +13,7 @@
 
 #include "cmd_import.h"
 #include "cmd_graph.h"
+#include "command.h"
 #include "npu/common/log.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -269,9 +270,19 @@ int regmap_command() {
 }  // namespace
 
 // Entered through sc_elab_and_sim() from main() below.
+// Help for every subcommand, generic over what is registered: `npusim`, `npusim --help`.
+std::string full_help(CLI::App& app) {
+  std::string text = app.help();
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    text += "\n" + sub->help(sub->get_name());
+  return text;
+}
+
 int sc_main(int argc, char* argv[]) {
   CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager"};
-  app.require_subcommand(1);
+  app.set_help_flag();  // replaced by the generic full help below
+  bool help = false;
+  app.add_flag("-h,--help", help, "Explain every subcommand");
   std::string log_filter;
   app.add_option("--log", log_filter, "Log tags/components to print (overrides NPUSIM_LOG): all, or a list");
 
@@ -316,6 +327,15 @@ int sc_main(int argc, char* argv[]) {
   const auto regress = npu::tools::add_regress_command(app);
   const auto graph = npu::tools::add_graph_command(app);
 
+  // Subcommands in their own files (tools/cmd_*.cpp); one line each.
+  const std::vector<npusim::Subcommand> registered = {
+      npusim::register_scenario_command(app),
+  };
+
+  if (argc == 1) {
+    std::fputs(full_help(app).c_str(), stdout);
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -323,8 +343,18 @@ int sc_main(int argc, char* argv[]) {
     std::fprintf(stderr, "npusim: %s (see npusim --help)\n", e.what());
     return 2;
   }
+  if (help && !app.get_subcommands().empty()) {
+    std::fputs(app.get_subcommands().front()->help().c_str(), stdout);
+    return 0;
+  }
+  if (help || app.get_subcommands().empty()) {
+    std::fputs(full_help(app).c_str(), stdout);
+    return help ? 0 : 2;
+  }
   if (!log_filter.empty()) npu::log::set_filter(log_filter);
   if (command_exit >= 0) return command_exit;
+  for (const auto& sub : registered)
+    if (sub.cli->parsed()) return sub.run();
   if (run_cmd->parsed()) return run_command(run);
   if (const int status = zoo(); status >= 0) return status;
   if (const int status = bench(); status >= 0) return status;

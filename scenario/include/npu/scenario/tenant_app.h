@@ -1,0 +1,98 @@
+// One app of a scenario, as a simulated thread: it asks the NPU manager before loading its model
+// (NpuManager::request_can_load_model), loads it when approved (weights into the NPU's weight memory
+// through the driver, copy time charged), serves its workload's requests as timing-only driver jobs at
+// its job priority, gives the model back when the manager asks (memory pressure, thermal) and asks
+// again after `rerequest_delay_ms`. Requests that arrive while the model is not resident wait; a
+// deadline-bound request whose deadline passed before it could start is dropped.
+// Jobs go straight to the driver (as the HAL's execute does) because the HAL has no per-execution
+// priority yet; the uid's scheduling config still comes from the manager through the scheduling HAL.
+// Not modelled: the app's own CPU work, process death.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "npu/common/trace.h"
+#include "npu/drv/driver.h"
+#include "npu/mgr/npu_manager.h"
+#include "npu/mgr/npu_service.h"
+#include "npu/scenario/models.h"
+#include "npu/scenario/runner.h"
+
+namespace npu::scenario {
+
+class TenantApp {
+ public:
+  TenantApp(drv::Driver& driver, mgr::NpuService& service, const AppSpec& spec, RunnableModel model,
+            double memcpy_gbps, uint64_t seed, uint64_t end_ns, trace::Tracer* tracer);
+  ~TenantApp();
+  TenantApp(const TenantApp&) = delete;
+  TenantApp& operator=(const TenantApp&) = delete;
+
+  void start();
+  // What happened (call once, at the end of the run): unserved requests whose deadline passed count as
+  // dropped.
+  AppRun finish();
+  const AppSpec& spec() const { return spec_; }
+
+ private:
+  class Callback;
+  struct Arrival {
+    uint64_t at_ns = 0, deadline_ns = 0;
+    uint32_t seq = 0;
+  };
+  void main();
+  bool load(int64_t request_id);
+  void unload();
+  // Serves requests until the manager asks for the model back or the run ends.
+  void serve();
+  bool run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what, RequestRecord* rec);
+  // Next open-loop arrival (periodic, bursty, Poisson); at_ns = UINT64_MAX when past the stop time.
+  Arrival next_arrival();
+  bool closed_loop() const;
+  uint64_t stop_ns() const;
+  // Sleeps until `t` or news (unload asked, request ended); false when woken early.
+  bool sleep_until(uint64_t t);
+  bool interrupted() const { return unload_asked_ || ended_; }
+  double uniform();
+
+  drv::Driver& driver_;
+  mgr::NpuService& service_;
+  AppSpec spec_;
+  RunnableModel model_;
+  double memcpy_gbps_;
+  uint64_t end_ns_;
+  trace::Tracer* tracer_;
+  uint32_t track_ = 0;
+  mgr::NpuManager manager_;
+  mgr::Executor executor_;
+  std::shared_ptr<Callback> callback_;
+  std::unique_ptr<drv::WaitQueue> wake_;
+  std::mt19937_64 rng_;
+
+  drv::ContextId ctx_ = 0;
+  drv::BufferObject weights_{}, arena_{};
+  // Relocated command buffers of each program while loaded.
+  std::vector<std::vector<std::vector<desc::Raw>>> infer_, prefill_, decode_;
+
+  mgr::ModelLoadStatusListener* listener_ = nullptr;
+  int64_t current_id_ = 0;
+  bool approved_ = false, ended_ = false, unload_asked_ = false;
+  uint64_t resident_since_ = 0;
+
+  // Workload state.
+  std::vector<Arrival> pending_;  // arrived or scheduled open-loop requests not yet served
+  uint64_t next_open_ns_ = 0;     // the next open-loop arrival to generate
+  uint32_t burst_left_ = 0;
+  uint32_t seq_ = 0;
+  uint32_t tokens_done_ = 0;      // LLM: progress in the current session (kept across unloads)
+  bool in_session_ = false;
+  RequestRecord session_;
+  uint32_t batch_done_ = 0;
+  AppRun run_;
+};
+
+}  // namespace npu::scenario

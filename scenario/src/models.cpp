@@ -1,0 +1,224 @@
+#include "npu/scenario/models.h"
+
+#include <algorithm>
+
+#include "npu/models/builder.h"
+#include "npu/regmap/descriptors.h"
+
+namespace npu::scenario {
+namespace {
+
+using models::OperandType;
+using fx::FusedActivation;
+
+// Built-in small networks. Sizes are chosen so that, alone on the default 4-channel NPU, a camera
+// frame takes a few ms (30 fps leaves most of the NPU free) and an assistant request about a ms.
+struct Builtin {
+  const char* name;
+  const char* description;
+  models::Model (*build)(uint64_t seed);
+};
+
+models::Model conv_net(uint64_t seed, uint32_t size, uint32_t width) {
+  models::ModelBuilder b(seed);
+  const models::QuantParams in_q{0.02f, 128}, w_q{0.01f, 120}, mid_q{0.05f, 100}, out_q{0.1f, 128};
+  uint32_t h = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, size, size, 16}, in_q);
+  h = b.conv_2d(h, width, 3, 3, 1, 1, FusedActivation::RELU, w_q, mid_q);
+  h = b.conv_2d(h, width, 3, 3, 1, 1, FusedActivation::RELU, w_q, mid_q);
+  h = b.conv_2d(h, 2 * width, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
+  h = b.conv_2d(h, 2 * width, 3, 3, 1, 1, FusedActivation::RELU, w_q, mid_q);
+  h = b.conv_2d(h, 4 * width, 3, 3, 1, 2, FusedActivation::RELU, w_q, mid_q);
+  b.mark_output(b.conv_2d(h, 16, 1, 1, 1, 1, FusedActivation::NONE, w_q, out_q));  // per-position head
+  return b.take();
+}
+
+models::Model mlp(uint64_t seed, uint32_t batch, uint32_t width, uint32_t layers) {
+  models::ModelBuilder b(seed);
+  const models::QuantParams in_q{0.02f, 128}, w_q{0.01f, 120}, mid_q{0.05f, 100};
+  uint32_t h = b.input(OperandType::TENSOR_QUANT8_ASYMM, {batch, width}, in_q);
+  for (uint32_t i = 0; i < layers; ++i) h = b.fully_connected(h, width, FusedActivation::RELU, w_q, mid_q);
+  b.mark_output(h);
+  return b.take();
+}
+
+const std::vector<Builtin>& builtins() {
+  static const std::vector<Builtin> kBuiltins = {
+      {"vision-small", "5 3x3 convolutions on 128x128x16 + a 1x1 head, 2.0 G MACs (camera frame)",
+       [](uint64_t seed) { return conv_net(seed, 128, 64); }},
+      {"vision-large", "5 3x3 convolutions on 160x160x16 + a 1x1 head, 3.1 G MACs (photo indexing)",
+       [](uint64_t seed) { return conv_net(seed, 160, 64); }},
+      {"assistant", "4 fully-connected 1024-wide layers on 64 tokens (assistant request)",
+       [](uint64_t seed) { return mlp(seed, 64, 1024, 4); }},
+  };
+  return kBuiltins;
+}
+
+struct DecoderPreset {
+  const char* name;
+  DecoderShape shape;
+};
+// Llama-like shapes (int8 weights): ≈ 1.0 GB, 2.7 GB and 6.6 GB.
+const std::vector<DecoderPreset>& decoder_presets() {
+  static const std::vector<DecoderPreset> kPresets = {
+      {"decoder-1b", {16, 2048, 8192, 4, 32000}},
+      {"decoder-3b", {26, 3072, 8192, 2, 32000}},
+      {"decoder-7b", {32, 4096, 11008, 1, 32000}},
+  };
+  return kPresets;
+}
+
+// Arena: activations in at 0 (M×K), results out after them (M×N).
+uint64_t gemm_arena_bytes(uint32_t m, uint32_t k, uint32_t n) { return uint64_t{m} * k + uint64_t{m} * n; }
+
+// Appends a GEMM to the one stage of `p`: buffer b of the GEMM goes to the end of channel b's buffer.
+void append_gemm(Program* p, uint32_t m, uint32_t k, uint32_t n, const hal::NpuTarget& target, uint64_t* weights_offset,
+                 uint64_t* arena) {
+  if (p->stages.empty()) p->stages.emplace_back();
+  auto& buffers = p->stages.front();
+  auto steps = lower_gemm(m, k, n, target, *weights_offset);
+  if (buffers.size() < steps.size()) buffers.resize(steps.size());
+  for (size_t b = 0; b < steps.size(); ++b) {
+    hal::NpuStep& into = buffers[b];
+    const auto base = static_cast<uint32_t>(into.commands.size());
+    for (auto r : steps[b].relocations) into.relocations.push_back({r.descriptor + base, r.region});
+    into.commands.insert(into.commands.end(), steps[b].commands.begin(), steps[b].commands.end());
+    into.macs += steps[b].macs;
+  }
+  p->macs += uint64_t{m} * k * n;
+  *weights_offset += uint64_t{k} * n;
+  *arena = std::max(*arena, gemm_arena_bytes(m, k, n));
+}
+
+// One pass of `m` tokens through every layer; `head`: also the output projection (decode). One job of one
+// stage: each channel streams its column slice of every GEMM, layer after layer (a tensor-parallel split
+// as NPU compilers emit whole-graph command streams per core). The exchange of activations between
+// channels after each layer is not modelled (this NPU has no inter-channel barrier; see models.h).
+Program lower_decoder(const DecoderShape& d, uint32_t m, bool head, const hal::NpuTarget& target, uint64_t* arena) {
+  Program p;
+  uint64_t w = 0;
+  const uint32_t kv = d.hidden / d.kv_heads_ratio;
+  for (uint32_t l = 0; l < d.layers; ++l) {
+    append_gemm(&p, m, d.hidden, d.hidden + 2 * kv, target, &w, arena);  // Q, K, V projections
+    append_gemm(&p, m, d.hidden, d.hidden, target, &w, arena);           // attention output
+    append_gemm(&p, m, d.hidden, 2 * d.ffn, target, &w, arena);          // gate and up
+    append_gemm(&p, m, d.ffn, d.hidden, target, &w, arena);              // down
+  }
+  if (head && d.vocab) append_gemm(&p, 1, d.hidden, d.vocab, target, &w, arena);
+  return p;
+}
+
+}  // namespace
+
+uint64_t Program::descriptors() const {
+  uint64_t n = 0;
+  for (const auto& stage : stages)
+    for (const auto& step : stage) n += step.commands.size();
+  return n;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& b : builtins()) names.push_back(b.name);
+  for (const auto& d : decoder_presets()) names.push_back(d.name);
+  return names;
+}
+
+bool is_builtin_model(const std::string& name) {
+  return std::any_of(builtins().begin(), builtins().end(), [&](const Builtin& b) { return name == b.name; });
+}
+
+std::optional<DecoderShape> decoder_preset(const std::string& name) {
+  for (const auto& d : decoder_presets())
+    if (name == d.name) return d.shape;
+  return std::nullopt;
+}
+
+uint64_t model_weight_bytes(const ModelSpec& spec) {
+  if (spec.is_decoder()) return spec.decoder.weight_bytes();
+  auto m = build_model(spec, hal::NpuTarget{}, 0, 1);
+  return m ? m->weight_bytes : 0;
+}
+
+std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const hal::NpuTarget& target,
+                                     uint64_t weights_offset) {
+  const uint64_t sram = target.sram_bytes;
+  const uint32_t cols = std::max<uint32_t>(target.array_cols, 1);
+  // A quarter of the SRAM for an activation block of mb rows, the rest for one weight block of nb
+  // columns (K·nb bytes), its bias and requantisation words (12 per column) and mb·nb results.
+  const uint32_t mb = static_cast<uint32_t>(std::clamp<uint64_t>(sram / 4 / k, 1, m));
+  const uint64_t act = uint64_t{mb} * k;
+  uint64_t nb = (sram - act - 4096) / (uint64_t{k} + mb + 12);
+  nb = std::max<uint64_t>(nb / cols * cols, cols);
+  nb = std::min<uint64_t>(nb, n);
+  const uint32_t n_blocks = static_cast<uint32_t>((n + nb - 1) / nb);
+  const uint32_t buffers = std::min<uint32_t>(std::max<uint32_t>(target.channels, 1), n_blocks);
+  const uint32_t w_sram = static_cast<uint32_t>((act + 63) / 64 * 64);
+  const uint32_t bias_sram = static_cast<uint32_t>(w_sram + uint64_t{k} * nb);
+  const uint32_t quant_sram = static_cast<uint32_t>(bias_sram + 4 * nb);
+  const uint32_t out_sram = static_cast<uint32_t>(quant_sram + 8 * nb);
+
+  std::vector<hal::NpuStep> steps(buffers);
+  auto emit = [](hal::NpuStep& s, desc::Raw raw, std::optional<hal::Region> reloc) {
+    if (reloc) s.relocations.push_back({static_cast<uint32_t>(s.commands.size()), *reloc});
+    s.commands.push_back(raw);
+  };
+  uint32_t id = 0;
+  for (uint32_t m0 = 0; m0 < m; m0 += mb) {
+    const uint32_t rows = std::min(mb, m - m0);
+    for (auto& s : steps) {
+      emit(s, desc::encode(desc::Dma{{desc::Opcode::DMA_IN, id++}, uint64_t{m0} * k, 0, rows * k, 1, 0, 0}),
+           hal::Region::ARENA);
+      // From here on only the activation block is live between tiles: a checkpoint saves just that.
+      desc::PreemptPoint pp{{desc::Opcode::PREEMPT_POINT, id++}, {0, 0, 0, 0}, {rows * k, 0, 0, 0}};
+      emit(s, desc::encode(pp), std::nullopt);
+    }
+    for (uint32_t j = 0; j < n_blocks; ++j) {
+      hal::NpuStep& s = steps[j % buffers];
+      const uint32_t n0 = static_cast<uint32_t>(j * nb);
+      const uint32_t w = static_cast<uint32_t>(std::min<uint64_t>(nb, n - n0));
+      emit(s,
+           desc::encode(desc::Dma{{desc::Opcode::DMA_IN, id++}, weights_offset + uint64_t{n0} * k, w_sram, k * w, 1, 0, 0}),
+           hal::Region::WEIGHTS);
+      desc::Conv c{};
+      c.h = {desc::Opcode::CONV_INT8, id++};
+      c.in_sram = 0, c.in_h = 1, c.in_w = rows, c.in_c = k;
+      c.w_sram = w_sram, c.kh = 1, c.kw = 1, c.cout = w;
+      c.bias_sram = bias_sram, c.quant_sram = quant_sram, c.out_sram = out_sram;
+      c.out_h = 1, c.out_w = rows, c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
+      c.clamp_lo = -128, c.clamp_hi = 127;
+      emit(s, desc::encode(c), std::nullopt);
+      s.macs += uint64_t{rows} * k * w;
+      const uint64_t dev = uint64_t{m} * k + uint64_t{m0} * n + n0;
+      emit(s, desc::encode(desc::Dma{{desc::Opcode::DMA_OUT, id++}, dev, out_sram, w, rows, n, w}), hal::Region::ARENA);
+    }
+  }
+  return steps;
+}
+
+Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& target, uint32_t prefill_tokens,
+                                  uint64_t seed) {
+  RunnableModel r;
+  r.name = spec.name;
+  if (spec.is_decoder()) {
+    r.weight_bytes = spec.decoder.weight_bytes();
+    if (prefill_tokens) r.prefill = lower_decoder(spec.decoder, prefill_tokens, false, target, &r.arena_bytes);
+    r.decode = lower_decoder(spec.decoder, 1, true, target, &r.arena_bytes);
+    return r;
+  }
+  auto it = std::find_if(builtins().begin(), builtins().end(), [&](const Builtin& b) { return spec.name == b.name; });
+  if (it == builtins().end()) return make_error("unknown model \"" + spec.name + "\"");
+  auto program = hal::compile_for_npu(it->build(seed), target);
+  if (!program) return make_error(spec.name + ": " + program.error());
+  for (auto& stage : program->stages) {
+    if (stage.on_cpu) return make_error(spec.name + ": operation " + std::to_string(stage.operation) +
+                                        " does not run on the NPU: " + stage.cpu_reason);
+    for (const auto& step : stage.jobs) r.infer.macs += step.macs;
+    r.infer.stages.push_back(std::move(stage.jobs));
+  }
+  r.weights_image = std::move(program->weights);
+  r.weight_bytes = r.weights_image.size();
+  r.arena_bytes = program->arena_bytes;
+  return r;
+}
+
+}  // namespace npu::scenario

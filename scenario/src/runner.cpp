@@ -1,0 +1,315 @@
+#include "npu/scenario/runner.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "npu/scenario/baselines.h"
+#include "npu/scenario/models.h"
+#include "npu/scenario/tenant_app.h"
+#include "npu/sim/npu.h"
+#include "npu/system/system.h"
+
+namespace npu::scenario {
+namespace {
+
+using nlohmann::json;
+
+uint64_t s_to_ns(double s) { return static_cast<uint64_t>(std::llround(s * 1e9)); }
+
+// Channel spans of the driver's timeline ("driver" process, tracks "chN"), attributed to apps by the
+// job label ("<app name> <what>").
+std::vector<ChannelSpan> channel_spans(const json& trace, const std::vector<AppSpec>& apps) {
+  std::map<std::pair<int, int>, uint32_t> channel_of;  // (pid, tid) → channel
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") != "M" || e.value("name", "") != "thread_name") continue;
+    const std::string n = e["args"].value("name", "");
+    if (n.size() > 2 && n.rfind("ch", 0) == 0 && std::isdigit(static_cast<unsigned char>(n[2])))
+      channel_of[{e["pid"].get<int>(), e["tid"].get<int>()}] = static_cast<uint32_t>(std::stoul(n.substr(2)));
+  }
+  std::vector<ChannelSpan> out;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e.value("ph", "") != "X") continue;
+    auto it = channel_of.find({e["pid"].get<int>(), e["tid"].get<int>()});
+    if (it == channel_of.end()) continue;
+    const std::string label = e.value("name", "");
+    int uid = -1;
+    for (const auto& a : apps)
+      if (label.rfind(a.name + " ", 0) == 0) uid = a.uid;
+    if (uid < 0) continue;
+    const double ts_us = e["ts"].get<double>(), dur_us = e["dur"].get<double>();
+    out.push_back({it->second, static_cast<uint64_t>(std::llround(ts_us * 1000)),
+                   static_cast<uint64_t>(std::llround((ts_us + dur_us) * 1000)), uid});
+  }
+  std::sort(out.begin(), out.end(), [](const ChannelSpan& a, const ChannelSpan& b) {
+    return std::tie(a.start_ns, a.channel) < std::tie(b.start_ns, b.channel);
+  });
+  return out;
+}
+
+double stat_value(const stats::Registry& r, const std::string& path) {
+  if (const double* v = r.find_value(path)) return *v;
+  if (const uint64_t* c = r.find_counter(path)) return static_cast<double>(*c);
+  return 0;
+}
+
+json span_json(const Span& s) { return {s.start_ns, s.end_ns, s.what}; }
+
+}  // namespace
+
+json RunResult::to_json() const {
+  json j;
+  j["scenario"] = scenario;
+  j["policy"] = policy;
+  j["only_uid"] = only_uid;
+  j["duration_s"] = duration_s;
+  j["channels"] = channels;
+  j["clock_mhz"] = clock_mhz;
+  j["preemptions"] = preemptions;
+  j["preempt_latency_ns"] = preempt_latency_ns;
+  j["preempt_saved_bytes"] = preempt_saved_bytes;
+  j["killed_work_ns"] = killed_work;
+  j["energy_j"] = energy_j;
+  j["peak_junction_c"] = peak_junction_c;
+  j["peak_skin_c"] = peak_skin_c;
+  j["severity_s"] = severity_s;
+  j["dvfs_changes"] = dvfs_changes;
+  for (const auto& a : apps) {
+    json ja = {{"name", a.name},        {"uid", a.uid},       {"arrivals", a.arrivals},
+               {"load_requests", a.load_requests}, {"loads", a.loads}, {"unloads", a.unloads},
+               {"load_wait_ns", a.load_wait_ns},   {"load_ns", a.load_ns}, {"errors", a.errors},
+               {"device_cycles", a.device_cycles}, {"first_loaded_ns", a.first_loaded_ns}, {"energy_pj", a.energy_pj}, {"preemptions", a.preemptions}};
+    for (const auto& r : a.requests)
+      ja["requests"].push_back({r.seq, r.arrival_ns, r.start_ns, r.end_ns, r.deadline_ns, r.dropped, r.missed, r.jobs,
+                                r.preemptions, r.device_cycles, r.energy_pj});
+    if (a.requests.empty()) ja["requests"] = json::array();
+    ja["resident"] = json::array();
+    for (const auto& s : a.resident) ja["resident"].push_back(span_json(s));
+    ja["jobs"] = json::array();
+    for (const auto& s : a.jobs) ja["jobs"].push_back(span_json(s));
+    j["apps"].push_back(ja);
+  }
+  j["samples"] = json::array();
+  for (const auto& s : samples) j["samples"].push_back({s.t_ns, s.junction_c, s.skin_c, s.mhz, s.power_w, s.severity});
+  j["channel_spans"] = json::array();
+  for (const auto& c : channel_spans) j["channel_spans"].push_back({c.channel, c.start_ns, c.end_ns, c.uid});
+  return j;
+}
+
+Result<RunResult> RunResult::from_json(const json& j) {
+  try {
+    RunResult r;
+    r.scenario = j.at("scenario");
+    r.policy = j.at("policy");
+    r.only_uid = j.at("only_uid");
+    r.duration_s = j.at("duration_s");
+    r.channels = j.at("channels");
+    r.clock_mhz = j.at("clock_mhz");
+    r.preemptions = j.at("preemptions");
+    r.preempt_latency_ns = j.at("preempt_latency_ns");
+    r.preempt_saved_bytes = j.at("preempt_saved_bytes");
+    r.killed_work = j.at("killed_work_ns");
+    r.energy_j = j.at("energy_j");
+    r.peak_junction_c = j.at("peak_junction_c");
+    r.peak_skin_c = j.at("peak_skin_c");
+    r.severity_s = j.at("severity_s");
+    r.dvfs_changes = j.at("dvfs_changes");
+    for (const auto& ja : j.at("apps")) {
+      AppRun a;
+      a.name = ja.at("name");
+      a.uid = ja.at("uid");
+      a.arrivals = ja.at("arrivals");
+      a.load_requests = ja.at("load_requests");
+      a.loads = ja.at("loads");
+      a.unloads = ja.at("unloads");
+      a.load_wait_ns = ja.at("load_wait_ns");
+      a.load_ns = ja.at("load_ns");
+      a.device_cycles = ja.at("device_cycles");
+      a.first_loaded_ns = ja.at("first_loaded_ns");
+      a.energy_pj = ja.at("energy_pj");
+      a.preemptions = ja.at("preemptions");
+      a.errors = ja.at("errors").get<std::vector<std::string>>();
+      for (const auto& q : ja.at("requests"))
+        a.requests.push_back({q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10]});
+      for (const auto& s : ja.at("resident")) a.resident.push_back({s[0], s[1], s[2]});
+      for (const auto& s : ja.at("jobs")) a.jobs.push_back({s[0], s[1], s[2]});
+      r.apps.push_back(std::move(a));
+    }
+    for (const auto& s : j.at("samples")) r.samples.push_back({s[0], s[1], s[2], s[3], s[4], s[5]});
+    for (const auto& c : j.at("channel_spans")) r.channel_spans.push_back({c[0], c[1], c[2], c[3]});
+    return r;
+  } catch (const json::exception& e) {
+    return make_error(std::string("run result: ") + e.what());
+  }
+}
+
+Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& options) {
+  const std::string policy = options.policy.empty() ? scenario.policy : options.policy;
+  const Baseline* baseline = find_baseline(policy);
+  if (!baseline) return make_error("--policy: unknown baseline \"" + policy + "\"");
+  std::vector<std::string> sets = scenario.hardware_set;
+  sets.push_back("npu.thermal.ambient_c=" + std::to_string(scenario.ambient_c));
+  for (const auto& o : baseline->overrides) sets.push_back(o);
+  auto cfg = system::load_system_config(scenario.hardware, sets);
+  if (!cfg) return make_error(scenario.path + ": $.hardware: " + cfg.error());
+  // The channel timeline comes from the driver's trace; tracing records every descriptor, so only on request.
+  cfg->trace = options.channel_timeline || !options.trace_path.empty();
+  const hal::NpuTarget target{cfg->npu.channel.array_rows, cfg->npu.channel.array_cols,
+                              static_cast<uint64_t>(cfg->npu.channel.sram_kib) * 1024, cfg->npu.channels};
+
+  std::vector<const AppSpec*> apps;
+  for (const auto& a : scenario.apps)
+    if (options.only_uid < 0 || a.uid == options.only_uid) apps.push_back(&a);
+  if (apps.empty()) return make_error("no app with uid " + std::to_string(options.only_uid));
+  std::vector<RunnableModel> models;
+  for (const AppSpec* a : apps) {
+    auto m = build_model(a->model, target, a->workload.prefill_tokens, scenario.seed);
+    if (!m) return make_error(scenario.path + ": app \"" + a->name + "\": " + m.error());
+    models.push_back(std::move(*m));
+  }
+
+  auto sys = system::System::create(*cfg);
+  if (!sys) return make_error(sys.error());
+  system::System& s = **sys;
+  const double duration_s = scenario.duration_s * options.duration_scale;
+  const uint64_t end_ns = s_to_ns(duration_s);
+  RunResult result;
+  result.scenario = scenario.name;
+  result.policy = policy;
+  result.only_uid = options.only_uid;
+  result.duration_s = duration_s;
+  result.channels = cfg->npu.channels;
+  result.clock_mhz = cfg->npu.clock_mhz();
+  std::vector<std::unique_ptr<TenantApp>> tenants;
+  std::string error;
+
+  auto ran = s.run(
+      [&](system::System& sys_) {
+        auto svc = sys_.npu_service();
+        if (!svc) {
+          error = svc.error();
+          return;
+        }
+        mgr::NpuService& service = **svc;
+        drv::Os& os = sys_.os();
+        for (size_t i = 0; i < apps.size(); ++i) {
+          service.set_importance(apps[i]->uid, apps[i]->importance.front().importance);
+          tenants.push_back(std::make_unique<TenantApp>(sys_.driver(), service, *apps[i], std::move(models[i]),
+                                                        cfg->host.memcpy_gbps, scenario.seed, end_ns, sys_.tracer()));
+        }
+        for (auto& t : tenants) t->start();
+        // Importance timelines and events, in time order, from this thread.
+        struct Timed {
+          uint64_t at_ns;
+          std::function<void()> act;
+        };
+        std::vector<Timed> timeline;
+        for (const AppSpec* a : apps)
+          for (size_t k = 1; k < a->importance.size(); ++k) {
+            const int uid = a->uid;
+            const mgr::Importance imp = a->importance[k].importance;
+            timeline.push_back({s_to_ns(a->importance[k].at_s * options.duration_scale),
+                                [&service, uid, imp] { service.set_importance(uid, imp); }});
+          }
+        double injected = 0;
+        for (const EventSpec& e : scenario.events) {
+          const double w = e.watts;
+          timeline.push_back({s_to_ns(e.at_s * options.duration_scale), [&sys_, &injected, w] {
+                                injected += w;
+                                sys_.npu().inject_thermal_runaway(injected);
+                              }});
+          if (e.duration_s > 0)
+            timeline.push_back({s_to_ns((e.at_s + e.duration_s) * options.duration_scale), [&sys_, &injected, w] {
+                                  injected -= w;
+                                  sys_.npu().inject_thermal_runaway(std::max(0.0, injected));
+                                }});
+        }
+        std::stable_sort(timeline.begin(), timeline.end(), [](const Timed& a, const Timed& b) { return a.at_ns < b.at_ns; });
+        // Sampling thread: temperature, clock, power and severity for the metrics and the report.
+        const uint64_t period = s_to_ns(scenario.sample_ms / 1000.0);
+        // It outlives this body by a delta cycle: capture nothing of the body's own locals by reference.
+        os.spawn("scenario_sampler", [&sys_, &os, &result, period, end_ns] {
+          for (uint64_t t = 0; t < end_ns; t += period) {
+            if (os.now_ns() < t) os.delay_ns(t - os.now_ns());
+            const auto& rc = sys_.npu().thermal().rc();
+            const auto& dvfs = sys_.npu().dvfs();
+            result.samples.push_back({t, rc.junction_c(), rc.temperature_c(2), dvfs.point(dvfs.current_point()).mhz,
+                                      sys_.npu().thermal().last_power_w(),
+                                      static_cast<int>(sys_.driver().thermal_severity())});
+          }
+        });
+        for (const Timed& t : timeline) {
+          if (t.at_ns >= end_ns) break;
+          if (os.now_ns() < t.at_ns) os.delay_ns(t.at_ns - os.now_ns());
+          t.act();
+        }
+        if (os.now_ns() < end_ns) os.delay_ns(end_ns - os.now_ns());
+        for (auto& t : tenants) result.apps.push_back(t->finish());
+      },
+      duration_s + 60);
+  if (!ran) return make_error(ran.error());
+  if (!error.empty()) return make_error(error);
+
+  const stats::Registry& st = s.stats();
+  result.preemptions = static_cast<uint64_t>(stat_value(st, "driver.preemption.count"));
+  result.preempt_latency_ns = static_cast<uint64_t>(stat_value(st, "driver.preemption.latency_ns_total"));
+  result.preempt_saved_bytes = static_cast<uint64_t>(stat_value(st, "driver.preemption.save_bytes") +
+                                                     stat_value(st, "driver.preemption.restore_bytes"));
+  result.killed_work = static_cast<uint64_t>(stat_value(st, "driver.preemption.killed_work_ns"));
+  result.energy_j = stat_value(st, "npu.power.energy.total") * 1e-12;
+  result.dvfs_changes = static_cast<uint64_t>(stat_value(st, "driver.thermal.dvfs_changes"));
+  for (size_t i = 0; i < result.severity_s.size(); ++i) {
+    std::string name = drv::to_string(static_cast<drv::ThermalSeverity>(i));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    result.severity_s[i] = stat_value(st, "driver.thermal.time_at." + name + "_ns") * 1e-9;
+  }
+  for (const Sample& smp : result.samples) {
+    result.peak_junction_c = std::max(result.peak_junction_c, smp.junction_c);
+    result.peak_skin_c = std::max(result.peak_skin_c, smp.skin_c);
+  }
+  result.peak_junction_c = std::max(result.peak_junction_c, stat_value(st, "npu.thermal.max_junction_c"));
+  if (options.channel_timeline) result.channel_spans = channel_spans(s.tracer()->to_json(), scenario.apps);
+  if (!options.trace_path.empty()) {
+    if (auto w = s.tracer()->write(options.trace_path); !w) return make_error(w.error());
+  }
+  return result;
+}
+
+Result<RunResult> run_forked(const Scenario& scenario, const RunOptions& options) {
+  int fds[2];
+  if (pipe(fds) != 0) return make_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return make_error("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    auto r = run_in_process(scenario, options);
+    const std::string text = r ? json{{"result", r->to_json()}}.dump() : json{{"error", r.error()}}.dump();
+    for (size_t off = 0; off < text.size();) {
+      const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+    _exit(r ? 0 : 1);  // no destructors: the simulation's threads are still parked in SystemC
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (text.empty()) return make_error("scenario run (policy " + options.policy + ") crashed");
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return make_error("scenario run: unreadable result");
+  if (j.contains("error")) return make_error(j["error"].get<std::string>());
+  return RunResult::from_json(j["result"]);
+}
+
+}  // namespace npu::scenario

@@ -1,0 +1,328 @@
+#include "npu/scenario/tenant_app.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace npu::scenario {
+namespace {
+
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
+uint64_t ms_to_ns(double ms) { return static_cast<uint64_t>(std::llround(ms * 1e6)); }
+
+std::vector<std::vector<std::vector<desc::Raw>>> relocate_program(const Program& p, uint64_t weights, uint64_t arena) {
+  std::vector<std::vector<std::vector<desc::Raw>>> out;
+  for (const auto& stage : p.stages) {
+    auto& buffers = out.emplace_back();
+    for (const auto& step : stage) buffers.push_back(hal::relocate(step, weights, arena));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Runs on the app's executor: sets flags and wakes the main thread.
+class TenantApp::Callback : public mgr::ModelLoadRequestCallback {
+ public:
+  explicit Callback(TenantApp& app) : app_(app) {}
+  void on_can_load_model(const mgr::ModelLoadRequest& r, mgr::LoadStatus status,
+                         mgr::ModelLoadStatusListener& listener) override {
+    if (r.id != app_.current_id_ || status != mgr::LoadStatus::CAN_LOAD_NOW) return;
+    app_.listener_ = &listener;
+    app_.approved_ = true;
+    app_.wake_->wake_all();
+  }
+  void on_request_unload_model(const mgr::ModelLoadRequest& r, mgr::UnloadReason) override {
+    if (r.id != app_.current_id_) return;
+    app_.unload_asked_ = true;
+    app_.wake_->wake_all();
+  }
+  void on_model_load_request_complete(const mgr::ModelLoadRequest& r, mgr::RequestStatus) override {
+    if (r.id != app_.current_id_) return;
+    app_.ended_ = true;
+    app_.wake_->wake_all();
+  }
+
+ private:
+  TenantApp& app_;
+};
+
+TenantApp::TenantApp(drv::Driver& driver, mgr::NpuService& service, const AppSpec& spec, RunnableModel model,
+                     double memcpy_gbps, uint64_t seed, uint64_t end_ns, trace::Tracer* tracer)
+    : driver_(driver),
+      service_(service),
+      spec_(spec),
+      model_(std::move(model)),
+      memcpy_gbps_(memcpy_gbps),
+      end_ns_(end_ns),
+      tracer_(tracer),
+      manager_(service, spec.uid),
+      executor_(service.os(), spec.name),
+      callback_(std::make_shared<Callback>(*this)),
+      wake_(service.os().make_wait_queue()),
+      rng_(seed ^ (static_cast<uint64_t>(spec.uid) * 0x9E3779B97F4A7C15ull)) {
+  run_.name = spec.name;
+  run_.uid = spec.uid;
+  next_open_ns_ = static_cast<uint64_t>(std::llround(spec.workload.start_s * 1e9));
+  if (tracer_) track_ = tracer_->track("apps", spec.name);
+}
+
+TenantApp::~TenantApp() = default;
+
+void TenantApp::start() {
+  service_.os().spawn(spec_.name + "_main", [this] { main(); });
+}
+
+double TenantApp::uniform() {
+  // 53 random bits → [0, 1): the same on every platform, unlike std::*_distribution.
+  return static_cast<double>(rng_() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+uint64_t TenantApp::stop_ns() const {
+  const uint64_t stop = spec_.workload.stop_s < 0 ? end_ns_ : static_cast<uint64_t>(std::llround(spec_.workload.stop_s * 1e9));
+  return std::min(stop, end_ns_);
+}
+
+bool TenantApp::closed_loop() const {
+  return spec_.workload.kind == WorkloadKind::LLM || spec_.workload.kind == WorkloadKind::BATCH;
+}
+
+TenantApp::Arrival TenantApp::next_arrival() {
+  const WorkloadSpec& w = spec_.workload;
+  const uint64_t at = next_open_ns_;
+  if (at >= stop_ns()) return {kNever, 0, 0};
+  switch (w.kind) {
+    case WorkloadKind::PERIODIC:
+      next_open_ns_ = static_cast<uint64_t>(std::llround(w.start_s * 1e9 + (seq_ + 1.0) * w.period_ms * 1e6));
+      break;
+    case WorkloadKind::POISSON:
+      next_open_ns_ += ms_to_ns(-std::log1p(-uniform()) * 1000.0 / w.rate_hz);
+      break;
+    case WorkloadKind::BURSTY:
+      if (burst_left_ == 0)
+        burst_left_ = w.burst_min + static_cast<uint32_t>(uniform() * (w.burst_max - w.burst_min + 1));
+      if (--burst_left_ > 0) next_open_ns_ += ms_to_ns(w.burst_spacing_ms);
+      else next_open_ns_ += ms_to_ns(-std::log1p(-uniform()) * w.mean_gap_ms);
+      break;
+    case WorkloadKind::LLM:
+    case WorkloadKind::BATCH:
+      break;
+  }
+  ++run_.arrivals;
+  return {at, w.deadline_ms > 0 ? at + ms_to_ns(w.deadline_ms) : 0, seq_++};
+}
+
+bool TenantApp::sleep_until(uint64_t t) {
+  drv::Os& os = service_.os();
+  while (os.now_ns() < t) {
+    if (interrupted()) return false;
+    wake_->wait_for(t - os.now_ns());
+  }
+  return !interrupted();
+}
+
+void TenantApp::main() {
+  drv::Os& os = service_.os();
+  while (os.now_ns() < end_ns_) {
+    const mgr::ModelLoadRequest request{++current_id_, spec_.size_class, spec_.load_priority};
+    approved_ = ended_ = unload_asked_ = false;
+    ++run_.load_requests;
+    const uint64_t asked = os.now_ns();
+    if (auto r = manager_.request_can_load_model(request, callback_, executor_); !r) {
+      run_.errors.push_back("requestCanLoadModel: " + r.error());
+      return;
+    }
+    while (!approved_ && !ended_ && os.now_ns() < end_ns_) wake_->wait_for(end_ns_ - os.now_ns());
+    if (os.now_ns() >= end_ns_) return;
+    if (approved_ && !ended_) {
+      run_.load_wait_ns += os.now_ns() - asked;
+      if (!load(request.id)) {
+        manager_.cancel_model_load(request);
+      } else {
+        listener_->notify_model_loaded(request);
+        serve();
+        unload();
+        if (!ended_) listener_->notify_model_unloaded(request);
+      }
+    }
+    while (!ended_ && os.now_ns() < end_ns_) wake_->wait_for(end_ns_ - os.now_ns());
+    const uint64_t again = os.now_ns() + ms_to_ns(spec_.rerequest_delay_ms);
+    while (os.now_ns() < std::min(again, end_ns_)) wake_->wait_for(std::min(again, end_ns_) - os.now_ns());
+  }
+}
+
+bool TenantApp::load(int64_t request_id) {
+  drv::Os& os = service_.os();
+  const uint64_t t0 = os.now_ns();
+  if (!ctx_) {
+    auto ctx = driver_.open_context(spec_.uid, 1000 + spec_.uid % 1000);
+    if (!ctx) {
+      run_.errors.push_back("open_context: " + ctx.error());
+      return false;
+    }
+    ctx_ = *ctx;
+  }
+  auto w = driver_.alloc_bo(ctx_, std::max<uint64_t>(model_.weight_bytes, 4096), true);
+  if (!w) {
+    run_.errors.push_back("request " + std::to_string(request_id) + ": weights: " + w.error());
+    return false;
+  }
+  auto a = driver_.alloc_bo(ctx_, std::max<uint64_t>(model_.arena_bytes, 4096));
+  if (!a) {
+    (void)driver_.free_bo(ctx_, w->handle);
+    run_.errors.push_back("request " + std::to_string(request_id) + ": arena: " + a.error());
+    return false;
+  }
+  weights_ = *w;
+  arena_ = *a;
+  if (!model_.weights_image.empty()) {
+    (void)driver_.write_bo(ctx_, weights_.handle, 0, model_.weights_image.data(), model_.weights_image.size());
+  } else {
+    // Timing-only weights: charge the host copy of every byte (host.memcpy_gbps) without moving data.
+    os.delay_ns(static_cast<uint64_t>(static_cast<double>(model_.weight_bytes) / memcpy_gbps_));
+  }
+  infer_ = relocate_program(model_.infer, weights_.device_address, arena_.device_address);
+  prefill_ = relocate_program(model_.prefill, weights_.device_address, arena_.device_address);
+  decode_ = relocate_program(model_.decode, weights_.device_address, arena_.device_address);
+  ++run_.loads;
+  run_.load_ns += os.now_ns() - t0;
+  resident_since_ = os.now_ns();
+  if (!run_.first_loaded_ns) run_.first_loaded_ns = resident_since_;
+  return true;
+}
+
+void TenantApp::unload() {
+  (void)driver_.free_bo(ctx_, weights_.handle);
+  (void)driver_.free_bo(ctx_, arena_.handle);
+  infer_.clear();
+  prefill_.clear();
+  decode_.clear();
+  ++run_.unloads;
+  run_.resident.push_back({resident_since_, service_.os().now_ns(), "resident"});
+  // An LLM loses its KV cache with the model: a session in progress prefills again after reloading.
+  tokens_done_ = 0;
+}
+
+bool TenantApp::run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what,
+                        RequestRecord* rec) {
+  drv::JobRequest job;
+  job.stages = stages;
+  job.job_priority = spec_.job_priority;
+  job.timing_only = true;
+  job.timeout_ns = 60'000'000'000ull;
+  job.label = spec_.name + " " + what;
+  auto fence = driver_.submit(ctx_, std::move(job));
+  if (!fence) {
+    run_.errors.push_back(std::string(what) + ": submit: " + fence.error());
+    return false;
+  }
+  driver_.wait(**fence);
+  const drv::Fence& f = **fence;
+  run_.jobs.push_back({f.submit_ns, f.end_ns, what});
+  run_.device_cycles += f.device_cycles;
+  run_.energy_pj += f.energy_pj;
+  run_.preemptions += f.preemptions;
+  rec->jobs += 1;
+  rec->preemptions += f.preemptions;
+  rec->device_cycles += f.device_cycles;
+  rec->energy_pj += f.energy_pj;
+  if (f.status != drv::JobStatus::COMPLETED) {
+    // Cancelled by the manager (a revoked holder) is part of the scenario; anything else is an error.
+    if (f.end_reason != drv::WorkEndReason::CANCELLED_SYSTEM)
+      run_.errors.push_back(std::string(what) + ": " + drv::to_string(f.status) + " " + f.error);
+    return false;
+  }
+  return true;
+}
+
+void TenantApp::serve() {
+  drv::Os& os = service_.os();
+  const WorkloadSpec& w = spec_.workload;
+  while (!interrupted() && os.now_ns() < end_ns_) {
+    if (w.kind == WorkloadKind::LLM || w.kind == WorkloadKind::BATCH) {
+      if (!in_session_) {
+        if (next_open_ns_ >= stop_ns() || (w.kind == WorkloadKind::BATCH && w.jobs && batch_done_ >= w.jobs)) {
+          sleep_until(end_ns_);
+          return;
+        }
+        if (!sleep_until(next_open_ns_)) return;
+        session_ = {};
+        session_.seq = seq_++;
+        session_.arrival_ns = next_open_ns_;
+        ++run_.arrivals;
+        in_session_ = true;
+        tokens_done_ = 0;
+      }
+      if (!session_.start_ns) session_.start_ns = os.now_ns();
+      bool ok = true;
+      if (w.kind == WorkloadKind::BATCH) {
+        ok = run_job(infer_, "job", &session_);
+        if (ok) ++batch_done_;
+      } else {
+        if (tokens_done_ == 0) ok = run_job(prefill_, "prefill", &session_);
+        while (ok && tokens_done_ < w.decode_tokens && !interrupted()) {
+          ok = run_job(decode_, "decode", &session_);
+          if (ok) ++tokens_done_;
+        }
+        if (ok && tokens_done_ < w.decode_tokens) return;  // asked to unload mid-session: resume later
+      }
+      if (!ok) return;
+      session_.end_ns = os.now_ns();
+      run_.requests.push_back(session_);
+      if (tracer_)
+        tracer_->span(track_, w.kind == WorkloadKind::LLM ? "session" : "job", session_.start_ns,
+                      session_.end_ns - session_.start_ns, {{"seq", session_.seq}});
+      in_session_ = false;
+      next_open_ns_ = os.now_ns() + ms_to_ns(w.kind == WorkloadKind::LLM ? w.think_ms : w.gap_ms);
+      continue;
+    }
+    if (pending_.empty()) pending_.push_back(next_arrival());
+    const Arrival a = pending_.front();
+    if (a.at_ns == kNever) {
+      sleep_until(end_ns_);
+      return;
+    }
+    if (!sleep_until(a.at_ns)) return;
+    pending_.erase(pending_.begin());
+    RequestRecord rec;
+    rec.seq = a.seq;
+    rec.arrival_ns = a.at_ns;
+    rec.deadline_ns = a.deadline_ns;
+    if (a.deadline_ns && os.now_ns() >= a.deadline_ns) {
+      rec.dropped = rec.missed = true;
+      rec.start_ns = rec.end_ns = os.now_ns();
+      run_.requests.push_back(rec);
+      continue;
+    }
+    rec.start_ns = os.now_ns();
+    if (!run_job(infer_, "request", &rec)) return;
+    rec.end_ns = os.now_ns();
+    rec.missed = a.deadline_ns && rec.end_ns > a.deadline_ns;
+    run_.requests.push_back(rec);
+    if (tracer_)
+      tracer_->span(track_, rec.missed ? "request (missed)" : "request", rec.arrival_ns, rec.end_ns - rec.arrival_ns,
+                    {{"seq", rec.seq}});
+  }
+}
+
+AppRun TenantApp::finish() {
+  if (!infer_.empty() || !decode_.empty()) run_.resident.push_back({resident_since_, end_ns_, "resident"});
+  if (closed_loop()) return run_;
+  // Open-loop requests that arrived but were never served: dropped once their deadline passed.
+  std::vector<Arrival> rest = pending_;
+  for (Arrival a = next_arrival(); a.at_ns != kNever; a = next_arrival()) rest.push_back(a);
+  AppRun out = run_;
+  for (const Arrival& a : rest) {
+    if (a.at_ns == kNever || !a.deadline_ns || a.deadline_ns > end_ns_) continue;
+    RequestRecord rec;
+    rec.seq = a.seq;
+    rec.arrival_ns = a.at_ns;
+    rec.deadline_ns = a.deadline_ns;
+    rec.dropped = rec.missed = true;
+    out.requests.push_back(rec);
+  }
+  return out;
+}
+
+}  // namespace npu::scenario

@@ -1,0 +1,117 @@
+// Scenario files: every shipped scenario validates; bad input is one error naming the JSON path.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "npu/scenario/models.h"
+#include "npu/scenario/scenario.h"
+
+namespace npu::scenario {
+namespace {
+
+using nlohmann::json;
+
+json minimal() {
+  return json::parse(R"({"name": "t", "duration_s": 1,
+    "apps": [{"name": "cam", "uid": 10001, "model": "vision-small",
+              "workload": {"type": "periodic", "period_ms": 33.3, "deadline_ms": 33.3}}]})");
+}
+
+std::string error_of(const json& doc) {
+  auto s = parse_scenario(doc, "s.json", ".");
+  return s.ok() ? std::string("(accepted)") : s.error();
+}
+
+TEST(ScenarioConfig, ShippedScenariosLoad) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(NPUSIM_SOURCE_DIR "/configs/scenarios")) {
+    auto s = load_scenario(e.path().string());
+    EXPECT_TRUE(s.ok()) << s.error();
+    ++n;
+  }
+  EXPECT_GE(n, 6);
+}
+
+TEST(ScenarioConfig, MinimalDefaults) {
+  auto s = parse_scenario(minimal(), "s.json", "/cfg");
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(s->policy, "default");
+  EXPECT_EQ(s->hardware, "/cfg/../npu/default.json");
+  ASSERT_EQ(s->apps.size(), 1u);
+  EXPECT_EQ(s->apps[0].importance.size(), 1u);
+  EXPECT_EQ(s->apps[0].size_class, mgr::SizeClass::LESS_THAN_1GB);
+}
+
+TEST(ScenarioConfig, ErrorsNameTheJsonPath) {
+  json d = minimal();
+  d["apps"][0]["workload"]["period_ms"] = "fast";
+  EXPECT_EQ(error_of(d), "s.json: $.apps[0].workload.period_ms: expected a number in [0.01, inf]");
+  d = minimal();
+  d["apps"][0]["workload"]["colour"] = 1;
+  EXPECT_EQ(error_of(d), "s.json: $.apps[0].workload.colour: unknown key");
+  d = minimal();
+  d["apps"][0]["workload"]["type"] = "sometimes";
+  EXPECT_EQ(error_of(d), "s.json: $.apps[0].workload.type: \"sometimes\" is not one of periodic, bursty, poisson, llm, batch");
+  d = minimal();
+  d["apps"].push_back(d["apps"][0]);
+  d["apps"][1]["name"] = "other";
+  EXPECT_EQ(error_of(d), "s.json: $.apps[1].uid: uid 10001 used twice");
+  d = minimal();
+  d["apps"][0]["model"] = "resnet-9000";
+  EXPECT_NE(error_of(d).find("s.json: $.apps[0].model: unknown model \"resnet-9000\""), std::string::npos);
+  d = minimal();
+  d["policy"] = "lottery";
+  EXPECT_EQ(error_of(d), "s.json: $.policy: \"lottery\" is not one of fcfs, hpf, prema, default");
+  d = minimal();
+  d["apps"][0]["importance"] = json::array({{{"at_s", 1}, {"importance", "FOREGROUND"}}});
+  EXPECT_EQ(error_of(d), "s.json: $.apps[0].importance[0].at_s: the first change must be at 0");
+  d = minimal();
+  d.erase("duration_s");
+  EXPECT_EQ(error_of(d), "s.json: $.duration_s: required");
+  d = minimal();
+  d["apps"][0]["model"] = {{"decoder", {{"layers", 2}, {"hidden", 100}, {"ffn", 64}}}};
+  EXPECT_EQ(error_of(d), "s.json: $.apps[0].model.decoder.hidden: must be a multiple of 16");
+  d = minimal();
+  d["events"] = json::array({{{"type", "meteor"}, {"at_s", 1}, {"watts", 3}}});
+  EXPECT_EQ(error_of(d), "s.json: $.events[0].type: \"meteor\" is not one of thermal_runaway");
+}
+
+TEST(ScenarioConfig, UnreadableFiles) {
+  auto s = load_scenario("/nonexistent/s.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error(), "/nonexistent/s.json: cannot read");
+}
+
+// Decoder presets: int8 weight bytes from the shape (per layer h·(h + 2·kv) + h² + 3·h·ffn, plus the
+// head vocab·h). decoder-3b (kv = 3072/2): 26·(3072·6144 + 3072² + 3·3072·8192) + 32000·3072
+// = 26·103 809 024 + 98 304 000 = 2 797 338 624 B > 2 GiB.
+TEST(ScenarioModels, DecoderSizes) {
+  EXPECT_EQ(decoder_preset("decoder-3b")->weight_bytes(), 2'797'338'624ull);
+  EXPECT_GT(decoder_preset("decoder-3b")->weight_bytes(), 2ull << 30);
+  EXPECT_LT(decoder_preset("decoder-1b")->weight_bytes(), 1200'000'000ull);
+  EXPECT_GT(decoder_preset("decoder-7b")->weight_bytes(), 6'000'000'000ull);
+}
+
+// A GEMM lowered for timing: every MAC is issued exactly once and every weight byte is read once per
+// activation block. 64×3072×1000 on 4 channels of 512 KiB: mb = 131072/3072 = 42 rows per block → 2
+// blocks (42 + 22); nb = (524288 − 129024 − 4096) / (3072 + 42 + 12) = 125 → 112 columns → 9 blocks.
+TEST(ScenarioModels, GemmTilingCoversEveryMac) {
+  const hal::NpuTarget t{16, 16, 512 * 1024, 4};
+  const auto steps = lower_gemm(64, 3072, 1000, t, 0);
+  ASSERT_EQ(steps.size(), 4u);
+  uint64_t macs = 0, weight_bytes = 0, convs = 0;
+  for (const auto& s : steps) {
+    macs += s.macs;
+    for (const auto& r : s.relocations) {
+      const auto d = desc::decode<desc::Dma>(s.commands[r.descriptor]);
+      if (r.region == hal::Region::WEIGHTS) weight_bytes += uint64_t{d.row_bytes} * d.rows;
+    }
+    for (const auto& c : s.commands) convs += desc::decode<desc::Header>(c).opcode == desc::Opcode::CONV_INT8;
+  }
+  EXPECT_EQ(macs, 64ull * 3072 * 1000);
+  EXPECT_EQ(weight_bytes, 2ull * 3072 * 1000);
+  EXPECT_EQ(convs, 2u * 9u);
+}
+
+}  // namespace
+}  // namespace npu::scenario

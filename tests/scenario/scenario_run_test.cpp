@@ -1,0 +1,134 @@
+// Scenario runs on the whole platform (each simulation in a forked child: SystemC cannot restart).
+// Durations are scaled down from the shipped files to keep every case well under 20 s of wall time;
+// simulated results are deterministic, so the bounds below are the issue's acceptance figures.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "npu/scenario/metrics.h"
+#include "npu/scenario/report.h"
+#include "npu/scenario/runner.h"
+
+namespace npu::scenario {
+namespace {
+
+using nlohmann::json;
+
+Scenario shipped(const std::string& name) {
+  auto s = load_scenario(std::string(NPUSIM_SOURCE_DIR "/configs/scenarios/") + name + ".json");
+  EXPECT_TRUE(s.ok()) << s.error();
+  return s.ok() ? *s : Scenario{};
+}
+
+Metrics run_shared(const Scenario& s, const std::string& policy, double scale) {
+  RunOptions o;
+  o.policy = policy;
+  o.duration_scale = scale;
+  auto r = run_forked(s, o);
+  EXPECT_TRUE(r.ok()) << r.error();
+  if (!r.ok()) return {};
+  for (const auto& a : r->apps) EXPECT_TRUE(a.errors.empty()) << a.name << ": " << a.errors.front();
+  return compute_metrics(*r, {});
+}
+
+// A small two-app scenario for the mechanics (determinism, trace, report).
+Scenario small() {
+  auto s = parse_scenario(json::parse(R"({"name": "small", "duration_s": 0.3, "seed": 9,
+    "apps": [{"name": "cam", "uid": 10001, "model": "vision-small",
+              "workload": {"type": "periodic", "period_ms": 33.333333, "deadline_ms": 33.333333}},
+             {"name": "asst", "uid": 10002, "model": "assistant", "importance": "BACKGROUND",
+              "workload": {"type": "poisson", "rate_hz": 40}}]})"),
+                          "small.json", NPUSIM_SOURCE_DIR "/configs/scenarios");
+  EXPECT_TRUE(s.ok()) << s.error();
+  return *s;
+}
+
+// Camera + LLM, 1 s: the default policy preempts the LLM for every frame.
+TEST(ScenarioMustShow, CameraLlmDefaultMeetsFramesAndFeedsTheLlm) {
+  const Metrics m = run_shared(shipped("camera_llm"), "default", 0.1);
+  const AppMetrics* cam = m.app("camera");
+  ASSERT_NE(cam, nullptr);
+  std::printf("default: camera %u/%u frames missed (%.2f%%), p99 %.2f ms; llm NPU share of what the camera "
+              "leaves %.3f\n", cam->missed, cam->with_deadline, 100 * cam->miss_rate, cam->p99_ms,
+              m.share_of_leftover("llm"));
+  EXPECT_GE(cam->with_deadline, 29u);
+  EXPECT_LE(cam->miss_rate, 0.01);
+  EXPECT_GE(m.share_of_leftover("llm"), 0.70);
+  EXPECT_GT(m.preemptions, 0u);
+}
+
+// Non-preemptive FCFS: a frame queued behind a whole LLM token (one job) misses its deadline.
+TEST(ScenarioMustShow, CameraLlmFcfsMissesFarMore) {
+  const Metrics m = run_shared(shipped("camera_llm"), "fcfs", 0.1);
+  const AppMetrics* cam = m.app("camera");
+  ASSERT_NE(cam, nullptr);
+  std::printf("fcfs: camera %u/%u frames missed (%.2f%%), p99 %.2f ms\n", cam->missed, cam->with_deadline,
+              100 * cam->miss_rate, cam->p99_ms);
+  EXPECT_GE(cam->miss_rate, 0.20);
+  EXPECT_EQ(m.preemptions, 0u);
+}
+
+TEST(ScenarioRun, SameSeedSameMetricsBytes) {
+  const Scenario s = small();
+  RunOptions o;
+  auto a = run_forked(s, o), b = run_forked(s, o);
+  ASSERT_TRUE(a.ok()) << a.error();
+  ASSERT_TRUE(b.ok()) << b.error();
+  const std::string ja = compute_metrics(*a, {}).to_json().dump(2), jb = compute_metrics(*b, {}).to_json().dump(2);
+  EXPECT_EQ(ja, jb);
+  EXPECT_EQ(a->to_json().dump(), b->to_json().dump());
+  EXPECT_GT(a->apps[1].requests.size(), 3u);
+}
+
+TEST(ScenarioRun, TraceIsChromeTraceEventJson) {
+  const std::string path = ::testing::TempDir() + "scenario_trace.json";
+  RunOptions o;
+  o.trace_path = path;
+  auto r = run_forked(small(), o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  std::ifstream in(path);
+  const json t = json::parse(in, nullptr, false);
+  ASSERT_FALSE(t.is_discarded());
+  ASSERT_TRUE(t["traceEvents"].is_array());
+  size_t spans = 0, app_tracks = 0;
+  for (const auto& e : t["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid")) << e.dump();
+    if (e["ph"] == "X") {
+      ASSERT_TRUE(e["ts"].is_number() && e["dur"].is_number()) << e.dump();
+      ++spans;
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_name" && (e["args"]["name"] == "cam" || e["args"]["name"] == "asst"))
+      ++app_tracks;
+  }
+  EXPECT_GT(spans, 20u);
+  EXPECT_EQ(app_tracks, 2u);
+}
+
+// The HTML report renders its charts in a real browser (headless Chromium, no network).
+TEST(ScenarioRun, ReportRendersInHeadlessChromium) {
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) GTEST_SKIP() << "chromium not installed";
+  RunOptions o;
+  o.channel_timeline = true;
+  auto r = run_forked(small(), o);
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_FALSE(r->channel_spans.empty());
+  const std::string html = ::testing::TempDir() + "scenario_report.html", dom = ::testing::TempDir() + "dom.html";
+  std::ofstream(html) << html_report(*r, {compute_metrics(*r, {})});
+  const std::string cmd = "chromium --headless --no-sandbox --disable-gpu --dump-dom file://" + html + " > " + dom +
+                          " 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::stringstream ss;
+  ss << std::ifstream(dom).rdbuf();
+  const std::string d = ss.str();
+  size_t rendered = 0;
+  for (size_t p = 0; (p = d.find("data-rendered=\"1\"", p)) != std::string::npos; ++p) ++rendered;
+  EXPECT_EQ(rendered, 5u) << "every chart drawn by the page's script";
+  EXPECT_NE(d.find("<rect"), std::string::npos);
+  EXPECT_NE(d.find("<polyline"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npu::scenario
