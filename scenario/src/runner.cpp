@@ -159,8 +159,11 @@ Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& opt
   if (!cfg) return make_error(scenario.path + ": $.hardware: " + cfg.error());
   // The channel timeline comes from the driver's trace; tracing records every descriptor, so only on request.
   cfg->trace = options.channel_timeline || !options.trace_path.empty();
-  const hal::NpuTarget target{cfg->npu.channel.array_rows, cfg->npu.channel.array_cols,
-                              static_cast<uint64_t>(cfg->npu.channel.sram_kib) * 1024, cfg->npu.channels};
+  hal::NpuTarget target;
+  target.array_rows = cfg->npu.channel.array_rows;
+  target.array_cols = cfg->npu.channel.array_cols;
+  target.sram_bytes = static_cast<uint64_t>(cfg->npu.channel.sram_kib) * 1024;
+  target.channels = cfg->npu.channels;
 
   std::vector<const AppSpec*> apps;
   for (const auto& a : scenario.apps)

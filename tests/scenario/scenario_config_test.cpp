@@ -96,7 +96,8 @@ TEST(ScenarioModels, DecoderSizes) {
 // activation block. 64×3072×1000 on 4 channels of 512 KiB: mb = 131072/3072 = 42 rows per block → 2
 // blocks (42 + 22); nb = (524288 − 129024 − 4096) / (3072 + 42 + 12) = 125 → 112 columns → 9 blocks.
 TEST(ScenarioModels, GemmTilingCoversEveryMac) {
-  const hal::NpuTarget t{16, 16, 512 * 1024, 4};
+  hal::NpuTarget t;  // 16×16 array, 512 KiB SRAM
+  t.channels = 4;
   const auto steps = lower_gemm(64, 3072, 1000, t, 0);
   ASSERT_EQ(steps.size(), 4u);
   uint64_t macs = 0, weight_bytes = 0, convs = 0;
