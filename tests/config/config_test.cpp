@@ -2,6 +2,7 @@
 // and one test per kind of bad input, each a single error naming the file (or --set) and the JSON path.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -13,7 +14,19 @@ using npu::system::load_system_config;
 
 const std::string kPresets = NPUSIM_SOURCE_DIR "/configs/npu/";
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+// ctest runs the cases in parallel, each in its own process: every case writes its files into a
+// directory of its own (the process moves there once), so that "hw.json" keeps its short name in errors.
+void write(const std::string& path, const std::string& text) {
+  static const bool in_own_dir = [] {
+    const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
+    const auto dir = std::filesystem::path("config_test_files") / (std::string(t->test_suite_name()) + "." + t->name());
+    std::filesystem::create_directories(dir);
+    std::filesystem::current_path(dir);
+    return true;
+  }();
+  (void)in_own_dir;
+  std::ofstream(path) << text;
+}
 
 // The error of loading `text` as hw.json (with `sets`); the test fails if it loads.
 std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
