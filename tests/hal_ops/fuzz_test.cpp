@@ -77,7 +77,7 @@ TEST(Fuzz, RandomCorruptionsAlwaysReturnAStatus) {
   std::printf("fuzz: %d cases, %d validated, %d ran, %.2f s\n", kCases, validated, ran, seconds);
   // Some mutations are benign (e.g. a weight byte), so a share of cases validates and runs.
   EXPECT_GT(ran, kCases / 50);
-  EXPECT_LT(seconds, 20.0);
+  // No wall-time assertion: the machines are shared (a hang is caught by the ctest TIMEOUT).
 }
 
 // Mutations that keep the model valid must not change whether it runs: flipping weight bytes only
