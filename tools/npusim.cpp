@@ -274,7 +274,7 @@ int regmap_command() {
 std::string full_help(CLI::App& app) {
   std::string text = app.help();
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-    text += "\n" + sub->help(sub->get_name());
+    text += "\n" + sub->help(app.get_name());
   return text;
 }
 
