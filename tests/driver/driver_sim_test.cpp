@@ -13,6 +13,7 @@
 #include "npu/models/builder.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/system/system.h"
+#include "../support/conv_tile.h"
 
 namespace {
 
@@ -496,26 +497,6 @@ struct ThermalRun {
   std::map<std::string, double> time_at_s;
 };
 
-desc::Raw hot_conv_tile(uint32_t index) {
-  desc::Conv c{};
-  c.h = {desc::Opcode::CONV_INT8, index};
-  c.in_sram = 0;  // 32×32×256 = 256 KiB
-  c.in_h = c.in_w = 32;
-  c.in_c = 256;
-  c.w_sram = 256 << 10;  // 3·3·256 × 64 = 144 KiB
-  c.kh = c.kw = 3;
-  c.cout = 64;
-  c.bias_sram = c.w_sram + 3 * 3 * 256 * 64;
-  c.quant_sram = c.bias_sram + 64 * 4;
-  c.out_sram = c.quant_sram + 2 * 64 * 4;  // 32×32×64 = 64 KiB, ends below 512 KiB
-  c.out_h = c.out_w = 32;
-  c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
-  c.row_origin = c.col_origin = -1;
-  c.clamp_lo = -128;
-  c.clamp_hi = 127;
-  return desc::encode(c);
-}
-
 ThermalRun sustained_full_load(const std::string& governor) {
   constexpr uint64_t kRunNs = 40'000'000'000ull;  // 40 simulated seconds
   constexpr uint32_t kTilesPerBuffer = 50;        // ≈ 30 ms at 1 GHz
@@ -536,7 +517,7 @@ ThermalRun sustained_full_load(const std::string& governor) {
     d.set_scheduling_config(config_for(9100, 100));
     const auto ctx = *d.open_context(9100, 1);
     std::vector<desc::Raw> tiles;
-    for (uint32_t i = 0; i < kTilesPerBuffer; ++i) tiles.push_back(hot_conv_tile(i));
+    for (uint32_t i = 0; i < kTilesPerBuffer; ++i) tiles.push_back(test::timing_conv_tile(i));
     while (s.os().now_ns() < kRunNs) {
       drv::JobRequest job;
       job.stages = {{tiles, tiles, tiles, tiles}};  // one buffer per channel

@@ -18,8 +18,8 @@
 
 #include "npu/drv/driver.h"
 #include "npu/mgr/managed_app.h"
-#include "npu/regmap/descriptors.h"
 #include "npu/sim/npu.h"
+#include "../support/conv_tile.h"
 #include "platform.h"
 
 namespace {
@@ -28,29 +28,6 @@ using namespace npu;
 using namespace npu::mgr;
 
 constexpr uint64_t kMs = 1'000'000;
-
-// The opportunistic app's long-running NPU work (an LLM prefill, say): one command buffer of 3×3
-// convolution tiles, 151 M MACs each = 590 µs on a 16×16 array at 1 GHz, 4000 of them ≈ 2.4 s, run
-// timing-only (no data, so the test stays fast in wall time) on one channel; the other three serve the
-// apps' frames, so nothing preempts it but the policy.
-desc::Raw long_conv_tile(uint32_t index) {
-  desc::Conv c{};
-  c.h = {desc::Opcode::CONV_INT8, index};
-  c.in_h = c.in_w = 32;
-  c.in_c = 256;
-  c.w_sram = 256 << 10;
-  c.kh = c.kw = 3;
-  c.cout = 64;
-  c.bias_sram = c.w_sram + 3 * 3 * 256 * 64;
-  c.quant_sram = c.bias_sram + 64 * 4;
-  c.out_sram = c.quant_sram + 2 * 64 * 4;
-  c.out_h = c.out_w = 32;
-  c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
-  c.row_origin = c.col_origin = -1;
-  c.clamp_lo = -128;
-  c.clamp_hi = 127;
-  return desc::encode(c);
-}
 
 uint64_t first_time(const ManagedApp& app, const std::string& what, int n = 0) {
   for (const auto& e : app.events())
@@ -78,13 +55,15 @@ TEST(ManagerThermal, RealHeatSpikePausesAndUnloadsOpportunisticWorkWhichResumesA
     auto o = make("o", 2, LoadPriority::OPPORTUNISTIC, small, 33'333'333);
     auto b = make("b", 3, LoadPriority::NORMAL, small, 33'333'333);
     for (auto* a : {f.get(), o.get(), b.get()}) a->start();
-    // The opportunistic uid's long job, submitted at 100 ms.
+    // The opportunistic uid's long-running NPU work (an LLM prefill, say), submitted at 100 ms: one
+    // command buffer of 4000 timing-only conv tiles (590 µs each at 1 GHz, ≈ 2.4 s), so one channel; the
+    // other three serve the apps' frames.
     s.os().delay_ns(100 * kMs);
     auto& d = s.driver();
     const auto ctx = *d.open_context(2, 2);
     drv::JobRequest job;
     job.stages.emplace_back().emplace_back();
-    for (uint32_t i = 0; i < 4000; ++i) job.stages[0][0].push_back(long_conv_tile(i));
+    for (uint32_t i = 0; i < 4000; ++i) job.stages[0][0].push_back(test::timing_conv_tile(i));
     job.timing_only = true;
     job.label = "prefill";
     const auto fence = *d.submit(ctx, std::move(job));
