@@ -168,6 +168,7 @@ PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
   Slot& s = slots_[ch];
   Task* t = s.task;
   ++st_->preemptions;
+  ++t->job->fence->preemptions;  // per job too: the owner's accounting (the stat alone is device-wide)
   if (m == PreemptMechanism::CHECKPOINT && !t->save_area) {
     auto area = allocate(regs::kSaveAreaHeader + sram_bytes_, 0, cfg_.kernel_reserved_bytes);
     if (area) {

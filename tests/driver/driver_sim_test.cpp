@@ -155,6 +155,8 @@ TEST(DriverOnNpu, HighPriorityPreemptsWithinOneDescriptorPlusContextSave) {
   ASSERT_EQ(high->status, drv::JobStatus::COMPLETED) << high->error;
   EXPECT_EQ(stat(*sys, "driver.preemption.checkpoint"), 1u);
   EXPECT_EQ(stat(*sys, "driver.preemption.resumes"), 1u);
+  EXPECT_EQ(low->preemptions, 1u) << "the preempted job's own fence counts it";
+  EXPECT_EQ(high->preemptions, 0u);
   const uint64_t saved = stat(*sys, "driver.preemption.save_bytes");
   EXPECT_EQ(saved, 64u << 10) << "live SRAM = what the DMA buffer wrote";
   // Bound: the rest of the descriptor in flight (≤ solo_ns) + saving `saved` bytes at no less than

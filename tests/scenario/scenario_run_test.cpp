@@ -58,6 +58,12 @@ TEST(ScenarioMustShow, CameraLlmDefaultMeetsFramesAndFeedsTheLlm) {
   EXPECT_LE(cam->miss_rate, 0.01);
   EXPECT_GE(m.share_of_leftover("llm"), 0.70);
   EXPECT_GT(m.preemptions, 0u);
+  // Per app from the driver's fences: the frames preempt the LLM's jobs, never the other way round.
+  const AppMetrics* llm = m.app("llm");
+  ASSERT_NE(llm, nullptr);
+  EXPECT_GT(llm->preemptions, 0u);
+  EXPECT_EQ(cam->preemptions, 0u);
+  EXPECT_LE(llm->preemptions, m.preemptions);
 }
 
 // Non-preemptive FCFS: a frame queued behind a whole LLM token (one job) misses its deadline.
