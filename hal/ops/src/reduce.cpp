@@ -1,8 +1,12 @@
-// MEAN kernel (NNAPI 1.1). NNAPI signature: input 0 a tensor of rank 1..4 (FLOAT32/FLOAT16/
-// QUANT8_ASYMM; QUANT8_ASYMM_SIGNED since 1.3), input 1 the axes (1-D TENSOR_INT32, each in
-// [-rank, rank), repeats allowed), input 2 keep_dims (INT32, > 0 keeps reduced dimensions as extent 1);
-// output of the same type. Reducing every dimension without keep_dims gives shape [1].
-// Float: sum in input order, divided by the element count. Quant8 follows NNAPI's reference
+// MEAN (NNAPI 1.1) and REDUCE_MAX, REDUCE_MIN, REDUCE_SUM (1.2) kernels: one signature, one axis walk.
+// NNAPI signature: input 0 a tensor of rank 1..4, input 1 the axes (1-D TENSOR_INT32, each in
+// [-rank, rank), repeats allowed), input 2 keep_dims (MEAN: INT32, > 0 keeps reduced dimensions as
+// extent 1; REDUCE_*: BOOL); output of the same type. Reducing every dimension without keep_dims gives
+// shape [1]. Types: MEAN FLOAT32/FLOAT16/QUANT8_ASYMM (QUANT8_ASYMM_SIGNED since 1.3); REDUCE_SUM
+// FLOAT32/FLOAT16; REDUCE_MAX/MIN those and both quant8 types, whose output must keep the input's
+// scale and zero point (the result is one of the input values).
+// Float MEAN and SUM add in input order; MAX/MIN start from the first element.
+// MEAN float: sum in input order, divided by the element count. Quant8 MEAN follows NNAPI's reference
 // (TFLite reference_ops::Mean<uint8_t, int32_t>): the raw quantised values are summed in int32 and
 // divided by the count with truncation; scale and zero point are not applied (the output is read with
 // its own). Signed values are offset by 128 first so the result equals the unsigned one minus 128.
@@ -33,26 +37,43 @@ Result<std::optional<std::vector<bool>>> reduced_axes(std::span<const OperandInf
   return std::optional<std::vector<bool>>(reduce);
 }
 
-class MeanKernel final : public OperationKernel {
+enum class Reduce { kMean, kMax, kMin, kSum };
+
+class ReduceKernel final : public OperationKernel {
  public:
-  models::OperationType type() const override { return models::OperationType::MEAN; }
+  ReduceKernel(models::OperationType type, Reduce f) : type_(type), f_(f) {}
+  models::OperationType type() const override { return type_; }
 
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 3) return make_error("expected 3 inputs, got " + std::to_string(in.size()));
-    if (auto r = expect_type(in, 0, "input", kFloatAndQuant8); !r) return make_error(r.error());
+    auto t = f_ == Reduce::kSum
+                 ? expect_type(in, 0, "input", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16})
+                 : expect_type(in, 0, "input", kFloatAndQuant8);
+    if (!t) return make_error(t.error());
     if (auto r = expect_type(in, 1, "axes", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
     if (auto r = expect_rank(in[1], 1, "axes", 1); !r) return make_error(r.error());
-    if (auto r = expect_type(in, 2, "keep_dims", {OperandType::INT32}); !r) return make_error(r.error());
+    if (auto r =
+            expect_type(in, 2, "keep_dims", {f_ == Reduce::kMean ? OperandType::INT32 : OperandType::BOOL});
+        !r)
+      return make_error(r.error());
     if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
-    if (auto r = expect_output_type(out, 0, in[0].type); !r) return make_error(r.error());
+    if (f_ == Reduce::kMax || f_ == Reduce::kMin) {
+      if (auto r = expect_output_like_input(out, in[0]); !r) return make_error(r.error());
+    } else if (auto r = expect_output_type(out, 0, in[0].type); !r) {
+      return make_error(r.error());
+    }
     if (!in[0].rank_known()) return std::vector<std::vector<uint32_t>>{{}};
     const size_t rank = in[0].dimensions.size();
     if (rank < 1 || rank > 4)
       return input_error(0, "input", "expected rank 1 to 4, got " + std::to_string(rank));
     auto reduce = reduced_axes(in, rank);
     if (!reduce) return make_error(reduce.error());
-    const auto keep = int_param(in[2]);
+    std::optional<int32_t> keep = int_param(in[2]);
+    if (f_ != Reduce::kMean) {
+      const std::optional<bool> k = bool_param(in[2]);
+      keep = k ? std::optional<int32_t>(*k ? 1 : 0) : std::nullopt;
+    }
     if (!*reduce || !keep) return std::vector<std::vector<uint32_t>>{{}};
     std::vector<uint32_t> shape;
     for (size_t k = 0; k < rank; ++k) {
@@ -88,11 +109,35 @@ class MeanKernel final : public OperationKernel {
       }
       return idx;
     };
+    if (f_ == Reduce::kMax || f_ == Reduce::kMin) {
+      // Extremes work on floats and raw quantised values alike: first element, then compare.
+      const bool quant = is_quant8(in[0].type);
+      const std::vector<float> x = quant ? std::vector<float>() : read_floats(in[0]);
+      const std::vector<int32_t> q = quant ? read_ints(in[0]) : std::vector<int32_t>();
+      std::vector<bool> seen(n_out, false);
+      std::vector<float> fr(quant ? 0 : n_out);
+      std::vector<int32_t> qr(quant ? n_out : 0);
+      for (uint64_t i = 0; i < n_in; ++i) {
+        const uint64_t k = out_index(i);
+        const bool first = !seen[k];
+        seen[k] = true;
+        if (quant)
+          qr[k] = first ? q[i] : f_ == Reduce::kMax ? std::max(qr[k], q[i]) : std::min(qr[k], q[i]);
+        else
+          fr[k] = first ? x[i] : f_ == Reduce::kMax ? std::max(fr[k], x[i]) : std::min(fr[k], x[i]);
+      }
+      if (quant)
+        write_ints(o, qr);
+      else
+        write_floats(o, fr);
+      return {};
+    }
     if (!is_quant8(in[0].type)) {
       const std::vector<float> x = read_floats(in[0]);
       std::vector<float> sum(n_out, 0.0f);
       for (uint64_t i = 0; i < n_in; ++i) sum[out_index(i)] += x[i];
-      for (float& s : sum) s /= static_cast<float>(count);
+      if (f_ == Reduce::kMean)
+        for (float& s : sum) s /= static_cast<float>(count);
       write_floats(o, sum);
       return {};
     }
@@ -110,12 +155,28 @@ class MeanKernel final : public OperationKernel {
     write_ints(o, sum);
     return {};
   }
+
+ private:
+  models::OperationType type_;
+  Reduce f_;
 };
 
 }  // namespace
 
 const OperationKernel& mean_kernel() {
-  static const MeanKernel kernel;
+  static const ReduceKernel kernel(models::OperationType::MEAN, Reduce::kMean);
+  return kernel;
+}
+const OperationKernel& reduce_max_kernel() {
+  static const ReduceKernel kernel(models::OperationType::REDUCE_MAX, Reduce::kMax);
+  return kernel;
+}
+const OperationKernel& reduce_min_kernel() {
+  static const ReduceKernel kernel(models::OperationType::REDUCE_MIN, Reduce::kMin);
+  return kernel;
+}
+const OperationKernel& reduce_sum_kernel() {
+  static const ReduceKernel kernel(models::OperationType::REDUCE_SUM, Reduce::kSum);
   return kernel;
 }
 
