@@ -29,8 +29,21 @@ Result<void> write_text(const std::string& path, const std::string& text) {
   return {};
 }
 
+// --shape NAME=AxB and --input-value NAME=V arguments into the importer's options.
+Result<models::OnnxImportOptions> onnx_options(bool cpu_fallback, const std::vector<std::string>& shapes,
+                                               const std::vector<std::string>& values) {
+  models::OnnxImportOptions opt;
+  opt.cpu_fallback = cpu_fallback;
+  for (const auto& s : shapes)
+    if (auto r = models::parse_input_shape(s, &opt); !r) return make_error(r.error());
+  for (const auto& v : values)
+    if (auto r = models::parse_input_value(v, &opt); !r) return make_error(r.error());
+  return opt;
+}
+
 struct ImportOptions {
   std::string model, output, example_inputs;
+  std::vector<std::string> shapes, values;
   bool cpu_fallback = false;
   uint32_t dynamic_dim = 1;
   uint64_t seed = 1;
@@ -38,10 +51,10 @@ struct ImportOptions {
 };
 
 int import_command(const ImportOptions& o) {
-  models::OnnxImportOptions opt;
-  opt.cpu_fallback = o.cpu_fallback;
-  opt.dynamic_dim = o.dynamic_dim;
-  auto imported = models::import_onnx_file(o.model, opt);
+  auto opt = onnx_options(o.cpu_fallback, o.shapes, o.values);
+  if (!opt) return fail(opt.error());
+  opt->dynamic_dim = o.dynamic_dim;
+  auto imported = models::import_onnx_file(o.model, *opt);
   if (!imported) return fail(imported.error());
   const auto& m = imported->model;
   if (auto v = models::validate_model(m); !v)
@@ -86,7 +99,7 @@ int import_command(const ImportOptions& o) {
 
 struct QuantizeCliOptions {
   std::string model, output, hw = "configs/npu/default.json";
-  std::vector<std::string> calib;
+  std::vector<std::string> calib, shapes, values;
   uint32_t samples = 8;
   uint64_t seed = 1;
   std::vector<float> range = {-1.0f, 1.0f};
@@ -95,7 +108,9 @@ struct QuantizeCliOptions {
 };
 
 int quantize_command(const QuantizeCliOptions& o) {
-  auto model = load_model_file(o.model, o.cpu_fallback);
+  auto opt = onnx_options(o.cpu_fallback, o.shapes, o.values);
+  if (!opt) return fail(opt.error());
+  auto model = load_model_file(o.model, *opt);
   if (!model) return fail(model.error());
   if (o.range.size() != 2) return fail("--range: expected two values LO HI");
   std::vector<models::TensorMap> calib;
@@ -164,14 +179,18 @@ int quantize_command(const QuantizeCliOptions& o) {
 }  // namespace
 
 Result<models::Model> load_model_file(const std::string& path, bool cpu_fallback) {
+  models::OnnxImportOptions opt;
+  opt.cpu_fallback = cpu_fallback;
+  return load_model_file(path, opt);
+}
+
+Result<models::Model> load_model_file(const std::string& path, const models::OnnxImportOptions& opt) {
   if (!models::is_onnx_path(path)) {
     auto m = models::load_model(path);
     if (!m) return m;
     if (auto v = models::validate_model(*m); !v) return make_error(path + ": " + v.error());
     return m;
   }
-  models::OnnxImportOptions opt;
-  opt.cpu_fallback = cpu_fallback;
   auto imported = models::import_onnx_file(path, opt);
   if (!imported) return make_error(imported.error());
   if (auto v = models::validate_model(imported->model); !v)
@@ -186,8 +205,11 @@ void register_import_commands(CLI::App& app, int* exit_code) {
   imp->add_option("-o,--output", io->output, "Model JSON to write")->required();
   imp->add_flag("--cpu-fallback", io->cpu_fallback,
                 "Import operators that only the CPU reference runs (Div, ReduceMean, …)");
-  imp->add_option("--dynamic-dim", io->dynamic_dim, "Value of symbolic input dimensions")
+  imp->add_option("--dynamic-dim", io->dynamic_dim, "Value of symbolic input dimensions not bound by --shape")
       ->capture_default_str();
+  imp->add_option("--shape", io->shapes, "Bind a graph input's shape, NAME=AxB (repeatable)");
+  imp->add_option("--input-value", io->values,
+                  "Bind a graph input's value at import, NAME=V[,V...]: it becomes a constant (repeatable)");
   imp->add_option("--example-inputs", io->example_inputs, "Also write seeded uniform inputs JSON here");
   imp->add_option("--seed", io->seed, "Seed of --example-inputs")->capture_default_str();
   imp->add_option("--range", io->range, "Value range LO HI of --example-inputs")->expected(2);
@@ -206,6 +228,8 @@ void register_import_commands(CLI::App& app, int* exit_code) {
   q->add_option("--range", qo->range, "Value range LO HI of synthetic samples")->expected(2);
   q->add_flag("--per-tensor", qo->per_tensor, "Per-tensor instead of per-channel convolution weights");
   q->add_flag("--cpu-fallback", qo->cpu_fallback, "As npusim import --cpu-fallback (for .onnx input)");
+  q->add_option("--shape", qo->shapes, "As npusim import --shape (for .onnx input)");
+  q->add_option("--input-value", qo->values, "As npusim import --input-value (for .onnx input)");
   q->add_option("--hw", qo->hw, "Hardware config for the accuracy run")->capture_default_str();
   q->callback([qo, exit_code] { *exit_code = quantize_command(*qo); });
 }

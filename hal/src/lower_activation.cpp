@@ -1,9 +1,11 @@
-// RELU, RELU1, RELU6, LOGISTIC and TANH on the vector unit (UNARY), in place in SRAM. Float32: CLAMP
-// to the activation's range, or the LOGISTIC/TANH function. Quant8: a 256-entry LUT indexed by the raw
-// input byte, computed at compile time by running the CPU reference kernel itself on all 256 input
-// values with the operation's quantisation — so the NPU's result is the reference's by construction,
-// including NNAPI's fixed-point LOGISTIC/TANH and RELU with a different output scale.
+// RELU, RELU1, RELU6, LOGISTIC, TANH and the NNAPI 1.2 float functions ABS, EXP, LOG, NEG, RSQRT and
+// SQRT on the vector unit (UNARY), in place in SRAM. Float32: CLAMP to the activation's range, or the
+// function (the vector unit evaluates them with the same C library calls as the CPU reference). Quant8: a
+// 256-entry LUT indexed by the raw input byte, computed at compile time by running the CPU reference kernel
+// itself on all 256 input values with the operation's quantisation — so the NPU's result is the reference's
+// by construction, including NNAPI's fixed-point LOGISTIC/TANH and RELU with a different output scale.
 #include <limits>
+#include <optional>
 
 #include "lowering.h"
 #include "npu/common/fixed_point.h"
@@ -15,12 +17,34 @@ namespace {
 using models::OperandType;
 using models::OperationType;
 
+// The vector unit's function for an NNAPI 1.2 float-only operation, nullopt for the activations.
+std::optional<desc::UnaryFunc> float_function(OperationType t) {
+  switch (t) {
+    case OperationType::ABS:
+      return desc::UnaryFunc::ABS;
+    case OperationType::EXP:
+      return desc::UnaryFunc::EXP;
+    case OperationType::LOG:
+      return desc::UnaryFunc::LOG;
+    case OperationType::NEG:
+      return desc::UnaryFunc::NEG;
+    case OperationType::RSQRT:
+      return desc::UnaryFunc::RSQRT;
+    case OperationType::SQRT:
+      return desc::UnaryFunc::SQRT;
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string reason(const models::Model& m, uint32_t index) {
   const auto& g = m.main;
   const auto& op = g.operations[index];
   if (op.inputs.size() != 1 || op.outputs.size() != 1) return "expected 1 input and 1 output";
   if (auto r = unknown_dims_reason(m, {op.inputs[0], op.outputs[0]}); !r.empty()) return r;
   const OperandType t = g.operands[op.inputs[0]].type;
+  if (float_function(op.type) && t != OperandType::TENSOR_FLOAT32)
+    return "data type " + std::string(models::to_string(t)) + " is not supported on the NPU";
   if (t != OperandType::TENSOR_FLOAT32 && !is_quant8(t))
     return "data type " + std::string(models::to_string(t)) + " is not supported on the NPU";
   if (g.operands[op.outputs[0]].type != t) return "output type differs from the input's";
@@ -87,7 +111,7 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
     float_clamp(static_cast<int32_t>(act), &d.clamp_lo, &d.clamp_hi);
     d.func = op.type == OperationType::LOGISTIC ? desc::UnaryFunc::LOGISTIC
              : op.type == OperationType::TANH   ? desc::UnaryFunc::TANH
-                                                : desc::UnaryFunc::CLAMP;
+                                                : float_function(op.type).value_or(desc::UnaryFunc::CLAMP);
   }
   const Source in = operand_source(m, op.inputs[0], prog);
   const uint64_t out_base = prog.arena.at(op.outputs[0]).offset;

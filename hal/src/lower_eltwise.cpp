@@ -1,9 +1,10 @@
 // ADD, SUB and MUL on the vector unit (ELTWISE), float32 and both quant8 types, with the fused
-// activation. Broadcasting is supported when one operand covers the whole output and the other's
-// (leading-1-stripped) shape equals the output's trailing dimensions, i.e. it repeats with a period in
-// the flat layout (a bias per channel, a scalar); for ADD and MUL the periodic operand may be either.
-// Quantised arithmetic takes its multipliers from ops::add_sub_rescale / conv_multiplier, the CPU
-// reference's own functions.
+// activation; MAXIMUM and MINIMUM (NNAPI 1.2, no activation) in float32, and quantised when both inputs
+// share the output's scale and zero point (no requantisation: the result is one of the raw inputs).
+// Broadcasting is supported when one operand covers the whole output and the other's (leading-1-stripped)
+// shape equals the output's trailing dimensions, i.e. it repeats with a period in the flat layout (a bias per
+// channel, a scalar); for ADD and MUL the periodic operand may be either. Quantised arithmetic takes its
+// multipliers from ops::add_sub_rescale / conv_multiplier, the CPU reference's own functions.
 #include <algorithm>
 
 #include "lowering.h"
@@ -41,7 +42,9 @@ struct Plan {
 Result<Plan> plan(const models::Model& m, uint32_t index) {
   const auto& g = m.main;
   const auto& op = g.operations[index];
-  if (op.inputs.size() != 3 || op.outputs.size() != 1) return make_error("expected 3 inputs and 1 output");
+  const bool extreme = op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM;
+  if (op.inputs.size() != (extreme ? 2u : 3u) || op.outputs.size() != 1)
+    return make_error(extreme ? "expected 2 inputs and 1 output" : "expected 3 inputs and 1 output");
   const uint32_t a = op.inputs[0], b = op.inputs[1], out = op.outputs[0];
   if (auto r = unknown_dims_reason(m, {a, b, out}); !r.empty()) return make_error(r);
   const OperandType t = g.operands[out].type;
@@ -49,14 +52,20 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
     return make_error("data type " + std::string(models::to_string(t)) + " is not supported on the NPU");
   if (g.operands[a].type != t || g.operands[b].type != t)
     return make_error("input types differ from the output's");
-  if (!const_int(m, op.inputs[2])) return make_error("the fused activation must be a constant");
+  if (!extreme && !const_int(m, op.inputs[2])) return make_error("the fused activation must be a constant");
+  if (extreme && is_quant8(t))
+    for (uint32_t i : {a, b})
+      if (g.operands[i].scale != g.operands[out].scale ||
+          g.operands[i].zero_point != g.operands[out].zero_point)
+        return make_error(
+            "quantised inputs must share the output's scale and zero point (else requantised on the CPU)");
   const auto& od = g.operands[out].dimensions;
   const Bcast ka = broadcast_kind(g.operands[a].dimensions, od),
               kb = broadcast_kind(g.operands[b].dimensions, od);
   const uint64_t n = product(od);
   if (ka == Bcast::FULL && kb != Bcast::OTHER)
     return Plan{a, b, n, kb == Bcast::FULL ? 0 : product(g.operands[b].dimensions)};
-  if (kb == Bcast::FULL && ka == Bcast::PERIODIC && op.type != OperationType::SUB)
+  if (kb == Bcast::FULL && ka == Bcast::PERIODIC && op.type != OperationType::SUB)  // commutative
     return Plan{b, a, n, product(g.operands[a].dimensions)};
   return make_error("broadcast of " + models::dims_to_string(g.operands[a].dimensions) + " with " +
                     models::dims_to_string(g.operands[b].dimensions) +
@@ -89,13 +98,16 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   const auto& yo = g.operands[p->y];
   const auto& oo = g.operands[op.outputs[0]];
   const uint32_t e = elem_bytes(oo.type);
-  const int32_t act = *const_int(m, op.inputs[2]);
+  const bool extreme = op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM;
+  const int32_t act = extreme ? 0 : *const_int(m, op.inputs[2]);
 
   desc::Eltwise d{};
   d.h.opcode = desc::Opcode::ELTWISE;
-  d.func = op.type == OperationType::ADD   ? desc::EltwiseFunc::ADD
-           : op.type == OperationType::SUB ? desc::EltwiseFunc::SUB
-                                           : desc::EltwiseFunc::MUL;
+  d.func = op.type == OperationType::ADD       ? desc::EltwiseFunc::ADD
+           : op.type == OperationType::SUB     ? desc::EltwiseFunc::SUB
+           : op.type == OperationType::MAXIMUM ? desc::EltwiseFunc::MAX
+           : op.type == OperationType::MINIMUM ? desc::EltwiseFunc::MIN
+                                               : desc::EltwiseFunc::MUL;
   d.dtype = dtype_of(oo.type);
   d.b_period = static_cast<uint32_t>(p->period);
   if (oo.type == OperandType::TENSOR_FLOAT32) {
@@ -104,7 +116,11 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
     d.a_offset = -xo.zero_point;
     d.b_offset = -yo.zero_point;
     d.out_offset = oo.zero_point;
-    if (op.type == OperationType::MUL) {
+    if (extreme) {
+      // Equal quantisation (checked above): rescale by exactly 1 (2^30 · 2^1 / 2^31) and restore the zero
+      // point.
+      d.a_scale = d.b_scale = {1 << 30, 1};
+    } else if (op.type == OperationType::MUL) {
       const auto q = ops::conv_multiplier(xo.scale, yo.scale, oo.scale);
       d.out_scale = {q.multiplier, q.shift};
     } else {

@@ -1,7 +1,9 @@
-// MEAN on the vector unit (REDUCE) when the reduced axes form one contiguous block once extents of 1 are
-// ignored, so the input is [outer, extent, inner] and the reference's ascending-index sums are the
-// descriptor's ascending-extent sums; float32 and both quant8 types. Quantised, the reference's
-// truncating integer mean of (q − qmin), clamped and shifted back by qmin (ops::quant8_range).
+// MEAN, REDUCE_SUM and REDUCE_MAX on the vector unit (REDUCE) when the reduced axes form one contiguous block
+// once extents of 1 are ignored, so the input is [outer, extent, inner] and the reference's ascending-index
+// sums are the descriptor's ascending-extent sums; float32 and both quant8 types (REDUCE_SUM is float-only in
+// NNAPI; quantised REDUCE_MAX keeps the input's quantisation, so the raw maximum is the result). REDUCE_MIN
+// has no vector function and stays on the CPU. Quantised, the reference's truncating integer mean of (q −
+// qmin), clamped and shifted back by qmin (ops::quant8_range).
 #include <algorithm>
 #include <cstring>
 #include <set>
@@ -74,7 +76,9 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   const uint32_t e = elem_bytes(in.type);
   desc::Reduce d{};
   d.h.opcode = desc::Opcode::REDUCE;
-  d.func = desc::ReduceFunc::MEAN;
+  d.func = op.type == models::OperationType::REDUCE_MAX   ? desc::ReduceFunc::MAX
+           : op.type == models::OperationType::REDUCE_SUM ? desc::ReduceFunc::SUM
+                                                          : desc::ReduceFunc::MEAN;
   d.dtype = dtype_of(in.type);
   d.extent = static_cast<uint32_t>(p->extent);
   d.inner = static_cast<uint32_t>(p->inner);
@@ -83,8 +87,10 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   } else {
     int32_t qmin = 0, qmax = 0;
     ops::quant8_range(in.type, &qmin, &qmax);
-    d.in_offset = -qmin;
-    d.out_offset = qmin;
+    if (d.func == desc::ReduceFunc::MEAN) {
+      d.in_offset = -qmin;
+      d.out_offset = qmin;
+    }
     d.clamp_lo = qmin;
     d.clamp_hi = qmax;
   }

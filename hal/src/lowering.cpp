@@ -252,12 +252,20 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::ADD:
     case OperationType::SUB:
     case OperationType::MUL:
+    case OperationType::MAXIMUM:
+    case OperationType::MINIMUM:
       return &eltwise_lowering();
     case OperationType::RELU:
     case OperationType::RELU1:
     case OperationType::RELU6:
     case OperationType::LOGISTIC:
     case OperationType::TANH:
+    case OperationType::ABS:
+    case OperationType::EXP:
+    case OperationType::LOG:
+    case OperationType::NEG:
+    case OperationType::RSQRT:
+    case OperationType::SQRT:
       return &activation_lowering();
     case OperationType::AVERAGE_POOL_2D:
     case OperationType::MAX_POOL_2D:
@@ -268,6 +276,8 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::SOFTMAX:
       return &softmax_lowering();
     case OperationType::MEAN:
+    case OperationType::REDUCE_MAX:
+    case OperationType::REDUCE_SUM:
       return &mean_lowering();
     case OperationType::RESHAPE:
     case OperationType::CONCATENATION:

@@ -120,12 +120,12 @@ struct Lowering {
 // compiler's own).
 const Lowering* find_lowering(models::OperationType type);
 
-const Lowering& eltwise_lowering();     // ADD, SUB, MUL
-const Lowering& activation_lowering();  // RELU, RELU1, RELU6, LOGISTIC, TANH
+const Lowering& eltwise_lowering();     // ADD, SUB, MUL, MAXIMUM, MINIMUM
+const Lowering& activation_lowering();  // RELU*, LOGISTIC, TANH, ABS, EXP, LOG, NEG, RSQRT, SQRT
 const Lowering& pool_lowering();        // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D
 const Lowering& depthwise_lowering();   // DEPTHWISE_CONV_2D
 const Lowering& softmax_lowering();     // SOFTMAX
-const Lowering& mean_lowering();        // MEAN
+const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
 const Lowering& copy_lowering();        // RESHAPE, CONCATENATION
 const Lowering& pad_lowering();         // PAD
 

@@ -77,6 +77,13 @@ std::vector<int64_t> attr_ints(const onnx::NodeProto& n, const char* name, std::
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : def;
 }
 
+// A host value as int64, saturating (ONNX uses ±INT64_MAX as "to the end", which a double rounds past).
+int64_t to_i64(double d) {
+  if (!(d < 9.2e18)) return std::numeric_limits<int64_t>::max() / 2;
+  if (!(d > -9.2e18)) return -(std::numeric_limits<int64_t>::max() / 2);
+  return static_cast<int64_t>(d);
+}
+
 // ONNX element type → NNAPI tensor type for runtime values.
 std::optional<OperandType> runtime_type(int32_t t) {
   switch (t) {
@@ -241,9 +248,24 @@ class Importer {
   // The quantisation of a quant8 runtime value: assigned on first use of a raw graph input, else checked.
   Result<void> set_quant(const Value& v, double scale, double zero_point);
   Result<double> const_scalar(const onnx::NodeProto& n, int i, const char* what, double def);
-  Result<void> on_reduce_mean(const onnx::NodeProto& n);
   Result<void> on_lrn(const onnx::NodeProto& n);
   Result<void> on_depth_space(const onnx::NodeProto& n);
+  // Operators of the audio models (1-D signal processing, recurrent layers, control flow).
+  Result<void> on_if(const onnx::NodeProto& n);
+  Result<void> import_graph(const onnx::GraphProto& g);
+  Result<void> on_pow(const onnx::NodeProto& n);
+  Result<void> on_div(const onnx::NodeProto& n);
+  Result<void> on_reduce(const onnx::NodeProto& n);
+  Result<void> on_cast(const onnx::NodeProto& n);
+  Result<void> on_slice(const onnx::NodeProto& n);
+  Result<void> on_lstm(const onnx::NodeProto& n);
+  Result<Value> conv_1d(const onnx::NodeProto& n, const Value& x, const HostTensor& w,
+                        const std::vector<double>& bias, int64_t group);
+  // Unsqueeze/Squeeze of a runtime value without moving data: extents of 1 are inserted or removed in
+  // the operand's own layout (a RESHAPE), so a permuted value stays permuted.
+  Result<Value> reshape_ones(const Value& v, const std::vector<int64_t>& shape);
+  Result<void> bind_input_value(const onnx::ValueInfoProto& vi, const std::vector<double>& values);
+  uint32_t no_value(OperandType t);
 
   const onnx::ModelProto& proto_;
   const OnnxImportOptions& opt_;
@@ -262,6 +284,7 @@ class Importer {
     uint32_t filter, bias, channel_dim;
   };
   std::map<uint32_t, ConvInfo> convs_;
+  std::vector<std::string> defaulted_dims_;  // symbolic input dimensions that took dynamic_dim
 };
 
 // --- Emission -----------------------------------------------------------------------------------------
@@ -359,6 +382,22 @@ Result<uint32_t> Importer::in_layout(const Value& v, const Perm& perm) {
   if (v.perm == perm) return v.operand;
   const auto key = std::make_pair(v.operand, perm);
   if (const auto it = transposed_.find(key); it != transposed_.end()) return it->second;
+  // Only extents of 1 move: the element order is unchanged, so a RESHAPE (which the NPU copies) does it.
+  auto non_one_axes = [&](const Perm& p) {
+    Perm axes;
+    for (int64_t k : p)
+      if (v.shape[static_cast<size_t>(k)] != 1) axes.push_back(k);
+    return axes;
+  };
+  if (non_one_axes(v.perm) == non_one_axes(perm)) {
+    const Operand& src = operand(v.operand);
+    const std::vector<int64_t> dims = nnapi_dims(v.shape, perm);
+    const uint32_t out = temp(src.type, dims, src.scale, src.zero_point);
+    op(OperationType::RESHAPE, {v.operand, tensor_i32(std::vector<int32_t>(dims.begin(), dims.end()))},
+       {out});
+    transposed_[key] = out;
+    return out;
+  }
   // Operand dim k holds ONNX dim v.perm[k]; target dim i needs ONNX dim perm[i] = operand dim inv[perm[i]].
   const Perm inv = inverse(v.perm);
   std::vector<int32_t> t;
@@ -415,8 +454,47 @@ Result<Value> Importer::binary(OperationType t, const Value& a, const Value& b, 
   if (!y) return make_error(y.error());
   const Operand& src = operand(r.operand);
   const uint32_t out = temp(src.type, nnapi_dims(*shape, perm), src.scale, src.zero_point);
-  op(t, {*x, *y, scalar_i32(act)}, {out}, 2);
+  if (t == OperationType::MAXIMUM || t == OperationType::MINIMUM || t == OperationType::POW)
+    op(t, {*x, *y}, {out});  // NNAPI 1.2 binary operations have no fused activation
+  else
+    op(t, {*x, *y, scalar_i32(act)}, {out}, 2);
   return runtime(out, *shape, perm);
+}
+
+Result<Value> Importer::reshape_ones(const Value& v, const std::vector<int64_t>& shape) {
+  if (shape.size() > 4)
+    return make_error("rank " + std::to_string(shape.size()) + " is not supported (NNAPI: rank <= 4)");
+  if (v.is_const) {
+    Value c = v;
+    c.c.dims = c.shape = shape;
+    c.perm = identity(shape.size());
+    return c;
+  }
+  // The j-th non-1 axis of the old shape is the j-th non-1 axis of the new one.
+  std::vector<int64_t> new_axis(v.shape.size(), -1);
+  std::vector<bool> used(shape.size(), false);
+  size_t j = 0;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    if (v.shape[i] == 1) continue;
+    while (j < shape.size() && shape[j] == 1) ++j;
+    if (j == shape.size() || shape[j] != v.shape[i]) return make_error("internal: not a reshape of ones");
+    new_axis[i] = static_cast<int64_t>(j);
+    used[j++] = true;
+  }
+  Perm perm;
+  for (int64_t k : v.perm)
+    if (new_axis[static_cast<size_t>(k)] >= 0) perm.push_back(new_axis[static_cast<size_t>(k)]);
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (!used[k]) perm.push_back(static_cast<int64_t>(k));
+  const std::vector<int64_t> dims = nnapi_dims(shape, perm);
+  const Operand& src = operand(v.operand);
+  if (std::vector<uint32_t>(dims.begin(), dims.end()) == src.dimensions)
+    return runtime(v.operand, shape, perm);
+  unassigned_quant_.erase(v.operand);
+  const uint32_t out = temp(src.type, dims, src.scale, src.zero_point);
+  std::vector<int32_t> d(dims.begin(), dims.end());
+  op(OperationType::RESHAPE, {v.operand, tensor_i32(d)}, {out});
+  return runtime(out, shape, perm);
 }
 
 // --- Folding ------------------------------------------------------------------------------------------
@@ -509,6 +587,47 @@ Result<std::vector<int64_t>> axes_param(const onnx::NodeProto& n,
   const auto it = values.find(n.input(1));
   if (it == values.end() || !it->second.is_const) return make_error("axes (input 1) must be a constant");
   return std::vector<int64_t>(it->second.c.v.begin(), it->second.c.v.end());
+}
+
+// ONNX Slice semantics per axis: the first index, the step and the element count.
+struct AxisSlice {
+  int64_t start = 0, step = 1, count = 0;
+};
+
+Result<std::vector<AxisSlice>> slice_plan(const std::vector<int64_t>& shape,
+                                          const std::vector<int64_t>& starts,
+                                          const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                                          std::vector<int64_t> steps) {
+  if (ends.size() != starts.size()) return make_error("starts and ends differ in length");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    return make_error("axes and steps must match starts in length");
+  auto ax = axes_of(axes, shape.size());
+  if (!ax) return make_error(ax.error());
+  std::vector<AxisSlice> plan(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k) plan[k] = {0, 1, shape[k]};
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int64_t d = shape[static_cast<size_t>((*ax)[i])], step = steps[i];
+    if (step == 0) return make_error("step 0");
+    // Clamp first: ends like INT64_MAX / -INT64_MAX mean "to the end" in either direction.
+    int64_t b = std::clamp<int64_t>(starts[i], -d - 1, d + 1),
+            e = std::clamp<int64_t>(ends[i], -d - 1, d + 1);
+    if (b < 0) b += d;
+    if (e < 0) e += d;
+    if (step > 0) {
+      b = std::clamp<int64_t>(b, 0, d);
+      e = std::clamp<int64_t>(e, 0, d);
+    } else {
+      b = std::clamp<int64_t>(b, 0, d - 1);
+      e = std::clamp<int64_t>(e, -1, d - 1);
+    }
+    const int64_t count = step > 0 ? (e - b + step - 1) / step : (b - e + (-step) - 1) / (-step);
+    if (count <= 0) return make_error("the slice is empty");
+    plan[static_cast<size_t>((*ax)[i])] = {b, step, count};
+  }
+  return plan;
 }
 
 Result<bool> Importer::fold(const onnx::NodeProto& n) {
@@ -679,6 +798,42 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
         out.v[i] = integer ? std::trunc(x / y) : x / y;
     }
     cast_to(&out, a.type);
+  } else if (t == "Equal" || t == "Less" || t == "Greater") {
+    if (auto r = need(2); !r) return make_error(r.error());
+    auto shape = broadcast_shape(in[0]->dims, in[1]->dims);
+    if (!shape) return make_error(shape.error());
+    const HostTensor a = broadcast_to(*in[0], *shape), b = broadcast_to(*in[1], *shape);
+    out.type = kBool;
+    out.dims = *shape;
+    for (size_t i = 0; i < a.v.size(); ++i)
+      out.v.push_back(t == "Equal" ? a.v[i] == b.v[i] : t == "Less" ? a.v[i] < b.v[i] : a.v[i] > b.v[i]);
+  } else if (t == "Not") {
+    if (auto r = need(1); !r) return make_error(r.error());
+    out = *in[0];
+    for (double& v : out.v) v = v == 0;
+  } else if (t == "Slice" && opset_ >= 10) {
+    if (auto r = need(3); !r) return make_error(r.error());
+    auto ints = [&](size_t i) {
+      std::vector<int64_t> v;
+      if (i < in.size() && in[i])
+        for (double d : in[i]->v) v.push_back(to_i64(d));
+      return v;
+    };
+    auto plan = slice_plan(in[0]->dims, ints(1), ints(2), ints(3), ints(4));
+    if (!plan) return make_error(plan.error());
+    out.type = in[0]->type;
+    for (const auto& a : *plan) out.dims.push_back(a.count);
+    auto count = element_count(out.dims);
+    if (!count) return make_error(count.error());
+    const std::vector<uint64_t> src_strides = strides_of(in[0]->dims), dst_strides = strides_of(out.dims);
+    for (uint64_t i = 0; i < *count; ++i) {
+      uint64_t src = 0;
+      for (size_t k = 0; k < out.dims.size(); ++k) {
+        const auto c = static_cast<int64_t>((i / dst_strides[k]) % static_cast<uint64_t>(out.dims[k]));
+        src += static_cast<uint64_t>((*plan)[k].start + c * (*plan)[k].step) * src_strides[k];
+      }
+      out.v.push_back(in[0]->v[src]);
+    }
   } else if (t == "QuantizeLinear") {
     if (auto r = need(2); !r) return make_error(r.error());
     const HostTensor* z = in.size() > 2 ? in[2] : nullptr;
@@ -791,8 +946,9 @@ Result<void> Importer::on_conv(const onnx::NodeProto& n) {
   if (!x) return make_error(x.error());
   auto w = const_input(n, 1, "W");
   if (!w) return make_error(w.error());
-  if ((*x)->shape.size() != 4 || w->dims.size() != 4)
-    return make_error("only 2-D convolution (rank-4 X and W) is supported");
+  const bool one_d = (*x)->shape.size() == 3 && w->dims.size() == 3;
+  if (!one_d && ((*x)->shape.size() != 4 || w->dims.size() != 4))
+    return make_error("only 1-D and 2-D convolution (rank-3 or rank-4 X and W) is supported");
   if (operand((*x)->is_const ? 0 : (*x)->operand).type != OperandType::TENSOR_FLOAT32 && !(*x)->is_const)
     return make_error("X must be float (quantised convolution is QLinearConv)");
   const int64_t group = attr_i(n, "group", 1);
@@ -800,8 +956,10 @@ Result<void> Importer::on_conv(const onnx::NodeProto& n) {
   if (group < 1 || c % group != 0 || m % group != 0 || w->dims[1] * group != c)
     return make_error("W " + dims_string(w->dims) + " and group " + std::to_string(group) + " do not fit X " +
                       dims_string((*x)->shape));
-  const auto ks = attr_ints(n, "kernel_shape", {w->dims[2], w->dims[3]});
-  if (ks.size() != 2 || ks[0] != w->dims[2] || ks[1] != w->dims[3])
+  const auto ks =
+      attr_ints(n, "kernel_shape",
+                one_d ? std::vector<int64_t>{w->dims[2]} : std::vector<int64_t>{w->dims[2], w->dims[3]});
+  if (ks != std::vector<int64_t>(w->dims.begin() + 2, w->dims.end()))
     return make_error("kernel_shape does not match W");
   std::vector<double> bias(static_cast<size_t>(m), 0.0);
   if (auto b = input(n, 2, false); !b) {
@@ -811,9 +969,15 @@ Result<void> Importer::on_conv(const onnx::NodeProto& n) {
       return make_error("B must be a constant of M values");
     bias = (*b)->c.v;
   }
+  cast_to(&*w, kFloat);
+  if (one_d) {
+    auto out = conv_1d(n, **x, *w, bias, group);
+    if (!out) return make_error(out.error());
+    define(n, 0, std::move(*out));
+    return {};
+  }
   auto win = window(n, (*x)->shape[2], (*x)->shape[3], w->dims[2], w->dims[3], false);
   if (!win) return make_error(win.error());
-  cast_to(&*w, kFloat);
   auto out = conv(**x, *w, bias, group, *win);
   if (!out) return make_error(out.error());
   define(n, 0, std::move(*out));
@@ -978,10 +1142,10 @@ Result<Value> Importer::unary(OperationType t, const Value& v) {
 }
 
 Result<void> Importer::on_unary(const onnx::NodeProto& n) {
-  static const std::map<std::string, OperationType> kOps = {{"Relu", OperationType::RELU},
-                                                            {"Sigmoid", OperationType::LOGISTIC},
-                                                            {"Tanh", OperationType::TANH},
-                                                            {"Floor", OperationType::FLOOR}};
+  static const std::map<std::string, OperationType> kOps = {
+      {"Relu", OperationType::RELU},   {"Sigmoid", OperationType::LOGISTIC}, {"Tanh", OperationType::TANH},
+      {"Floor", OperationType::FLOOR}, {"Abs", OperationType::ABS},          {"Exp", OperationType::EXP},
+      {"Log", OperationType::LOG},     {"Neg", OperationType::NEG},          {"Sqrt", OperationType::SQRT}};
   auto x = input(n, 0);
   if (!x) return make_error(x.error());
   auto y = unary(kOps.at(n.op_type()), **x);
@@ -992,6 +1156,7 @@ Result<void> Importer::on_unary(const onnx::NodeProto& n) {
 
 Result<void> Importer::on_clip(const onnx::NodeProto& n) {
   double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  const Value* bound[2] = {nullptr, nullptr};  // runtime min / max (NNAPI 1.2 MAXIMUM / MINIMUM)
   if (opset_ < 11) {
     lo = attr_f(n, "min", -std::numeric_limits<float>::infinity());
     hi = attr_f(n, "max", std::numeric_limits<float>::infinity());
@@ -1000,7 +1165,11 @@ Result<void> Importer::on_clip(const onnx::NodeProto& n) {
       auto v = input(n, i, false);
       if (!v) return make_error(v.error());
       if (!*v) continue;
-      if (!(*v)->is_const || (*v)->c.v.size() != 1) return make_error("min/max must be constant scalars");
+      if (!(*v)->is_const) {
+        bound[i - 1] = *v;
+        continue;
+      }
+      if ((*v)->c.v.size() != 1) return make_error("min/max must be scalars");
       (i == 1 ? lo : hi) = (*v)->c.v[0];
     }
   }
@@ -1012,27 +1181,23 @@ Result<void> Importer::on_clip(const onnx::NodeProto& n) {
     t = OperationType::RELU6;
   else if (lo == -1 && hi == 1)
     t = OperationType::RELU1;
-  else if (!(lo == 0 && std::isinf(hi) && hi > 0)) {
-    // General bounds: max(x, lo) = lo + relu(x − lo); min(y, hi) = hi − relu(hi − y).
+  else if (bound[0] || bound[1] || !(lo == 0 && std::isinf(hi) && hi > 0)) {
+    // General or runtime bounds: MAXIMUM with the minimum, then MINIMUM with the maximum.
     Value y = v;
     auto scalar = [](double s) {
       HostTensor t1;
       t1.v = {s};
       return constant_value(t1);
     };
-    if (!std::isinf(lo)) {
-      auto d = binary(OperationType::SUB, y, scalar(lo), 1);
-      if (!d) return make_error(d.error());
-      auto s = binary(OperationType::ADD, *d, scalar(lo));
-      if (!s) return make_error(s.error());
-      y = *s;
+    if (bound[0] || !std::isinf(lo)) {
+      auto m = binary(OperationType::MAXIMUM, y, bound[0] ? *bound[0] : scalar(lo));
+      if (!m) return make_error(m.error());
+      y = *m;
     }
-    if (!std::isinf(hi)) {
-      auto d = binary(OperationType::SUB, scalar(hi), y, 1);
-      if (!d) return make_error(d.error());
-      auto s = binary(OperationType::SUB, scalar(hi), *d);
-      if (!s) return make_error(s.error());
-      y = *s;
+    if (bound[1] || !std::isinf(hi)) {
+      auto m = binary(OperationType::MINIMUM, y, bound[1] ? *bound[1] : scalar(hi));
+      if (!m) return make_error(m.error());
+      y = *m;
     }
     define(n, 0, std::move(y));
     return {};
@@ -1064,18 +1229,16 @@ Result<void> Importer::on_leaky_relu(const onnx::NodeProto& n) {
   return {};
 }
 
-// Max(a, b) = a + relu(b − a); Min(a, b) = a − relu(a − b) (NNAPI 1.1 has no MAXIMUM/MINIMUM).
+// Max / Min of any number of inputs: a chain of NNAPI 1.2 MAXIMUM / MINIMUM.
 Result<void> Importer::on_min_max(const onnx::NodeProto& n) {
   auto first = input(n, 0);
   if (!first) return make_error(first.error());
-  const bool is_max = n.op_type() == "Max";
+  const OperationType t = n.op_type() == "Max" ? OperationType::MAXIMUM : OperationType::MINIMUM;
   Value acc = **first;
   for (int i = 1; i < n.input_size(); ++i) {
     auto b = input(n, i);
     if (!b) return make_error(b.error());
-    auto d = is_max ? binary(OperationType::SUB, **b, acc, 1) : binary(OperationType::SUB, acc, **b, 1);
-    if (!d) return make_error(d.error());
-    auto r = binary(is_max ? OperationType::ADD : OperationType::SUB, acc, *d);
+    auto r = binary(t, acc, **b);
     if (!r) return make_error(r.error());
     acc = std::move(*r);
   }
@@ -1146,10 +1309,8 @@ Result<void> Importer::on_global_pool(const onnx::NodeProto& n) {
 }
 
 Result<void> Importer::on_binary(const onnx::NodeProto& n) {
-  static const std::map<std::string, OperationType> kOps = {{"Add", OperationType::ADD},
-                                                            {"Sub", OperationType::SUB},
-                                                            {"Mul", OperationType::MUL},
-                                                            {"Div", OperationType::DIV}};
+  static const std::map<std::string, OperationType> kOps = {
+      {"Add", OperationType::ADD}, {"Sub", OperationType::SUB}, {"Mul", OperationType::MUL}};
   auto a = input(n, 0);
   if (!a) return make_error(a.error());
   auto b = input(n, 1);
@@ -1222,7 +1383,7 @@ Result<void> Importer::on_reshape(const onnx::NodeProto& n) {
     shape = t == "Squeeze" ? squeeze_shape(in, *axes) : unsqueeze_shape(in, *axes);
   }
   if (!shape) return make_error(shape.error());
-  auto r = reshape(**x, *shape);
+  auto r = t == "Squeeze" || t == "Unsqueeze" ? reshape_ones(**x, *shape) : reshape(**x, *shape);
   if (!r) return make_error(r.error());
   define(n, 0, std::move(*r));
   return {};
@@ -1268,8 +1429,9 @@ Result<void> Importer::on_dropout(const onnx::NodeProto& n) {
 Result<void> Importer::on_pad(const onnx::NodeProto& n) {
   auto x = input(n, 0);
   if (!x) return make_error(x.error());
-  if (attr_s(n, "mode", "constant") != "constant")
-    return make_error("mode \"" + attr_s(n, "mode", "") + "\" is not supported (constant only)");
+  const std::string mode = attr_s(n, "mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return make_error("mode \"" + mode + "\" is not supported (constant, reflect, edge)");
   std::vector<int64_t> pads;
   double value = 0;
   if (opset_ < 11) {
@@ -1291,6 +1453,39 @@ Result<void> Importer::on_pad(const onnx::NodeProto& n) {
   const Value& v = **x;
   const size_t rank = v.shape.size();
   if (pads.size() != 2 * rank) return make_error("pads must have 2 × rank values");
+  for (int64_t p : pads)
+    if (p < 0) return make_error("negative pads are not supported");
+  if (mode != "constant") {
+    // Reflect / edge: per padded axis one GATHER (NNAPI 1.2) of the source index of every output position.
+    Value cur = v;
+    for (size_t a = 0; a < rank; ++a) {
+      const int64_t head = pads[a], tail = pads[a + rank], len = cur.shape[a];
+      if (head == 0 && tail == 0) continue;
+      if (mode == "reflect" && (head >= len || tail >= len))
+        return make_error("reflect pads must be smaller than the extent " + std::to_string(len));
+      std::vector<int32_t> idx;
+      for (int64_t i = -head; i < len + tail; ++i) {
+        int64_t j = i;
+        if (mode == "reflect")
+          j = j < 0 ? -j : j >= len ? 2 * (len - 1) - j : j;
+        else
+          j = std::clamp<int64_t>(j, 0, len - 1);
+        idx.push_back(static_cast<int32_t>(j));
+      }
+      auto in = in_layout(cur, cur.perm);
+      if (!in) return make_error(in.error());
+      std::vector<int64_t> shape = cur.shape;
+      shape[a] += head + tail;
+      const auto axis = static_cast<int32_t>(
+          std::find(cur.perm.begin(), cur.perm.end(), static_cast<int64_t>(a)) - cur.perm.begin());
+      const Operand& src = operand(*in);
+      const uint32_t out = temp(src.type, nnapi_dims(shape, cur.perm), src.scale, src.zero_point);
+      op(OperationType::GATHER, {*in, scalar_i32(axis), tensor_i32(idx)}, {out});
+      cur = runtime(out, shape, cur.perm);
+    }
+    define(n, 0, std::move(cur));
+    return {};
+  }
   if (value != 0)
     return make_error("constant_value " + std::to_string(value) +
                       " is not supported (NNAPI 1.1 PAD pads with 0)");
@@ -1525,13 +1720,28 @@ Result<void> Importer::on_qlinear_matmul(const onnx::NodeProto& n) {
   return {};
 }
 
-Result<void> Importer::on_reduce_mean(const onnx::NodeProto& n) {
+// ReduceMean / ReduceMax / ReduceMin / ReduceSum → MEAN / REDUCE_* keeping the value's layout. The NNAPI
+// operation keeps the reduced dimensions; keepdims=0 then drops them without moving data, except that a
+// reduction to a scalar keeps rank (extents 1), which broadcasts exactly like the scalar.
+Result<void> Importer::on_reduce(const onnx::NodeProto& n) {
+  static const std::map<std::string, OperationType> kOps = {{"ReduceMean", OperationType::MEAN},
+                                                            {"ReduceMax", OperationType::REDUCE_MAX},
+                                                            {"ReduceMin", OperationType::REDUCE_MIN},
+                                                            {"ReduceSum", OperationType::REDUCE_SUM}};
+  const OperationType t = kOps.at(n.op_type());
   auto x = input(n, 0);
   if (!x) return make_error(x.error());
   const Value& v = **x;
   std::vector<int64_t> axes = attr_ints(n, "axes");
-  if (axes.empty())
+  if (n.op_type() == "ReduceSum" && opset_ >= 13 && n.input_size() > 1 && !n.input(1).empty()) {
+    auto a = const_input(n, 1, "axes");
+    if (!a) return make_error(a.error());
+    axes.assign(a->v.begin(), a->v.end());
+  }
+  if (axes.empty()) {
+    if (attr_i(n, "noop_with_empty_axes", 0)) return make_error("noop_with_empty_axes is not supported");
     for (size_t i = 0; i < v.shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
   auto ax = axes_of(axes, v.shape.size());
   if (!ax) return make_error(ax.error());
   const bool keep = attr_i(n, "keepdims", 1) != 0;
@@ -1540,23 +1750,24 @@ Result<void> Importer::on_reduce_mean(const onnx::NodeProto& n) {
   std::vector<int32_t> nn_axes;
   for (int64_t a : *ax)
     nn_axes.push_back(static_cast<int32_t>(std::find(v.perm.begin(), v.perm.end(), a) - v.perm.begin()));
-  std::vector<int64_t> shape;
-  Perm perm;
+  std::vector<int64_t> kept = v.shape, dropped;
   for (size_t i = 0; i < v.shape.size(); ++i) {
     const bool reduced = std::find(ax->begin(), ax->end(), static_cast<int64_t>(i)) != ax->end();
-    if (reduced && !keep) continue;
-    shape.push_back(reduced ? 1 : v.shape[i]);
+    if (reduced) kept[i] = 1;
+    if (!reduced) dropped.push_back(v.shape[i]);
   }
-  if (keep)
-    perm = v.perm;
-  else if (v.perm != identity(v.shape.size()))
-    return make_error("keepdims=0 on a permuted layout is not supported");
-  else
-    perm = identity(shape.size());
-  if (shape.empty()) return make_error("reducing to a scalar is not supported");
-  const uint32_t out = temp(operand(*in).type, nnapi_dims(shape, perm));
-  op(OperationType::MEAN, {*in, tensor_i32(nn_axes), scalar_i32(keep ? 1 : 0)}, {out});
-  define(n, 0, runtime(out, shape, perm));
+  const Operand& src = operand(*in);
+  const uint32_t out = temp(src.type, nnapi_dims(kept, v.perm), src.scale, src.zero_point);
+  const uint32_t keep_param =
+      t == OperationType::MEAN ? scalar_i32(1) : add_const(OperandType::BOOL, {}, {1});
+  op(t, {*in, tensor_i32(nn_axes), keep_param}, {out});
+  Value result = runtime(out, kept, v.perm);
+  if (!keep && !dropped.empty()) {
+    auto r = reshape_ones(result, dropped);
+    if (!r) return make_error(r.error());
+    result = *r;
+  }
+  define(n, 0, std::move(result));
   return {};
 }
 
@@ -1605,6 +1816,332 @@ Result<void> Importer::on_depth_space(const onnx::NodeProto& n) {
   return {};
 }
 
+// Pow with a constant exponent 2 is x·x (MUL, which the NPU runs), 0.5 is SQRT, 1 the identity; other
+// exponents are NNAPI 1.2 POW.
+Result<void> Importer::on_pow(const onnx::NodeProto& n) {
+  auto x = input(n, 0);
+  if (!x) return make_error(x.error());
+  auto e = input(n, 1);
+  if (!e) return make_error(e.error());
+  const Value& v = **x;
+  if ((*e)->is_const && (*e)->c.v.size() == 1) {
+    const double p = (*e)->c.v[0];
+    if (p == 1) {
+      define(n, 0, v);
+      return {};
+    }
+    if (p == 2 || p == 0.5) {
+      auto r = p == 2 ? binary(OperationType::MUL, v, v) : unary(OperationType::SQRT, v);
+      if (!r) return make_error(r.error());
+      define(n, 0, std::move(*r));
+      return {};
+    }
+  }
+  auto r = binary(OperationType::POW, v, **e);
+  if (!r) return make_error(r.error());
+  define(n, 0, std::move(*r));
+  return {};
+}
+
+// Div by a constant multiplies by its reciprocal (MUL runs on the NPU; the result may differ from a
+// true division by one rounding); a runtime divisor is DIV, which only the CPU runs (--cpu-fallback).
+Result<void> Importer::on_div(const onnx::NodeProto& n) {
+  auto a = input(n, 0);
+  if (!a) return make_error(a.error());
+  auto b = input(n, 1);
+  if (!b) return make_error(b.error());
+  if ((*b)->is_const && !(*a)->is_const) {
+    HostTensor r = (*b)->c;
+    cast_to(&r, kFloat);
+    for (double& d : r.v) d = static_cast<float>(1.0f / static_cast<float>(d));
+    auto m = binary(OperationType::MUL, **a, constant_value(std::move(r)));
+    if (!m) return make_error(m.error());
+    define(n, 0, std::move(*m));
+    return {};
+  }
+  if (!opt_.cpu_fallback)
+    return make_error(
+        "Div by a runtime tensor is not mapped to an NPU operation (--cpu-fallback runs it on the CPU device "
+        "as DIV)");
+  result_.cpu_only_nodes.push_back(n.op_type() + " '" + n.name() + "'");
+  auto r = binary(OperationType::DIV, **a, **b);
+  if (!r) return make_error(r.error());
+  define(n, 0, std::move(*r));
+  return {};
+}
+
+// Cast of a runtime value: only to its own type (float to float), which is the identity.
+Result<void> Importer::on_cast(const onnx::NodeProto& n) {
+  auto x = input(n, 0);
+  if (!x) return make_error(x.error());
+  const auto to = static_cast<int32_t>(attr_i(n, "to", kFloat));
+  const OperandType from = operand((*x)->operand).type;
+  if (to != kFloat || from != OperandType::TENSOR_FLOAT32)
+    return make_error("Cast of a runtime " + std::string(to_string(from)) + " tensor to " + type_name(to) +
+                      " is not supported (only float to float)");
+  define(n, 0, **x);
+  return {};
+}
+
+// Slice: starts, ends, axes, steps are attributes before opset 10, constant inputs from 10. A runtime
+// value becomes STRIDED_SLICE in its own layout (an end before index 0 is the end mask).
+Result<void> Importer::on_slice(const onnx::NodeProto& n) {
+  auto x = input(n, 0);
+  if (!x) return make_error(x.error());
+  std::vector<int64_t> param[4];
+  const char* names[4] = {"starts", "ends", "axes", "steps"};
+  for (int i = 0; i < 4; ++i) {
+    if (opset_ < 10) {
+      param[i] = attr_ints(n, names[i]);
+      continue;
+    }
+    if (i + 1 >= n.input_size() || n.input(i + 1).empty()) continue;
+    auto c = const_input(n, i + 1, names[i]);
+    if (!c) return make_error(c.error());
+    for (double d : c->v) param[i].push_back(to_i64(d));
+  }
+  const Value& v = **x;
+  auto plan = slice_plan(v.shape, param[0], param[1], param[2], param[3]);
+  if (!plan) return make_error(plan.error());
+  std::vector<int64_t> shape;
+  for (const auto& a : *plan) shape.push_back(a.count);
+  auto in = in_layout(v, v.perm);
+  if (!in) return make_error(in.error());
+  std::vector<int32_t> begin, end, stride;
+  int32_t end_mask = 0;
+  for (size_t k = 0; k < v.perm.size(); ++k) {
+    const AxisSlice& a = (*plan)[static_cast<size_t>(v.perm[k])];
+    const int64_t last = a.start + a.count * a.step;
+    begin.push_back(static_cast<int32_t>(a.start));
+    end.push_back(static_cast<int32_t>(std::max<int64_t>(last, 0)));
+    stride.push_back(static_cast<int32_t>(a.step));
+    if (last < 0) end_mask |= 1 << k;
+  }
+  const Operand& src = operand(*in);
+  const uint32_t out = temp(src.type, nnapi_dims(shape, v.perm), src.scale, src.zero_point);
+  op(OperationType::STRIDED_SLICE,
+     {*in, tensor_i32(begin), tensor_i32(end), tensor_i32(stride), scalar_i32(0), scalar_i32(end_mask),
+      scalar_i32(0)},
+     {out});
+  define(n, 0, runtime(out, shape, v.perm));
+  return {};
+}
+
+// A 1-D convolution [N, C, L] is a 2-D one with H = 1: the operand [N, L, C] is reshaped (no data moves)
+// to NHWC [N, 1, L, C], CONV_2D / DEPTHWISE_CONV_2D runs, and the result [N, 1, L', M] is reshaped back
+// to [N, L', M] (ONNX [N, M, L'] in layout {0, 2, 1}).
+Result<Value> Importer::conv_1d(const onnx::NodeProto& n, const Value& x, const HostTensor& w,
+                                const std::vector<double>& bias, int64_t group) {
+  onnx::NodeProto n2 = n;  // the same node with its 1-D attributes written as 2-D ones (H: 1, no pads)
+  n2.clear_attribute();
+  for (const auto& a : n.attribute()) {
+    onnx::AttributeProto b = a;
+    const std::string& name = a.name();
+    if (name == "strides" || name == "dilations" || name == "kernel_shape") {
+      if (a.ints_size() != 1) return make_error(name + " must have 1 value for a 1-D convolution");
+      b.clear_ints();
+      b.add_ints(1);
+      b.add_ints(a.ints(0));
+    } else if (name == "pads") {
+      if (a.ints_size() != 2) return make_error("pads must have 2 values for a 1-D convolution");
+      b.clear_ints();
+      for (int64_t p : {int64_t{0}, a.ints(0), int64_t{0}, a.ints(1)}) b.add_ints(p);
+    }
+    *n2.add_attribute() = b;
+  }
+  auto win = window(n2, 1, x.shape[2], 1, w.dims[2], false);
+  if (!win) return make_error(win.error());
+  auto x3 = in_layout(x, {0, 2, 1});
+  if (!x3) return make_error(x3.error());
+  const std::vector<int64_t> x4_shape = {x.shape[0], x.shape[1], 1, x.shape[2]};
+  const std::vector<int64_t> x4_dims = nnapi_dims(x4_shape, kNhwc);  // [N, 1, L, C]: the same bytes
+  const Operand& src = operand(*x3);
+  const uint32_t x4 = temp(src.type, x4_dims, src.scale, src.zero_point);
+  op(OperationType::RESHAPE, {*x3, tensor_i32(std::vector<int32_t>(x4_dims.begin(), x4_dims.end()))}, {x4});
+  HostTensor w4 = w;
+  w4.dims = {w.dims[0], w.dims[1], 1, w.dims[2]};
+  auto y = conv(runtime(x4, x4_shape, kNhwc), w4, bias, group, *win);
+  if (!y) return make_error(y.error());
+  const int64_t m = y->shape[1], l = y->shape[3];
+  const uint32_t out = temp(operand(y->operand).type, {x.shape[0], l, m});
+  op(OperationType::RESHAPE,
+     {y->operand,
+      tensor_i32({static_cast<int32_t>(x.shape[0]), static_cast<int32_t>(l), static_cast<int32_t>(m)})},
+     {out});
+  return runtime(out, {x.shape[0], m, l}, {0, 2, 1});
+}
+
+// ONNX LSTM (forward, default activations, no peepholes, clip or sequence lengths) unrolled over the
+// sequence: one NNAPI LSTM per step. ONNX gate order i, o, f, c becomes NNAPI's input, forget, cell,
+// output; the two ONNX bias halves are summed. Outputs Y [T, 1, B, H], Y_h and Y_c [1, B, H].
+Result<void> Importer::on_lstm(const onnx::NodeProto& n) {
+  if (attr_s(n, "direction", "forward") != "forward")
+    return make_error("only direction \"forward\" is supported");
+  if (attr_i(n, "layout", 0) != 0) return make_error("only layout 0 is supported");
+  if (attr_i(n, "input_forget", 0) != 0) return make_error("input_forget is not supported");
+  if (find_attr(n, "clip") || find_attr(n, "activations"))
+    return make_error("clip and non-default activations are not supported");
+  if (n.input_size() > 4 && !n.input(4).empty()) return make_error("sequence_lens is not supported");
+  if (n.input_size() > 7 && !n.input(7).empty()) return make_error("peepholes (P) are not supported");
+  auto x = input(n, 0);
+  if (!x) return make_error(x.error());
+  auto w = const_input(n, 1, "W");
+  if (!w) return make_error(w.error());
+  auto r = const_input(n, 2, "R");
+  if (!r) return make_error(r.error());
+  const Value& xv = **x;
+  const int64_t hidden = attr_i(n, "hidden_size", 0);
+  if (xv.shape.size() != 3) return make_error("X must be [seq, batch, input]");
+  const int64_t steps = xv.shape[0], batch = xv.shape[1], isz = xv.shape[2];
+  if (hidden < 1 || w->dims != std::vector<int64_t>{1, 4 * hidden, isz} ||
+      r->dims != std::vector<int64_t>{1, 4 * hidden, hidden})
+    return make_error("W/R " + dims_string(w->dims) + "/" + dims_string(r->dims) +
+                      " do not fit hidden_size " + std::to_string(hidden) + " and X " +
+                      dims_string(xv.shape));
+  std::vector<double> bias(static_cast<size_t>(8 * hidden), 0.0);
+  if (auto b = input(n, 3, false); !b) {
+    return make_error(b.error());
+  } else if (*b) {
+    if (!(*b)->is_const || (*b)->c.v.size() != bias.size())
+      return make_error("B must be a constant [1, 8·hidden]");
+    bias = (*b)->c.v;
+  }
+  // ONNX gate g of {i, o, f, c} for NNAPI gate k of {input, forget, cell, output}.
+  const int kOnnxGate[4] = {0, 2, 3, 1};
+  auto gate_rows = [&](const HostTensor& m, int g, int64_t cols) {
+    const auto first = m.v.begin() + static_cast<long>(g * hidden * cols);
+    return add_const(OperandType::TENSOR_FLOAT32, {hidden, cols},
+                     std::vector<double>(first, first + hidden * cols));
+  };
+  std::vector<uint32_t> wi, ri, bi;
+  for (int k = 0; k < 4; ++k) {
+    const int g = kOnnxGate[k];
+    wi.push_back(gate_rows(*w, g, isz));
+    ri.push_back(gate_rows(*r, g, hidden));
+    std::vector<double> b(static_cast<size_t>(hidden));
+    for (int64_t u = 0; u < hidden; ++u)
+      b[static_cast<size_t>(u)] =
+          bias[static_cast<size_t>(g * hidden + u)] + bias[static_cast<size_t>((4 + g) * hidden + u)];
+    bi.push_back(add_const(OperandType::TENSOR_FLOAT32, {hidden}, b));
+  }
+  // Initial states [1, B, H] → [B, H] (zeros when absent).
+  auto state = [&](int i) -> Result<uint32_t> {
+    auto s = input(n, i, false);
+    if (!s) return make_error(s.error());
+    if (!*s)
+      return add_const(OperandType::TENSOR_FLOAT32, {batch, hidden},
+                       std::vector<double>(static_cast<size_t>(batch * hidden), 0.0));
+    if ((*s)->shape != std::vector<int64_t>{1, batch, hidden})
+      return make_error("initial state " + dims_string((*s)->shape) + " must be [1, batch, hidden]");
+    auto v = reshape_ones(**s, {batch, hidden});
+    if (!v) return make_error(v.error());
+    return in_layout(*v, identity(2));
+  };
+  auto h = state(5);
+  if (!h) return make_error(h.error());
+  auto c = state(6);
+  if (!c) return make_error(c.error());
+  auto xin = in_layout(xv, identity(3));
+  if (!xin) return make_error(xin.error());
+  std::vector<uint32_t> ys;
+  uint32_t hs = *h, cs = *c;
+  for (int64_t t = 0; t < steps; ++t) {
+    // x_t = X[t] as [B, I]: a shrinking STRIDED_SLICE, or a RESHAPE when there is one step.
+    const uint32_t xt = temp(OperandType::TENSOR_FLOAT32, {batch, isz});
+    if (steps == 1)
+      op(OperationType::RESHAPE, {*xin, tensor_i32({static_cast<int32_t>(batch), static_cast<int32_t>(isz)})},
+         {xt});
+    else
+      op(OperationType::STRIDED_SLICE,
+         {*xin, tensor_i32({static_cast<int32_t>(t), 0, 0}),
+          tensor_i32({static_cast<int32_t>(t + 1), static_cast<int32_t>(batch), static_cast<int32_t>(isz)}),
+          tensor_i32({1, 1, 1}), scalar_i32(0), scalar_i32(0), scalar_i32(1)},
+         {xt});
+    const uint32_t scratch = temp(OperandType::TENSOR_FLOAT32, {batch, 4 * hidden});
+    const uint32_t h_out = temp(OperandType::TENSOR_FLOAT32, {batch, hidden});
+    const uint32_t c_out = temp(OperandType::TENSOR_FLOAT32, {batch, hidden});
+    const uint32_t y = temp(OperandType::TENSOR_FLOAT32, {batch, hidden});
+    std::vector<uint32_t> in = {xt, wi[0], wi[1], wi[2], wi[3], ri[0], ri[1], ri[2], ri[3]};
+    for (int k = 0; k < 3; ++k) in.push_back(no_value(OperandType::TENSOR_FLOAT32));  // peepholes
+    in.insert(in.end(), bi.begin(), bi.end());
+    in.push_back(no_value(OperandType::TENSOR_FLOAT32));  // projection weights
+    in.push_back(no_value(OperandType::TENSOR_FLOAT32));  // projection bias
+    in.insert(in.end(), {hs, cs, scalar_i32(4), scalar_f32(0.0f), scalar_f32(0.0f)});
+    op(OperationType::LSTM, in, {scratch, h_out, c_out, y});
+    ys.push_back(y);
+    hs = h_out;
+    cs = c_out;
+  }
+  // Y [T, 1, B, H]: the step outputs stacked (a reshape when there is one step).
+  const uint32_t y_all = temp(OperandType::TENSOR_FLOAT32, {steps, 1, batch, hidden});
+  if (steps == 1) {
+    op(OperationType::RESHAPE,
+       {ys[0], tensor_i32({1, 1, static_cast<int32_t>(batch), static_cast<int32_t>(hidden)})}, {y_all});
+  } else {
+    std::vector<uint32_t> parts;
+    for (uint32_t y : ys) {
+      const uint32_t y4 = temp(OperandType::TENSOR_FLOAT32, {1, 1, batch, hidden});
+      op(OperationType::RESHAPE,
+         {y, tensor_i32({1, 1, static_cast<int32_t>(batch), static_cast<int32_t>(hidden)})}, {y4});
+      parts.push_back(y4);
+    }
+    parts.push_back(scalar_i32(0));
+    op(OperationType::CONCATENATION, parts, {y_all});
+  }
+  define(n, 0, runtime(y_all, {steps, 1, batch, hidden}, identity(4)));
+  for (int i = 1; i < 3 && i < n.output_size(); ++i) {
+    if (n.output(i).empty()) continue;
+    auto v = reshape_ones(runtime(i == 1 ? hs : cs, {batch, hidden}, identity(2)), {1, batch, hidden});
+    if (!v) return make_error(v.error());
+    define(n, i, std::move(*v));
+  }
+  return {};
+}
+
+// If: the condition must be known at import (a constant, or computed from bound inputs and static
+// shapes); the taken branch's nodes are imported in place. A runtime condition would be NNAPI IF.
+Result<void> Importer::on_if(const onnx::NodeProto& n) {
+  auto cond = input(n, 0);
+  if (!cond) return make_error(cond.error());
+  if (!(*cond)->is_const)
+    return make_error(
+        "the condition is a runtime tensor; NNAPI IF is not imported yet — bind the inputs it is "
+        "computed from at import (--input-value NAME=V, --shape NAME=AxB) so it folds");
+  if ((*cond)->c.v.size() != 1) return make_error("the condition must have one element");
+  const char* name = (*cond)->c.v[0] != 0 ? "then_branch" : "else_branch";
+  const auto* a = find_attr(n, name);
+  if (!a || !a->has_g()) return make_error(std::string("has no ") + name);
+  const onnx::GraphProto& g = a->g();
+  if (g.output_size() != n.output_size())
+    return make_error(std::string(name) + " has " + std::to_string(g.output_size()) + " outputs, the node " +
+                      std::to_string(n.output_size()));
+  if (auto r = import_graph(g); !r) return make_error(std::string(name) + ": " + r.error());
+  for (int i = 0; i < n.output_size(); ++i) {
+    if (n.output(i).empty()) continue;
+    const auto it = values_.find(g.output(i).name());
+    if (it == values_.end())
+      return make_error(std::string(name) + " output '" + g.output(i).name() + "' is never produced");
+    define(n, i, it->second);
+  }
+  ++result_.folded_nodes;
+  return {};
+}
+
+Result<void> Importer::import_graph(const onnx::GraphProto& g) {
+  for (const auto& t : g.initializer()) {
+    auto c = from_proto(t);
+    if (!c) return make_error("initializer '" + t.name() + "': " + c.error());
+    values_[t.name()] = constant_value(std::move(*c));
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    if (auto r = import_node(n); !r)
+      return make_error("node " + std::to_string(i) + " '" + n.name() + "' (" + n.op_type() +
+                        "): " + r.error());
+  }
+  return {};
+}
+
 // --- Graph --------------------------------------------------------------------------------------------
 
 Result<void> Importer::add_graph_input(const onnx::ValueInfoProto& vi) {
@@ -1613,14 +2150,31 @@ Result<void> Importer::add_graph_input(const onnx::ValueInfoProto& vi) {
   auto t = runtime_type(tt.elem_type());
   if (!t)
     return make_error("graph input '" + vi.name() + "': element type " + type_name(tt.elem_type()) +
-                      " is not supported");
+                      " is not supported for a runtime input; bind its value at import (--input-value " +
+                      vi.name() + "=V)");
   std::vector<int64_t> shape;
-  for (const auto& d : tt.shape().dim()) {
-    const int64_t v = d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : opt_.dynamic_dim;
-    if (v > std::numeric_limits<uint32_t>::max())
-      return make_error("graph input '" + vi.name() + "': dimension too large");
-    shape.push_back(v);
+  if (const auto b = opt_.input_shapes.find(vi.name()); b != opt_.input_shapes.end()) {
+    if (static_cast<int>(b->second.size()) != tt.shape().dim_size())
+      return make_error("graph input '" + vi.name() + "': --shape gives rank " +
+                        std::to_string(b->second.size()) + ", the model declares rank " +
+                        std::to_string(tt.shape().dim_size()));
+    shape = b->second;
+  } else {
+    for (int k = 0; k < tt.shape().dim_size(); ++k) {
+      const auto& d = tt.shape().dim(k);
+      if (d.has_dim_value() && d.dim_value() > 0) {
+        shape.push_back(d.dim_value());
+        continue;
+      }
+      shape.push_back(opt_.dynamic_dim);
+      defaulted_dims_.push_back("'" + vi.name() + "' dimension " + std::to_string(k) +
+                                (d.dim_param().empty() ? "" : " ('" + d.dim_param() + "')"));
+    }
   }
+  for (int64_t v : shape)
+    if (v < 1 || v > std::numeric_limits<uint32_t>::max())
+      return make_error("graph input '" + vi.name() + "': dimension " + std::to_string(v) +
+                        " is not supported");
   if (shape.empty())
     return make_error("graph input '" + vi.name() + "': scalar graph inputs are not supported");
   if (shape.size() > 4)
@@ -1636,6 +2190,41 @@ Result<void> Importer::add_graph_input(const onnx::ValueInfoProto& vi) {
   result_.input_names.push_back(vi.name());
   values_[vi.name()] = runtime(o, shape, identity(shape.size()));
   return {};
+}
+
+// A graph input given a value at import: a constant of the declared element type and shape (the bound
+// shape when --shape gives one), so everything computed from it folds.
+Result<void> Importer::bind_input_value(const onnx::ValueInfoProto& vi, const std::vector<double>& values) {
+  const std::string what = "graph input '" + vi.name() + "': ";
+  if (!vi.type().has_tensor_type()) return make_error(what + "is not a tensor");
+  const auto& tt = vi.type().tensor_type();
+  HostTensor c;
+  c.type = tt.elem_type();
+  if (const auto b = opt_.input_shapes.find(vi.name()); b != opt_.input_shapes.end()) {
+    c.dims = b->second;
+  } else {
+    for (const auto& d : tt.shape().dim()) {
+      if (!d.has_dim_value())
+        return make_error(what + "has a symbolic dimension; give its shape with --shape too");
+      c.dims.push_back(d.dim_value());
+    }
+  }
+  auto count = element_count(c.dims);
+  if (!count) return make_error(what + count.error());
+  if (*count != values.size())
+    return make_error(what + std::to_string(values.size()) + " value(s) given, its shape " +
+                      dims_string(c.dims) + " holds " + std::to_string(*count));
+  c.v = values;
+  cast_to(&c, c.type);
+  values_[vi.name()] = constant_value(std::move(c));
+  return {};
+}
+
+uint32_t Importer::no_value(OperandType t) {
+  Operand o;
+  o.type = t;
+  o.lifetime = Lifetime::NO_VALUE;
+  return add_operand(std::move(o));
 }
 
 Result<void> Importer::add_graph_output(const std::string& name) {
@@ -1693,6 +2282,21 @@ const std::map<std::string, Importer::Handler>& mapped_operators() {
       {"DequantizeLinear", &Importer::on_dequantize},
       {"QLinearConv", &Importer::on_qlinear_conv},
       {"QLinearMatMul", &Importer::on_qlinear_matmul},
+      {"Abs", &Importer::on_unary},
+      {"Exp", &Importer::on_unary},
+      {"Log", &Importer::on_unary},
+      {"Neg", &Importer::on_unary},
+      {"Sqrt", &Importer::on_unary},
+      {"Pow", &Importer::on_pow},
+      {"Div", &Importer::on_div},
+      {"Cast", &Importer::on_cast},
+      {"Slice", &Importer::on_slice},
+      {"LSTM", &Importer::on_lstm},
+      {"If", &Importer::on_if},
+      {"ReduceMean", &Importer::on_reduce},
+      {"ReduceMax", &Importer::on_reduce},
+      {"ReduceMin", &Importer::on_reduce},
+      {"ReduceSum", &Importer::on_reduce},
   };
   return kMapped;
 }
@@ -1700,9 +2304,7 @@ const std::map<std::string, Importer::Handler>& mapped_operators() {
 // NNAPI operations with a CPU reference kernel and no NPU path planned: imported with cpu_fallback.
 const std::map<std::string, std::pair<Importer::Handler, const char*>>& cpu_only_operators() {
   static const std::map<std::string, std::pair<Importer::Handler, const char*>> kCpuOnly = {
-      {"Div", {&Importer::on_binary, "DIV"}},
       {"Floor", {&Importer::on_unary, "FLOOR"}},
-      {"ReduceMean", {&Importer::on_reduce_mean, "MEAN"}},
       {"LRN", {&Importer::on_lrn, "LOCAL_RESPONSE_NORMALIZATION"}},
       {"DepthToSpace", {&Importer::on_depth_space, "DEPTH_TO_SPACE"}},
       {"SpaceToDepth", {&Importer::on_depth_space, "SPACE_TO_DEPTH"}},
@@ -1715,6 +2317,7 @@ Result<void> Importer::import_node(const onnx::NodeProto& n) {
   const auto& kCpuOnly = cpu_only_operators();
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return make_error("operator domain '" + n.domain() + "' is not supported");
+  if (n.op_type() == "If") return on_if(n);
   auto folded = fold(n);
   if (!folded) return make_error(folded.error());
   if (*folded) return {};
@@ -1745,7 +2348,7 @@ Result<void> Importer::import_node(const onnx::NodeProto& n) {
   }
   if (n.output_size() < 1 || n.output(0).empty()) return make_error("has no output");
   for (int i = 1; i < n.output_size(); ++i)
-    if (!n.output(i).empty() && n.op_type() != "Dropout" && n.op_type() != "MaxPool")
+    if (!n.output(i).empty() && n.op_type() != "Dropout" && n.op_type() != "MaxPool" && n.op_type() != "LSTM")
       return make_error("only the first output is supported");
   return (this->*h)(n);
 }
@@ -1840,21 +2443,46 @@ Result<OnnxImported> Importer::run() {
       values_[vi.name()] = constant_value(std::move(*c));
       continue;
     }
+    if (const auto it = opt_.input_values.find(vi.name()); it != opt_.input_values.end()) {
+      if (auto r = bind_input_value(vi, it->second); !r) return make_error(r.error());
+      continue;
+    }
     if (auto r = add_graph_input(vi); !r) return make_error(r.error());
   }
-  for (const auto& n : g.node()) {
-    ++result_.op_counts[n.op_type()];
-    for (const auto& in : n.input()) ++consumers_[in];
-  }
+  for (const auto& [name, v] : opt_.input_values)
+    if (std::none_of(g.input().begin(), g.input().end(), [&](const auto& vi) { return vi.name() == name; }))
+      return make_error("--input-value " + name + ": the model has no graph input of that name");
+  for (const auto& [name, v] : opt_.input_shapes)
+    if (std::none_of(g.input().begin(), g.input().end(), [&](const auto& vi) { return vi.name() == name; }))
+      return make_error("--shape " + name + ": the model has no graph input of that name");
+  // Census and use counts over every graph, If branches included (a branch reads outer values).
+  std::function<void(const onnx::GraphProto&)> count = [&](const onnx::GraphProto& sub) {
+    for (const auto& n : sub.node()) {
+      ++result_.op_counts[n.op_type()];
+      for (const auto& in : n.input()) ++consumers_[in];
+      for (const auto& a : n.attribute())
+        if (a.has_g()) {
+          count(a.g());
+          for (const auto& o : a.g().output()) ++consumers_[o.name()];
+        }
+    }
+  };
+  count(g);
   for (const auto& o : g.output()) {
     ++consumers_[o.name()];
     graph_outputs_.insert(o.name());
   }
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    if (auto r = import_node(n); !r)
+    if (auto r = import_node(n); !r) {
+      std::string hint;
+      for (const auto& d : defaulted_dims_) hint += (hint.empty() ? "" : ", ") + d;
+      if (!hint.empty())
+        hint = " (symbolic input dimensions were taken as " + std::to_string(opt_.dynamic_dim) + ": " + hint +
+               "; bind them with --shape NAME=AxB)";
       return make_error("node " + std::to_string(i) + " '" + n.name() + "' (" + n.op_type() +
-                        "): " + r.error());
+                        "): " + r.error() + hint);
+    }
   }
   if (g.output_size() == 0) return make_error("the graph has no outputs");
   for (const auto& o : g.output())
@@ -1874,6 +2502,59 @@ std::vector<std::string> onnx_mapped_operators(bool cpu_fallback) {
     for (const auto& [name, h] : cpu_only_operators()) ops.push_back(name);
   std::sort(ops.begin(), ops.end());
   return ops;
+}
+
+namespace {
+
+// "NAME=REST" split at the first '='; errors name the option and the argument.
+Result<std::pair<std::string, std::string>> split_binding(const std::string& arg, const char* option) {
+  const auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
+    return make_error(std::string(option) + " '" + arg + "': expected NAME=VALUE");
+  return std::make_pair(arg.substr(0, eq), arg.substr(eq + 1));
+}
+
+// Numbers separated by `sep`; each must parse completely.
+Result<std::vector<double>> parse_numbers(const std::string& text, char sep, const std::string& context) {
+  std::vector<double> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t next = std::min(text.find(sep, pos), text.size());
+    const std::string item = text.substr(pos, next - pos);
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(v))
+      return make_error(context + ": '" + item + "' is not a number");
+    out.push_back(v);
+    pos = next + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<void> parse_input_shape(const std::string& arg, OnnxImportOptions* options) {
+  auto b = split_binding(arg, "--shape");
+  if (!b) return make_error(b.error());
+  auto dims = parse_numbers(b->second, 'x', "--shape " + arg);
+  if (!dims) return make_error(dims.error());
+  std::vector<int64_t> shape;
+  for (double d : *dims) {
+    if (d < 1 || d != std::floor(d) || d > std::numeric_limits<uint32_t>::max())
+      return make_error("--shape " + arg + ": extents must be whole numbers >= 1");
+    shape.push_back(static_cast<int64_t>(d));
+  }
+  options->input_shapes[b->first] = shape;
+  return {};
+}
+
+Result<void> parse_input_value(const std::string& arg, OnnxImportOptions* options) {
+  auto b = split_binding(arg, "--input-value");
+  if (!b) return make_error(b.error());
+  auto v = parse_numbers(b->second, ',', "--input-value " + arg);
+  if (!v) return make_error(v.error());
+  options->input_values[b->first] = *v;
+  return {};
 }
 
 bool is_onnx_path(std::string_view path) {

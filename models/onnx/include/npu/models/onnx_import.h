@@ -6,9 +6,12 @@
 // NNAPI's NHWC (each rank-4 value remembers how its NNAPI operand is permuted, so Transpose nodes are
 // free and TRANSPOSE operations appear only where data order matters: Reshape/Flatten, graph outputs).
 // Graph inputs and outputs keep ONNX's shapes and element order.
-// What it does not do: control flow (If/Loop), sequences, external tensor data, dynamic shapes (every
-// symbolic input dimension takes `dynamic_dim`), training ops. An operator it cannot map is one error
-// naming the op type and the node; errors never crash, whatever the bytes.
+// Graph inputs may be bound at import: a shape for symbolic dimensions (`input_shapes`) or a value
+// (`input_values`, e.g. Silero's sample rate), which makes the input a constant so shape chains and
+// If nodes whose condition becomes constant fold away (the taken branch is inlined).
+// What it does not do: If on a runtime condition, Loop, sequences, external tensor data, truly dynamic
+// shapes (an unbound symbolic dimension takes `dynamic_dim`), training ops. An operator it cannot map is one
+// error naming the op type and the node; errors never crash, whatever the bytes.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +36,17 @@ struct OnnxImportOptions {
   // Graph inputs given a fixed value at import (name → serialised onnx TensorProto): they become
   // constants, so shape inputs, weights and quantisation parameters fold. Used by the node tests.
   std::map<std::string, std::string> constant_inputs;
+  // Shapes of graph inputs (name → extents), overriding symbolic and fixed dimensions alike.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Values of graph inputs (name → elements in row-major order, in the input's declared type and
+  // shape): the input becomes a constant.
+  std::map<std::string, std::vector<double>> input_values;
 };
+
+// Parses "NAME=1x16000" (a shape) into `options.input_shapes`, or "NAME=16000" / "NAME=1,2,3" (values)
+// into `options.input_values`; errors name the argument.
+Result<void> parse_input_shape(const std::string& arg, OnnxImportOptions* options);
+Result<void> parse_input_value(const std::string& arg, OnnxImportOptions* options);
 
 struct OnnxImported {
   Model model;
