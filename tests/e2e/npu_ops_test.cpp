@@ -328,7 +328,64 @@ TEST_P(NpuOps, ConcatenationAlongAxis1) {
                     t, q);
 }
 
+// ---- NNAPI 1.2: MAXIMUM / MINIMUM (no activation input), REDUCE_MAX / REDUCE_SUM ----
+
+void extreme_case(OperationType op, OperandType t, const std::vector<float>& expected) {
+  const Quant q = act_q(t);
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 2}, q.scale, q.zero_point);
+  const uint32_t y = g.input(t, {2}, q.scale, q.zero_point);
+  const uint32_t out = g.output(t, {2, 2}, q.scale, q.zero_point);
+  g.op(op, {x, y}, {out});
+  expect_conformant(
+      run_both(g.build(), {{x, tensor(t, {2, 2}, {1, -3, 4.5f, 0}, q)}, {y, tensor(t, {2}, {2, -1}, q)}}),
+      out, expected, t, q);
+}
+
+// [[1, −3], [4.5, 0]] against the row [2, −1]: max [[2, −1], [4.5, 0]], min [[1, −3], [2, −1]].
+TEST_P(NpuOps, MaximumBroadcastsARow) { extreme_case(OperationType::MAXIMUM, GetParam(), {2, -1, 4.5f, 0}); }
+TEST_P(NpuOps, MinimumBroadcastsARow) { extreme_case(OperationType::MINIMUM, GetParam(), {1, -3, 2, -1}); }
+
+// Max over H and W of the MEAN case's tensor: channel 0 max(1, −3, 0, 10) = 10, channel 1 max(2, 4.5, −1.5,
+// 7) = 7 (quantised: the raw maximum, same scale and zero point).
+TEST_P(NpuOps, ReduceMaxOverHeightAndWidth) {
+  const OperandType t = GetParam();
+  const Quant q = act_q(t);
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 2, 2}, q.scale, q.zero_point);
+  const uint32_t out = g.output(t, {1, 2}, q.scale, q.zero_point);
+  g.op(OperationType::REDUCE_MAX, {x, g.ints(OperandType::TENSOR_INT32, {2}, {1, 2}), g.boolean(false)},
+       {out});
+  expect_conformant(run_both(g.build(), {{x, tensor(t, {1, 2, 2, 2}, {1, 2, -3, 4.5f, 0, -1.5f, 10, 7}, q)}}),
+                    out, {10, 7}, t, q);
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, NpuOps, ::testing::Values(F32, Q8, S8), type_name);
+
+// Float-only NNAPI 1.2 functions on the vector unit (one simulation per test): x = (0.25, 1, 4, 9) gives
+// sqrt (0.5, 1, 2, 3), rsqrt (2, 1, 0.5, 1/3), log (−1.3862944, 0, 1.3862944, 2.1972246), exp (1.2840254,
+// 2.7182817, 54.59815, 8103.0839); on (−2, 0, 1.5, −0.25) abs (2, 0, 1.5, 0.25) and neg (2, −0, −1.5, 0.25).
+const std::vector<float> kPositive = {0.25f, 1, 4, 9}, kMixed = {-2, 0, 1.5f, -0.25f};
+TEST(NpuOpsFloat, Sqrt) { unary_case(OperationType::SQRT, F32, kPositive, {0.5f, 1, 2, 3}, {}); }
+TEST(NpuOpsFloat, Rsqrt) { unary_case(OperationType::RSQRT, F32, kPositive, {2, 1, 0.5f, 0.33333334f}, {}); }
+TEST(NpuOpsFloat, Log) {
+  unary_case(OperationType::LOG, F32, kPositive, {-1.3862944f, 0, 1.3862944f, 2.1972246f}, {});
+}
+TEST(NpuOpsFloat, Exp) {
+  unary_case(OperationType::EXP, F32, kPositive, {1.2840254f, 2.7182817f, 54.59815f, 8103.0839f}, {});
+}
+TEST(NpuOpsFloat, Abs) { unary_case(OperationType::ABS, F32, kMixed, {2, 0, 1.5f, 0.25f}, {}); }
+TEST(NpuOpsFloat, Neg) { unary_case(OperationType::NEG, F32, kMixed, {2, 0, -1.5f, 0.25f}, {}); }
+
+// REDUCE_SUM is float-only: rows of [[1, 2, −3], [4.5, 0, −1.5]] sum to 0 and 3.
+TEST(NpuOpsFloat, ReduceSumOverRows) {
+  GraphBuilder g;
+  const uint32_t x = g.input(F32, {2, 3});
+  const uint32_t out = g.output(F32, {2});
+  g.op(OperationType::REDUCE_SUM, {x, g.ints(OperandType::TENSOR_INT32, {1}, {-1}), g.boolean(false)}, {out});
+  expect_conformant(run_both(g.build(), {{x, tensor(F32, {2, 3}, {1, 2, -3, 4.5f, 0, -1.5f}, {})}}), out,
+                    {0, 3}, F32, {});
+}
 
 // ---- larger shapes: padding, dilation, strides and tiling, NPU against the CPU device ----
 

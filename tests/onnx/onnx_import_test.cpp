@@ -296,7 +296,7 @@ TEST(OnnxImport, GemmThenSoftmaxMatchesDirectComputation) {
   expect_near_all(got, want, 1e-6f);
 }
 
-TEST(OnnxImport, LeakyReluAndMaxDecomposeExactly) {
+TEST(OnnxImport, LeakyReluDecomposesAndMaxIsMaximumExactly) {
   Graph gr(13);
   gr.io(true, "x", {1, 10});
   gr.io(false, "y", {1, 10});
@@ -323,16 +323,19 @@ TEST(OnnxImport, UnmappedOperatorIsOneErrorNamingOpAndNode) {
   EXPECT_EQ(r.error(), "erf.onnx: node 0 'my_erf' (Erf): operator Erf is not supported by the importer");
 }
 
+// Div by a runtime divisor has no NPU path: an error without cpu_fallback, DIV on the CPU with it (Div
+// by a constant imports as MUL by the reciprocal, see PowLogReduceMaxAndRuntimeClipMatchDirectFormula).
 TEST(OnnxImport, CpuOnlyOperatorNeedsCpuFallback) {
   Graph gr;
   gr.io(true, "x", {1, 4});
+  gr.io(true, "d", {1, 4});
   gr.io(false, "y", {1, 4});
-  gr.init("d", {4}, {1.0f, 2.0f, 4.0f, 8.0f});
   gr.node("Div", {"x", "d"}, {"y"}, "halve");
   auto strict = npu::models::import_onnx_bytes(gr.bytes(), "div.onnx");
   ASSERT_FALSE(strict.ok());
-  EXPECT_NE(strict.error().find("node 0 'halve' (Div): operator Div is not mapped to an NPU operation"),
-            std::string::npos)
+  EXPECT_NE(
+      strict.error().find("node 0 'halve' (Div): Div by a runtime tensor is not mapped to an NPU operation"),
+      std::string::npos)
       << strict.error();
   npu::models::OnnxImportOptions opt;
   opt.cpu_fallback = true;
@@ -340,7 +343,8 @@ TEST(OnnxImport, CpuOnlyOperatorNeedsCpuFallback) {
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->cpu_only_nodes, std::vector<std::string>{"Div 'halve'"});
   auto out = npu::hal::ops::run_reference(
-      r->model, {{r->model.main.input_indexes[0], float_tensor({1, 4}, {1, 1, 1, 1})}});
+      r->model, {{r->model.main.input_indexes[0], float_tensor({1, 4}, {1, 1, 1, 1})},
+                 {r->model.main.input_indexes[1], float_tensor({1, 4}, {1, 2, 4, 8})}});
   ASSERT_TRUE(out.ok()) << out.error();
   EXPECT_EQ(floats(out->begin()->second), (std::vector<float>{1.0f, 0.5f, 0.25f, 0.125f}));
 }
@@ -388,6 +392,275 @@ TEST(OnnxImport, MalformedFilesGiveOneErrorNeverACrash) {
   }
   std::printf("fuzz: 400 corrupted models, %d imported, %d rejected with an error\n", accepted, rejected);
   EXPECT_GT(rejected, 0);
+}
+
+// --- Audio-model constructs (openWakeWord melspectrogram, Silero VAD) ---------------------------------
+
+void str1(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+npu::models::OnnxImported import_ok(const Graph& gr, const npu::models::OnnxImportOptions& opt = {}) {
+  auto r = npu::models::import_onnx_bytes(gr.bytes(), "test.onnx", opt);
+  EXPECT_TRUE(r.ok()) << r.error();
+  if (!r.ok()) return {};
+  auto ops = npu::hal::ops::validate_operations(r->model);
+  EXPECT_TRUE(ops.ok()) << ops.error();
+  return std::move(*r);
+}
+
+// Runs an imported model on the CPU reference with float inputs (in graph-input order); all outputs.
+std::vector<std::vector<float>> run_all(
+    const npu::models::OnnxImported& imp,
+    const std::vector<std::pair<std::vector<uint32_t>, std::vector<float>>>& in) {
+  std::map<uint32_t, npu::models::Tensor> inputs;
+  for (size_t i = 0; i < in.size(); ++i)
+    inputs[imp.model.main.input_indexes.at(i)] = float_tensor(in[i].first, in[i].second);
+  auto out = npu::hal::ops::run_reference(imp.model, inputs);
+  EXPECT_TRUE(out.ok()) << out.error();
+  std::vector<std::vector<float>> v;
+  if (out.ok())
+    for (uint32_t o : imp.model.main.output_indexes) v.push_back(floats(out->at(o)));
+  return v;
+}
+
+// 1-D convolution [N, C, L] (STFT-style stride and kernel, padding) and a depthwise one after it,
+// against direct loops: y[m][t] = b[m] + Σ_c Σ_k w[m][c][k] · x[c][t·s + k − pad].
+TEST(OnnxImportAudio, OneDimensionalConvolutionsMatchDirectLoops) {
+  const int64_t C = 2, L = 20, M = 3, K = 4, S = 3, P = 1;
+  Graph gr(13);
+  gr.io(true, "x", {1, C, L});
+  const int64_t T = (L + 2 * P - K) / S + 1;  // 7
+  gr.io(false, "z", {1, M, T});
+  const auto w = random_floats(M * C * K, 21), b = random_floats(M, 22), dw = random_floats(M * 3, 23);
+  gr.init("w", {M, C, K}, w);
+  gr.init("b", {M}, b);
+  gr.init("dw", {M, 1, 3}, dw);
+  auto* c = gr.node("Conv", {"x", "w", "b"}, {"y"});
+  ints(c, "strides", {S});
+  ints(c, "pads", {P, P});
+  ints(c, "kernel_shape", {K});
+  auto* d = gr.node("Conv", {"y", "dw"}, {"z"});
+  int1(d, "group", M);
+  ints(d, "pads", {1, 1});
+  const auto x = random_floats(C * L, 24);
+  npu::models::OnnxImported imp;
+  const auto got = run_imported(gr, {1, C, L}, x, &imp);
+  std::vector<float> y(M * T), want(M * T);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t t = 0; t < T; ++t) {
+      double acc = b[m];
+      for (int64_t ch = 0; ch < C; ++ch)
+        for (int64_t k = 0; k < K; ++k) {
+          const int64_t i = t * S + k - P;
+          if (i >= 0 && i < L) acc += w[(m * C + ch) * K + k] * x[ch * L + i];
+        }
+      y[m * T + t] = static_cast<float>(acc);
+    }
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t t = 0; t < T; ++t) {
+      double acc = 0;
+      for (int64_t k = 0; k < 3; ++k)
+        if (t + k - 1 >= 0 && t + k - 1 < T) acc += dw[m * 3 + k] * y[m * T + t + k - 1];
+      want[m * T + t] = static_cast<float>(acc);
+    }
+  expect_near_all(got, want, 1e-5f);
+  const auto types = op_types(imp.model);
+  EXPECT_EQ(std::count(types.begin(), types.end(), OperationType::CONV_2D), 1);
+  EXPECT_EQ(std::count(types.begin(), types.end(), OperationType::DEPTHWISE_CONV_2D), 1);
+  // Channels-last in between: only the graph input [1, C, L] and output [1, M, T] are transposed.
+  EXPECT_EQ(std::count(types.begin(), types.end(), OperationType::TRANSPOSE), 2);
+}
+
+// The melspectrogram's tail: power (Pow 2), Log, ·10 / ln 10, the global ReduceMax (keepdims 0) and a
+// Clip whose minimum is that maximum − 80, a runtime value: y = max(10·log10(x²), max(…) − 80).
+TEST(OnnxImportAudio, PowLogReduceMaxAndRuntimeClipMatchDirectFormula) {
+  Graph gr(13);
+  gr.io(true, "x", {1, 1, 4, 3});
+  gr.io(false, "y", {1, 1, 4, 3});
+  gr.init("two", {}, {2.0f});
+  gr.init("ten", {}, {10.0f});
+  gr.init("ln10", {}, {2.3025851f});
+  gr.init("eighty", {}, {80.0f});
+  gr.init("tiny", {}, {1e-10f});
+  gr.node("Pow", {"x", "two"}, {"p"});
+  gr.node("Clip", {"p", "tiny"}, {"pc"});
+  gr.node("Log", {"pc"}, {"l"});
+  gr.node("Mul", {"l", "ten"}, {"m"});
+  gr.node("Div", {"m", "ln10"}, {"db"});
+  int1(gr.node("ReduceMax", {"db"}, {"mx"}), "keepdims", 0);
+  gr.node("Sub", {"mx", "eighty"}, {"floor"});
+  gr.node("Clip", {"db", "floor"}, {"y"});
+  std::vector<float> x = random_floats(12, 31);
+  x[5] = 0.0f;   // log of the 1e-10 floor: -100 dB, clipped to max − 80
+  x[7] = 1e-3f;  // -60 dB
+  npu::models::OnnxImported imp;
+  const auto got = run_imported(gr, {1, 1, 4, 3}, x, &imp);
+  std::vector<float> db;
+  for (float v : x) db.push_back(10.0f * std::log(std::max(v * v, 1e-10f)) / 2.3025851f);
+  const float floor = *std::max_element(db.begin(), db.end()) - 80.0f;
+  std::vector<float> want;
+  for (float v : db) want.push_back(std::max(v, floor));
+  expect_near_all(got, want, 1e-4f);
+  const auto types = op_types(imp.model);
+  for (auto t : {OperationType::LOG, OperationType::REDUCE_MAX, OperationType::MAXIMUM})
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << npu::models::to_string(t);
+  EXPECT_EQ(std::find(types.begin(), types.end(), OperationType::DIV),
+            types.end());  // Div by a constant: MUL
+}
+
+// ONNX LSTM (gates i, o, f, c; B = Wb ‖ Rb) over 3 steps with initial states, against the ONNX formulas:
+// i = σ(Wi x + Ri h + bi), f = σ(…), c̃ = tanh(…), o = σ(…), c' = f·c + i·c̃, h' = o·tanh(c').
+TEST(OnnxImportAudio, LstmUnrolledMatchesOnnxFormulas) {
+  const int64_t T = 3, I = 2, H = 3;
+  Graph gr(14);
+  gr.io(true, "x", {T, 1, I});
+  gr.io(true, "h0", {1, 1, H});
+  gr.io(true, "c0", {1, 1, H});
+  gr.io(false, "y", {T, 1, 1, H});
+  gr.io(false, "yh", {1, 1, H});
+  gr.io(false, "yc", {1, 1, H});
+  const auto W = random_floats(4 * H * I, 41), R = random_floats(4 * H * H, 42), B = random_floats(8 * H, 43);
+  gr.init("W", {1, 4 * H, I}, W);
+  gr.init("R", {1, 4 * H, H}, R);
+  gr.init("B", {1, 8 * H}, B);
+  int1(gr.node("LSTM", {"x", "W", "R", "B", "", "h0", "c0"}, {"y", "yh", "yc"}), "hidden_size", H);
+  const auto x = random_floats(T * I, 44), h0 = random_floats(H, 45), c0 = random_floats(H, 46);
+  const auto imp = import_ok(gr);
+  const auto got = run_all(imp, {{{T, 1, I}, x}, {{1, 1, H}, h0}, {{1, 1, H}, c0}});
+  ASSERT_EQ(got.size(), 3u);
+  auto sig = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+  std::vector<double> h(h0.begin(), h0.end()), c(c0.begin(), c0.end());
+  std::vector<float> want_y;
+  for (int64_t t = 0; t < T; ++t) {
+    std::vector<double> gate[4];  // i, o, f, c
+    for (int g = 0; g < 4; ++g)
+      for (int64_t u = 0; u < H; ++u) {
+        double a = B[g * H + u] + B[(4 + g) * H + u];
+        for (int64_t k = 0; k < I; ++k) a += W[(g * H + u) * I + k] * x[t * I + k];
+        for (int64_t k = 0; k < H; ++k) a += R[(g * H + u) * H + k] * h[k];
+        gate[g].push_back(a);
+      }
+    for (int64_t u = 0; u < H; ++u) {
+      c[u] = sig(gate[2][u]) * c[u] + sig(gate[0][u]) * std::tanh(gate[3][u]);
+      h[u] = sig(gate[1][u]) * std::tanh(c[u]);
+    }
+    want_y.insert(want_y.end(), h.begin(), h.end());
+  }
+  expect_near_all(got[0], want_y, 1e-5f);
+  expect_near_all(got[1], std::vector<float>(h.begin(), h.end()), 1e-5f);
+  expect_near_all(got[2], std::vector<float>(c.begin(), c.end()), 1e-5f);
+  const auto types = op_types(imp.model);
+  EXPECT_EQ(std::count(types.begin(), types.end(), OperationType::LSTM), T);
+}
+
+// Silero's top level: If(Equal(sr, 16000)) with a branch per sample rate. Bound at import, the taken
+// branch is inlined; unbound, the int64 input is an error saying how to bind it; a condition computed
+// from a runtime tensor is an error too.
+TEST(OnnxImportAudio, IfOnABoundInputInlinesTheTakenBranch) {
+  Graph gr(16);
+  gr.io(true, "x", {1, 4});
+  gr.io(true, "sr", {}, 7);
+  gr.io(false, "y", {1, 4});
+  gr.init_i64("k16", {16000});
+  gr.node("Equal", {"sr", "k16"}, {"is16"});
+  auto* n = gr.node("If", {"is16"}, {"y"}, "by_rate");
+  for (const auto& [branch, factor] :
+       {std::pair<std::string, float>{"then_branch", 2.0f}, {"else_branch", 3.0f}}) {
+    auto* a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* g = a->mutable_g();
+    g->set_name(branch);
+    auto* k = g->add_initializer();
+    k->set_name(branch + "_k");
+    k->set_data_type(1);
+    k->add_float_data(factor);
+    auto* mul = g->add_node();
+    mul->set_op_type("Mul");
+    mul->add_input("x");
+    mul->add_input(branch + "_k");
+    mul->add_output(branch + "_y");
+    g->add_output()->set_name(branch + "_y");
+  }
+  const std::vector<float> x = {1, -2, 3, 0.5f};
+  for (const auto& [rate, factor] : {std::pair<double, float>{16000, 2.0f}, {8000, 3.0f}}) {
+    npu::models::OnnxImportOptions opt;
+    ASSERT_TRUE(npu::models::parse_input_value("sr=" + std::to_string(static_cast<int>(rate)), &opt).ok());
+    const auto imp = import_ok(gr, opt);
+    ASSERT_EQ(imp.model.main.input_indexes.size(), 1u);  // sr is a constant now
+    const auto got = run_all(imp, {{{1, 4}, x}});
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<float> want;
+    for (float v : x) want.push_back(v * factor);
+    expect_near_all(got[0], want, 1e-6f);
+  }
+  auto unbound = npu::models::import_onnx_bytes(gr.bytes(), "vad.onnx");
+  ASSERT_FALSE(unbound.ok());
+  EXPECT_EQ(
+      unbound.error(),
+      "vad.onnx: graph input 'sr': element type int64 is not supported for a runtime input; bind its value "
+      "at import (--input-value sr=V)");
+  // The same If on a float comparison of the runtime x: not foldable.
+  Graph rt = gr;
+  rt.g()->mutable_node(0)->set_input(0, "x");
+  rt.g()->mutable_node(0)->set_input(1, "x");
+  npu::models::OnnxImportOptions opt;
+  ASSERT_TRUE(npu::models::parse_input_value("sr=16000", &opt).ok());
+  auto r = npu::models::import_onnx_bytes(rt.bytes(), "vad.onnx", opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("node 0 'Equal1' (Equal): operator Equal is not supported"), std::string::npos)
+      << r.error();
+}
+
+// Reflect padding (GATHER) and a reversing Slice (negative step, end before index 0), as Silero pads its
+// input and its normalisation window.
+TEST(OnnxImportAudio, ReflectPadAndReversingSliceMatchNumpy) {
+  Graph gr(13);
+  gr.io(true, "x", {1, 1, 5});
+  gr.io(false, "y", {1, 1, 8});
+  gr.init_i64("pads", {0, 0, 2, 0, 0, 2});
+  gr.init_i64("starts", {-2});
+  gr.init_i64("ends", {-9223372036854775807});
+  gr.init_i64("axes", {2});
+  gr.init_i64("steps", {-1});
+  str1(gr.node("Pad", {"x", "pads"}, {"p"}), "mode", "reflect");
+  gr.node("Slice", {"p", "starts", "ends", "axes", "steps"}, {"y"});
+  const std::vector<float> x = {1, 2, 3, 4, 5};
+  // padded: [3 2 1 2 3 4 5 4 3]; from index 9 − 2 = 7 down to 0: [4 5 4 3 2 1 2 3].
+  expect_near_all(run_imported(gr, {1, 1, 5}, x), {4, 5, 4, 3, 2, 1, 2, 3}, 0.0f);
+}
+
+TEST(OnnxImportAudio, SymbolicDimensionsTellHowToBindThem) {
+  Graph gr(13);
+  auto* vi = gr.g()->add_input();
+  vi->set_name("audio");
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(1);
+  tt->mutable_shape()->add_dim()->set_dim_value(1);
+  tt->mutable_shape()->add_dim()->set_dim_param("samples");
+  gr.io(false, "y", {1, 1, 4});
+  gr.init("w", {1, 1, 8}, random_floats(8, 51));
+  gr.init_i64("ax", {1});
+  gr.node("Unsqueeze", {"audio", "ax"}, {"u"});
+  ints(gr.node("Conv", {"u", "w"}, {"y"}, "stft"), "strides", {4});
+  auto r = npu::models::import_onnx_bytes(gr.bytes(), "mel.onnx");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.error(),
+      "mel.onnx: node 1 'stft' (Conv): the window is larger than the padded input (symbolic input dimensions "
+      "were taken as 1: 'audio' dimension 1 ('samples'); bind them with --shape NAME=AxB)");
+  npu::models::OnnxImportOptions opt;
+  ASSERT_TRUE(npu::models::parse_input_shape("audio=1x20", &opt).ok());
+  const auto imp = import_ok(gr, opt);
+  EXPECT_EQ(imp.model.main.operands[imp.model.main.input_indexes[0]].dimensions,
+            (std::vector<uint32_t>{1, 20}));
+  EXPECT_EQ(npu::models::parse_input_shape("audio=1xq", &opt).error(),
+            "--shape audio=1xq: 'q' is not a number");
+  EXPECT_EQ(npu::models::parse_input_value("sr", &opt).error(), "--input-value 'sr': expected NAME=VALUE");
 }
 
 }  // namespace

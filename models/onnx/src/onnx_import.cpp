@@ -2088,7 +2088,7 @@ Result<void> Importer::on_lstm(const onnx::NodeProto& n) {
     parts.push_back(scalar_i32(0));
     op(OperationType::CONCATENATION, parts, {y_all});
   }
-  define(n, 0, runtime(y_all, {steps, 1, batch, hidden}, identity(4)));
+  if (!n.output(0).empty()) define(n, 0, runtime(y_all, {steps, 1, batch, hidden}, identity(4)));
   for (int i = 1; i < 3 && i < n.output_size(); ++i) {
     if (n.output(i).empty()) continue;
     auto v = reshape_ones(runtime(i == 1 ? hs : cs, {batch, hidden}, identity(2)), {1, batch, hidden});
@@ -2346,7 +2346,8 @@ Result<void> Importer::import_node(const onnx::NodeProto& n) {
   } else {
     return make_error("operator " + n.op_type() + " is not supported by the importer");
   }
-  if (n.output_size() < 1 || n.output(0).empty()) return make_error("has no output");
+  if (n.output_size() < 1 || (n.output(0).empty() && n.op_type() != "LSTM"))
+    return make_error("has no output");
   for (int i = 1; i < n.output_size(); ++i)
     if (!n.output(i).empty() && n.op_type() != "Dropout" && n.op_type() != "MaxPool" && n.op_type() != "LSTM")
       return make_error("only the first output is supported");

@@ -58,6 +58,9 @@ bool keeps_quantisation(OperationType t) {
     case OperationType::SPACE_TO_DEPTH:
     case OperationType::BATCH_TO_SPACE_ND:
     case OperationType::SPACE_TO_BATCH_ND:
+    case OperationType::REDUCE_MAX:
+    case OperationType::REDUCE_MIN:
+    case OperationType::GATHER:
       return true;
     default:
       return false;
@@ -74,6 +77,14 @@ bool has_quant8_form(OperationType t) {
     case OperationType::LSTM:
     case OperationType::RNN:
     case OperationType::SVDF:
+    case OperationType::ABS:  // NNAPI 1.2 float-only functions
+    case OperationType::EXP:
+    case OperationType::LOG:
+    case OperationType::NEG:
+    case OperationType::RSQRT:
+    case OperationType::SQRT:
+    case OperationType::POW:
+    case OperationType::REDUCE_SUM:
       return false;
     default:
       return true;
@@ -147,6 +158,11 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
                         ") has no quant8 form in NNAPI");
     if (op.outputs.empty() || op.inputs.empty()) continue;
     if (keeps_quantisation(op.type)) groups.join(op.outputs[0], op.inputs[0]);
+    // MAXIMUM/MINIMUM of two runtime values: one shared range, so neither input is requantised and the
+    // NPU runs them (it does not requantise).
+    if ((op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM) && op.inputs.size() == 2)
+      for (uint32_t i : op.inputs)
+        if (!src[i].is_constant()) groups.join(op.outputs[0], i);
     if (op.type == OperationType::LOGISTIC || op.type == OperationType::SOFTMAX)
       fixed[op.outputs[0]] = {{1.0f / 256, 0}};
     if (op.type == OperationType::TANH) fixed[op.outputs[0]] = {{1.0f / 128, 128}};
