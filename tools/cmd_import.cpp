@@ -105,6 +105,7 @@ struct QuantizeCliOptions {
   std::vector<float> range = {-1.0f, 1.0f};
   bool per_tensor = false;
   bool cpu_fallback = false;
+  bool float_fallback = false;
 };
 
 int quantize_command(const QuantizeCliOptions& o) {
@@ -124,6 +125,7 @@ int quantize_command(const QuantizeCliOptions& o) {
   if (!ranges) return fail(o.model + ": " + ranges.error());
   models::QuantizeOptions qo;
   qo.per_channel = !o.per_tensor;
+  qo.float_fallback = o.float_fallback;
   auto q = models::quantize_model(*model, *ranges, qo);
   if (!q) return fail(o.model + ": " + q.error());
   if (auto v = models::validate_model(*q); !v)
@@ -229,6 +231,9 @@ void register_import_commands(CLI::App& app, int* exit_code) {
   q->add_flag("--per-tensor", qo->per_tensor, "Per-tensor instead of per-channel convolution weights");
   q->add_flag("--cpu-fallback", qo->cpu_fallback, "As npusim import --cpu-fallback (for .onnx input)");
   q->add_option("--shape", qo->shapes, "As npusim import --shape (for .onnx input)");
+  q->add_flag(
+      "--float-fallback", qo->float_fallback,
+      "Keep operations without a quant8 form (LOG, LSTM, …) in float between DEQUANTIZE and QUANTIZE");
   q->add_option("--input-value", qo->values, "As npusim import --input-value (for .onnx input)");
   q->add_option("--hw", qo->hw, "Hardware config for the accuracy run")->capture_default_str();
   q->callback([qo, exit_code] { *exit_code = quantize_command(*qo); });

@@ -87,4 +87,51 @@ TEST(Quantize, OperationWithoutQuant8FormIsAnError) {
   EXPECT_EQ(q.error(), "operations[0] (DIV) has no quant8 form in NNAPI");
 }
 
+// float_fallback: DIV (no quant8 form) stays float between DEQUANTIZE and QUANTIZE; the MUL before it and
+// the ADD after it run in int8. z = (x · 2) / y + 1 with y in [1, 2] so the quotient stays bounded.
+TEST(Quantize, FloatFallbackKeepsFloatIslands) {
+  ModelBuilder b(1);
+  const uint32_t x = b.input(OperandType::TENSOR_FLOAT32, {1, 8});
+  const uint32_t y = b.input(OperandType::TENSOR_FLOAT32, {1, 8});
+  const uint32_t m = b.tensor(OperandType::TENSOR_FLOAT32, {1, 8});
+  const uint32_t d = b.tensor(OperandType::TENSOR_FLOAT32, {1, 8});
+  const uint32_t z = b.tensor(OperandType::TENSOR_FLOAT32, {1, 8});
+  b.operation(OperationType::MUL,
+              {x, b.random_constant(OperandType::TENSOR_FLOAT32, {1}, {}, 2.0, 2.0), b.constant_i32(0)}, {m});
+  b.operation(OperationType::DIV, {m, y, b.constant_i32(0)}, {d});
+  b.operation(OperationType::ADD,
+              {d, b.random_constant(OperandType::TENSOR_FLOAT32, {1}, {}, 1.0, 1.0), b.constant_i32(0)}, {z});
+  b.mark_output(z);
+  const Model f = b.take();
+  std::vector<TensorMap> calib = synthetic_inputs(f, 4, 3, 1.0f, 2.0f);
+  auto ranges = calibrate(f, calib, npu::hal::ops::run_reference);
+  ASSERT_TRUE(ranges.ok()) << ranges.error();
+  QuantizeOptions opt;
+  opt.float_fallback = true;
+  auto q = quantize_model(f, *ranges, opt);
+  ASSERT_TRUE(q.ok()) << q.error();
+  auto ops = npu::hal::ops::validate_operations(*q);
+  ASSERT_TRUE(ops.ok()) << ops.error();
+  std::vector<OperationType> types;
+  for (const auto& op : q->main.operations) types.push_back(op.type);
+  EXPECT_EQ(types, (std::vector<OperationType>{OperationType::MUL, OperationType::DEQUANTIZE,
+                                               OperationType::DEQUANTIZE, OperationType::DIV,
+                                               OperationType::QUANTIZE, OperationType::ADD}));
+  const auto& div = q->main.operations[3];
+  for (uint32_t i : {div.inputs[0], div.inputs[1], div.outputs[0]})
+    EXPECT_EQ(q->main.operands[i].type, OperandType::TENSOR_FLOAT32);
+  EXPECT_EQ(q->main.operands[z].type, OperandType::TENSOR_QUANT8_ASYMM);
+  const auto eval = synthetic_inputs(f, 1, 9, 1.0f, 2.0f)[0];
+  TensorMap eval_q;
+  for (const auto& [i, t] : eval) eval_q[i] = quantize_tensor(t, q->main.operands[i]);
+  auto ref = npu::hal::ops::run_reference(f, eval);
+  ASSERT_TRUE(ref.ok()) << ref.error();
+  auto got = npu::hal::ops::run_reference(*q, eval_q);
+  ASSERT_TRUE(got.ok()) << got.error();
+  auto err = compare_quantized(*ref, *got);
+  ASSERT_TRUE(err.ok()) << err.error();
+  // z lies in [2, 5]: three uint8 quantisations of ranges ≤ 5 wide each add at most half a step (≤ 0.01).
+  EXPECT_LT(err->max_abs, 0.05);
+}
+
 }  // namespace

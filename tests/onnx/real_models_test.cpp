@@ -99,11 +99,15 @@ void print_run(const char* what, const Runs& r) {
 
 // Quantises `f` (calibrated on seeded samples in [lo, hi]), runs int8 on the NPU against float on the
 // CPU reference and returns the error.
-models::QuantError int8_error(const models::Model& f, float lo, float hi, const char* what) {
+// float_fallback keeps operations without a quant8 form (LOG, LSTM) in float between DEQUANTIZE/QUANTIZE.
+models::QuantError int8_error(const models::Model& f, float lo, float hi, const char* what,
+                              bool float_fallback = false) {
   const auto calib = models::synthetic_inputs(f, 4, 1, lo, hi);
   auto ranges = models::calibrate(f, calib, hal::ops::run_reference);
   EXPECT_TRUE(ranges.ok()) << ranges.error();
-  auto q = models::quantize_model(f, *ranges);
+  models::QuantizeOptions opt;
+  opt.float_fallback = float_fallback;
+  auto q = models::quantize_model(f, *ranges, opt);
   EXPECT_TRUE(q.ok()) << q.error();
   if (!q.ok()) return {};
   const auto eval = models::synthetic_inputs(f, 1, 77, lo, hi)[0];
@@ -118,6 +122,13 @@ models::QuantError int8_error(const models::Model& f, float lo, float hi, const 
       "%s int8 (per-channel weights, 4 calibration samples) vs float: max |error| %.4g, MSE %.4g, "
       "cosine %.5f over %llu elements\n",
       what, err->max_abs, err->mse, err->cosine, static_cast<unsigned long long>(err->elements));
+  if (r.cpu.outputs.size() > 1)
+    for (const auto& [i, t] : r.cpu.outputs) {
+      auto one = models::compare_quantized({{i, t}}, r.npu.outputs);
+      if (one.ok())
+        std::printf("  output %u: max |error| %.4g, MSE %.4g over %llu elements\n", i, one->max_abs, one->mse,
+                    static_cast<unsigned long long>(one->elements));
+    }
   return *err;
 }
 
@@ -209,6 +220,22 @@ TEST(RealModels, SileroVadFloatOnNpuMatchesCpuReference) {
   print_run("Silero VAD float", r);
   EXPECT_GT(r.npu.device_cycles, 0u);
   expect_float_match(r);
+}
+
+TEST(RealModels, OpenWakeWordMelspectrogramInt8ErrorIsReported) {
+  const std::string path = model_path("openwakeword/melspectrogram.onnx");
+  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  const auto imp = import_melspectrogram(path);
+  const auto err = int8_error(imp.model, -1.0f, 1.0f, "openWakeWord melspectrogram", true);
+  EXPECT_GT(err.cosine, 0.95);
+}
+
+TEST(RealModels, SileroVadInt8ErrorIsReported) {
+  const std::string path = model_path("openwakeword/silero_vad.onnx");
+  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  const auto imp = import_silero(path);
+  const auto err = int8_error(imp.model, -0.5f, 0.5f, "Silero VAD", true);
+  EXPECT_GT(err.cosine, 0.8);
 }
 
 TEST(RealModels, UnboundSileroInputsFailWithOneClearError) {

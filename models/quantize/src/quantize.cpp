@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <random>
+#include <tuple>
 
 namespace npu::models {
 namespace {
@@ -91,6 +93,59 @@ bool has_quant8_form(OperationType t) {
   }
 }
 
+// Float islands: each float-only operation reads its quantised inputs through DEQUANTIZE (one per
+// operand), and each of its float outputs that a quantised operation reads goes through QUANTIZE with
+// the parameters calibration gave it. Graph outputs produced in float stay float.
+void insert_conversions(Model& q, const std::vector<Operand>& src, const std::vector<bool>& float_op,
+                        const std::vector<bool>& keep_float,
+                        const std::vector<std::pair<float, int32_t>>& params) {
+  auto& g = q.main;
+  std::vector<bool> read_quantised(src.size(), false);
+  for (uint32_t k = 0; k < g.operations.size(); ++k)
+    if (!float_op[k])
+      for (uint32_t i : g.operations[k].inputs) read_quantised[i] = read_quantised[i] || keep_float[i];
+  auto add = [&](Operand o) {
+    o.lifetime = Lifetime::TEMPORARY_VARIABLE;
+    o.data.clear();
+    g.operands.push_back(std::move(o));
+    return static_cast<uint32_t>(g.operands.size() - 1);
+  };
+  std::map<uint32_t, uint32_t> dequantized, quantized;
+  std::vector<Operation> ops;
+  for (uint32_t k = 0; k < g.operations.size(); ++k) {
+    Operation op = g.operations[k];
+    if (!float_op[k]) {
+      for (uint32_t& i : op.inputs)
+        if (keep_float[i] && !src[i].is_constant()) i = quantized.at(i);
+      ops.push_back(std::move(op));
+      continue;
+    }
+    for (uint32_t& i : op.inputs) {
+      if (!is_float_tensor(src[i]) || src[i].is_constant() || keep_float[i] ||
+          src[i].lifetime == Lifetime::NO_VALUE)
+        continue;
+      if (!dequantized.count(i)) {
+        const uint32_t f = add(src[i]);
+        ops.push_back({OperationType::DEQUANTIZE, {i}, {f}});
+        dequantized[i] = f;
+      }
+      i = dequantized[i];
+    }
+    const std::vector<uint32_t> outs = op.outputs;
+    ops.push_back(std::move(op));
+    for (uint32_t o : outs) {
+      if (!read_quantised[o]) continue;
+      Operand qo = src[o];
+      qo.type = OperandType::TENSOR_QUANT8_ASYMM;
+      std::tie(qo.scale, qo.zero_point) = params[o];
+      const uint32_t qi = add(qo);
+      ops.push_back({OperationType::QUANTIZE, {o}, {qi}});
+      quantized[o] = qi;
+    }
+  }
+  g.operations = std::move(ops);
+}
+
 }  // namespace
 
 std::vector<TensorMap> synthetic_inputs(const Model& model, uint32_t count, uint64_t seed, float lo,
@@ -148,21 +203,36 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
   enum class Role { None, Filter, DepthwiseFilter, FcWeights, Bias };
   std::vector<Role> role(src.size(), Role::None);
   std::vector<uint32_t> bias_of_input(src.size(), 0), bias_of_filter(src.size(), 0);
+  // float_fallback: operations without a quant8 form, their outputs and their constants stay float.
+  std::vector<bool> float_op(g.operations.size(), false), keep_float(src.size(), false);
+  std::map<uint32_t, uint32_t> same_as_output;  // constant → the output whose quantisation it takes
   for (uint32_t k = 0; k < g.operations.size(); ++k) {
     const auto& op = g.operations[k];
     auto is_float_op =
         std::any_of(op.inputs.begin(), op.inputs.end(), [&](uint32_t i) { return is_float_tensor(src[i]); });
     if (!is_float_op) continue;
-    if (!has_quant8_form(op.type))
-      return make_error("operations[" + std::to_string(k) + "] (" + std::string(to_string(op.type)) +
-                        ") has no quant8 form in NNAPI");
+    if (!has_quant8_form(op.type)) {
+      if (!options.float_fallback)
+        return make_error("operations[" + std::to_string(k) + "] (" + std::string(to_string(op.type)) +
+                          ") has no quant8 form in NNAPI");
+      float_op[k] = true;
+      for (uint32_t o : op.outputs) keep_float[o] = is_float_tensor(src[o]);
+      for (uint32_t i : op.inputs)
+        keep_float[i] = keep_float[i] || (src[i].is_constant() && is_float_tensor(src[i]));
+      continue;
+    }
     if (op.outputs.empty() || op.inputs.empty()) continue;
     if (keeps_quantisation(op.type)) groups.join(op.outputs[0], op.inputs[0]);
     // MAXIMUM/MINIMUM of two runtime values: one shared range, so neither input is requantised and the
     // NPU runs them (it does not requantise).
+    // A constant operand takes the output's parameters too (see the weights loop).
     if ((op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM) && op.inputs.size() == 2)
-      for (uint32_t i : op.inputs)
-        if (!src[i].is_constant()) groups.join(op.outputs[0], i);
+      for (uint32_t i : op.inputs) {
+        if (!src[i].is_constant())
+          groups.join(op.outputs[0], i);
+        else
+          same_as_output[i] = op.outputs[0];
+      }
     if (op.type == OperationType::LOGISTIC || op.type == OperationType::SOFTMAX)
       fixed[op.outputs[0]] = {{1.0f / 256, 0}};
     if (op.type == OperationType::TANH) fixed[op.outputs[0]] = {{1.0f / 128, 128}};
@@ -181,23 +251,32 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
   // Activation parameters per group: the union of the members' ranges.
   std::map<uint32_t, Range> group_range;
   for (uint32_t i = 0; i < src.size(); ++i) {
-    if (!is_float_tensor(src[i]) || src[i].is_constant()) continue;
+    if (!is_float_tensor(src[i]) || src[i].is_constant() || src[i].lifetime == Lifetime::NO_VALUE) continue;
     const auto it = ranges.find(i);
     if (it == ranges.end()) return make_error("operand " + std::to_string(i) + " has no calibration range");
     auto [gr, fresh] = group_range.emplace(groups.find(i), it->second);
     if (!fresh)
       gr->second = {std::min(gr->second.min, it->second.min), std::max(gr->second.max, it->second.max)};
   }
+  std::map<uint32_t, std::pair<float, int32_t>> group_fixed;
+  for (uint32_t i = 0; i < src.size(); ++i)
+    if (fixed[i]) group_fixed[groups.find(i)] = *fixed[i];
+  std::vector<std::pair<float, int32_t>> params(src.size());  // also for kept-float values' QUANTIZE copies
   for (uint32_t i = 0; i < src.size(); ++i) {
-    if (!is_float_tensor(src[i]) || src[i].is_constant()) continue;
-    const auto [scale, zp] = fixed[i] ? *fixed[i] : asym_params(group_range.at(groups.find(i)));
+    if (!is_float_tensor(src[i]) || src[i].is_constant() || src[i].lifetime == Lifetime::NO_VALUE) continue;
+    // A fixed output (LOGISTIC, SOFTMAX, TANH) fixes its whole group: a RESHAPE after it keeps 1/256.
+    const auto gf = group_fixed.find(groups.find(i));
+    const auto [scale, zp] =
+        gf != group_fixed.end() ? gf->second : asym_params(group_range.at(groups.find(i)));
+    params[i] = {scale, zp};
+    if (keep_float[i]) continue;
     g.operands[i].type = OperandType::TENSOR_QUANT8_ASYMM;
     g.operands[i].scale = scale;
     g.operands[i].zero_point = zp;
   }
   // Weights first (biases need their scales).
   for (uint32_t i = 0; i < src.size(); ++i) {
-    if (!is_float_tensor(src[i]) || !src[i].is_constant() || role[i] == Role::Bias) continue;
+    if (!is_float_tensor(src[i]) || !src[i].is_constant() || role[i] == Role::Bias || keep_float[i]) continue;
     Operand& o = g.operands[i];
     const std::vector<float> v = floats_of(src[i]);
     const bool per_channel =
@@ -226,7 +305,9 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
     }
     float scale;
     int32_t zp;
-    if (role[i] == Role::Filter || role[i] == Role::DepthwiseFilter || role[i] == Role::FcWeights) {
+    if (const auto so = same_as_output.find(i); so != same_as_output.end()) {
+      std::tie(scale, zp) = params[so->second];  // values outside the output's range clamp to it
+    } else if (role[i] == Role::Filter || role[i] == Role::DepthwiseFilter || role[i] == Role::FcWeights) {
       const Range r = range_of(v);
       const float amax = std::max(std::fabs(r.min), std::fabs(r.max));
       scale = amax > 0 ? amax / 127.0f : 1.0f / 127.0f;  // symmetric around 128
@@ -258,6 +339,8 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
       for (size_t k = 0; k < v.size(); ++k) write_element(o.type, o.data, k, std::round(v[k] / o.scale));
     }
   }
+  if (std::any_of(float_op.begin(), float_op.end(), [](bool f) { return f; }))
+    insert_conversions(q, src, float_op, keep_float, params);
   return q;
 }
 

@@ -6,8 +6,9 @@
 // requires to keep their input's quantisation (pools, reshape, transpose, pad, slices) share one range;
 // LOGISTIC / TANH / SOFTMAX outputs get NNAPI's fixed parameters.
 // What it does not do: run anything itself (calibration takes a runner, e.g. the HAL's CPU
-// reference, so this library stays below the HAL), quantisation-aware tuning, int16, or operations
-// without a quant8 form (DIV, L2/LRN normalisation…): those are reported as errors.
+// reference, so this library stays below the HAL), quantisation-aware tuning, int16. Operations without
+// a quant8 form (DIV, LOG, LSTM, L2/LRN normalisation…) are errors unless `float_fallback` keeps them in
+// float between DEQUANTIZE and QUANTIZE (NNAPI 1.2), the mixed-precision form NNAPI allows.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,9 @@ Result<RangeMap> calibrate(const Model& model, const std::vector<TensorMap>& sam
 
 struct QuantizeOptions {
   bool per_channel = true;  // CONV_2D / DEPTHWISE_CONV_2D filters per output channel
+  // Keep operations without a quant8 form in float (their inputs DEQUANTIZEd, their outputs QUANTIZEd
+  // where a quantised operation reads them) instead of refusing the model.
+  bool float_fallback = false;
 };
 
 Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const QuantizeOptions& options = {});
