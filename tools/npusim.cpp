@@ -128,7 +128,10 @@ int run_command(const RunOptions& o) {
     return fail(o.model + ": execute: " + hal::to_string(result.status.code) + ": " + result.status.message);
 
   std::string error;
-  if (!write_file(o.outputs, models::dump_json_pretty(models::io_to_json(result.outputs)), &error)) return fail(error);
+  // A timing-only model gives timing but no values: no outputs file rather than one of made-up values.
+  if (!result.timing_only &&
+      !write_file(o.outputs, models::dump_json_pretty(models::io_to_json(result.outputs)), &error))
+    return fail(error);
   auto& stats = (*sys)->stats();
   stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
       static_cast<double>(result.timing.time_in_driver_us);
@@ -147,6 +150,8 @@ int run_command(const RunOptions& o) {
   }
 
   Comparison cmp;
+  if (o.check && result.timing_only)
+    return fail(o.model + ": --check: a timing-only model (weights are sizes only) has no values to compare");
   if (o.check) {
     if (!reference.status.ok())
       return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " + reference.status.message);
@@ -161,7 +166,8 @@ int run_command(const RunOptions& o) {
                         {"npu_cycles", result.device_cycles},
                         {"npu_jobs", result.npu_jobs},
                         {"simulated_end_s", *end},
-                        {"outputs", o.outputs}};
+                        {"timing_only", result.timing_only}};
+    if (!result.timing_only) j["outputs"] = o.outputs;
     if (o.check)
       j["check"] = {{"elements", cmp.elements}, {"mismatches", cmp.mismatches}, {"max_abs_error", cmp.max_abs_error}};
     std::cout << j.dump(2) << "\n";
@@ -188,7 +194,10 @@ int run_command(const RunOptions& o) {
                 static_cast<unsigned long long>(cmp.elements - cmp.mismatches),
                 static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error, cmp.mismatches ? "  MISMATCH" : "");
   }
-  std::printf("  outputs written to %s\n", o.outputs.c_str());
+  if (result.timing_only)
+    std::printf("  outputs         none: a timing-only model (weights are sizes only; the NPU ran for timing)\n");
+  else
+    std::printf("  outputs written to %s\n", o.outputs.c_str());
   if (!o.stats.empty()) std::printf("  stats written to %s\n", o.stats.c_str());
   if (!o.trace.empty()) std::printf("  trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());
   return o.check && cmp.mismatches ? 3 : 0;

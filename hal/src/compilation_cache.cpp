@@ -11,7 +11,7 @@ namespace {
 
 constexpr char kModelMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'M', 'C'};
 constexpr char kDataMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'D', 'C'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: constants as raw bytes in the data file
 constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8;  // magic, format version, payload bytes, checksum
 
 // FNV-1a, 64 bit: catches corruption (not tampering, see the header).
@@ -21,7 +21,44 @@ uint64_t fnv1a(const uint8_t* p, size_t n, uint64_t h = 1469598103934665603ull) 
 }
 uint64_t fnv1a(const std::string& s) { return fnv1a(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
-uint64_t model_digest(const models::Model& m) { return fnv1a(models::to_json(m).dump()); }
+// A model as its structure (model JSON with the main graph's constant tensors marked omitted) and
+// those constants' bytes, in operand order: printing megabytes of weights as JSON numbers made the
+// cache files several times larger than the weights and slow to read back.
+struct SplitModel {
+  models::Model structure;
+  std::vector<uint8_t> constants;
+};
+
+SplitModel split_constants(const models::Model& m) {
+  SplitModel split{m, {}};
+  for (auto& o : split.structure.main.operands) {
+    if (!o.is_constant() || !models::is_tensor(o.type) || o.data.empty()) continue;
+    split.constants.insert(split.constants.end(), o.data.begin(), o.data.end());
+    std::vector<uint8_t>().swap(o.data);
+    o.values_omitted = true;
+  }
+  return split;
+}
+
+// Undoes split_constants: fills every omitted constant from `bytes`, which must be used up exactly.
+Result<void> restore_constants(models::Model& m, const uint8_t* bytes, uint64_t n) {
+  uint64_t at = 0;
+  for (auto& o : m.main.operands) {
+    if (!o.values_omitted) continue;
+    const uint64_t size = o.byte_size();
+    if (size > n - at) return make_error("constants section shorter than the model's constants");
+    o.data.assign(bytes + at, bytes + at + size);
+    o.values_omitted = false;
+    at += size;
+  }
+  if (at != n) return make_error("constants section longer than the model's constants");
+  return {};
+}
+
+uint64_t model_digest(const models::Model& m) {
+  const SplitModel split = split_constants(m);
+  return fnv1a(split.constants.data(), split.constants.size(), fnv1a(models::to_json(split.structure).dump()));
+}
 
 class Writer {
  public:
@@ -172,15 +209,23 @@ Result<void> write_compilation_cache(const std::string& dir, const CacheToken& t
                                      const std::string& version_string, const NpuTarget& target,
                                      const models::Model& source, const models::Model& compiled,
                                      const Program& program) {
+  // A timing-only program has no weight values to cache, and compiling it again is cheap next to
+  // running it.
+  if (program.timing_only) return make_error("a timing-only program (omitted constant values) is not cached");
   const auto paths = cache_file_paths(dir, token);
-  if (auto d = write_file(paths.data, kDataMagic, program.weights); !d) return d;
+  const SplitModel split = split_constants(compiled);
+  Writer data;  // the weights image, then the compiled model's constants
+  data.pod<uint64_t>(program.weights.bytes().size());
+  data.bytes(program.weights.bytes().data(), program.weights.bytes().size());
+  data.bytes(split.constants.data(), split.constants.size());
+  if (auto d = write_file(paths.data, kDataMagic, data.data()); !d) return d;
   Writer w;
   w.str(version_string);
   w.bytes(token.data(), token.size());
   write_target(w, target);
   w.pod(model_digest(source));
-  w.pod(fnv1a(program.weights.data(), program.weights.size()));
-  w.str(models::to_json(compiled).dump());
+  w.pod(fnv1a(data.data().data(), data.data().size()));
+  w.str(models::to_json(split.structure).dump());
   w.pod(program.arena_bytes);
   w.pod(program.tiles);
   w.pod(program.cpu_operations);
@@ -217,8 +262,8 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
   uint64_t model_sum = 0, data_sum = 0;
   auto payload = read_file(paths.model, kModelMagic, &model_sum);
   if (!payload) return make_error(payload.error());
-  auto weights = read_file(paths.data, kDataMagic, &data_sum);
-  if (!weights) return make_error(weights.error());
+  auto data = read_file(paths.data, kDataMagic, &data_sum);
+  if (!data) return make_error(data.error());
   const std::string where = paths.model + ": ";
   Reader r(payload->data(), payload->size());
   const std::string version = r.str();
@@ -235,14 +280,21 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
   if (r.ok() && r.pod<uint64_t>() != data_sum) return make_error(where + "does not belong to " + paths.data);
 
   CachedProgram c;
-  c.file_bytes = payload->size() + weights->size() + 2 * kHeaderBytes;
+  c.file_bytes = payload->size() + data->size() + 2 * kHeaderBytes;
   auto doc = nlohmann::json::parse(r.str(), nullptr, /*allow_exceptions=*/false);
   if (!r.ok() || doc.is_discarded()) return make_error(where + "model section unreadable");
   auto model = models::parse_model_json(doc, paths.model, "");
   if (!model) return make_error(model.error());
   c.model = std::move(*model);
+  Reader d(data->data(), data->size());
+  const uint64_t weight_bytes = d.count(1);
+  if (!d.ok()) return make_error(paths.data + ": weights section truncated");
+  const uint8_t* weights = data->data() + sizeof(uint64_t);
+  const uint64_t constants_at = sizeof(uint64_t) + weight_bytes;
+  if (auto k = restore_constants(c.model, data->data() + constants_at, data->size() - constants_at); !k)
+    return make_error(paths.data + ": " + k.error());
   Program& p = c.program;
-  p.weights = std::move(*weights);
+  p.weights = WeightsImage(std::vector<uint8_t>(weights, weights + weight_bytes));
   p.arena_bytes = r.pod<uint64_t>();
   p.tiles = r.pod<uint64_t>();
   p.cpu_operations = r.pod<uint32_t>();

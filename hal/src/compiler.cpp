@@ -137,10 +137,8 @@ Result<Tile> choose_tile(const ConvSpec& s, uint32_t elem, const NpuTarget& targ
 }
 
 template <class T>
-void append(std::vector<uint8_t>& image, const T* values, size_t count) {
-  const size_t at = image.size();
-  image.resize(at + count * sizeof(T));
-  std::memcpy(image.data() + at, values, count * sizeof(T));
+void append(WeightsImage& image, const T* values, size_t count) {
+  image.append(values, count * sizeof(T));
 }
 
 // Packs weights, bias and requantisation for output channels [o0, o0 + ob) into the weights image;
@@ -150,7 +148,7 @@ struct PackedBlock {
 };
 
 PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, uint32_t ob,
-                       std::vector<uint8_t>& image) {
+                       WeightsImage& image) {
   const auto& g = m.main;
   const auto& in = g.operands[s.input];
   const auto& f = g.operands[s.filter];
@@ -159,16 +157,19 @@ PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, u
   const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
   PackedBlock p{};
   auto filter_at = [&](uint32_t o, uint64_t kk) { return static_cast<uint64_t>(o) * k + kk; };  // OHWI
-  image.resize(align(image.size(), kArenaAlign));
+  // Omitted values (a timing-only model) pack as zeros; only the layout matters then.
+  const bool have_filter = !f.values_omitted, have_bias = !b.values_omitted;
+  image.align_to(kArenaAlign);
   p.w = image.size();
   if (in.type == OperandType::TENSOR_FLOAT32) {
     std::vector<float> w(k * ob), bias(ob);
     const auto* fv = reinterpret_cast<const float*>(f.data.data());
-    for (uint64_t kk = 0; kk < k; ++kk)
-      for (uint32_t j = 0; j < ob; ++j) std::memcpy(&w[kk * ob + j], &fv[filter_at(o0 + j, kk)], 4);
-    std::memcpy(bias.data(), b.data.data() + 4ull * o0, 4ull * ob);
+    if (have_filter)
+      for (uint64_t kk = 0; kk < k; ++kk)
+        for (uint32_t j = 0; j < ob; ++j) std::memcpy(&w[kk * ob + j], &fv[filter_at(o0 + j, kk)], 4);
+    if (have_bias) std::memcpy(bias.data(), b.data.data() + 4ull * o0, 4ull * ob);
     append(image, w.data(), w.size());
-    image.resize(align(image.size(), kSramAlign));
+    image.align_to(kSramAlign);
     p.bias = image.size();
     append(image, bias.data(), bias.size());
     p.quant = p.bias;
@@ -186,14 +187,14 @@ PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, u
   std::vector<int32_t> bias(ob), mult(ob), shift(ob);
   for (uint32_t j = 0; j < ob; ++j) {
     int64_t wsum = 0;
-    for (uint64_t kk = 0; kk < k; ++kk) {
+    for (uint64_t kk = 0; have_filter && kk < k; ++kk) {
       const uint8_t raw = f.data[filter_at(o0 + j, kk)];
       const auto v = static_cast<int8_t>(w_unsigned ? (raw ^ 0x80u) : raw);
       w[kk * ob + j] = v;
       wsum += v;
     }
-    int32_t b32;
-    std::memcpy(&b32, b.data.data() + 4ull * (o0 + j), 4);
+    int32_t b32 = 0;
+    if (have_bias) std::memcpy(&b32, b.data.data() + 4ull * (o0 + j), 4);
     bias[j] = static_cast<int32_t>(b32 - za * wsum + static_cast<int64_t>(k) * za * zw);
     const double w_scale = per_channel ? f.per_channel->scales[o0 + j] : f.scale;
     const auto qm = fx::quantize_multiplier(static_cast<double>(in.scale) * w_scale / out.scale);
@@ -201,10 +202,10 @@ PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, u
     shift[j] = qm.shift;
   }
   append(image, w.data(), w.size());
-  image.resize(align(image.size(), kSramAlign));
+  image.align_to(kSramAlign);
   p.bias = image.size();
   append(image, bias.data(), bias.size());
-  image.resize(align(image.size(), kSramAlign));
+  image.align_to(kSramAlign);
   p.quant = image.size();
   append(image, mult.data(), mult.size());
   append(image, shift.data(), shift.size());
@@ -363,6 +364,9 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
   auto log = log::get("compilation");
   Program prog;
   const auto& g = m.main;
+  prog.timing_only = std::any_of(g.operands.begin(), g.operands.end(),
+                                 [](const models::Operand& o) { return o.values_omitted; });
+  prog.weights = WeightsImage(!prog.timing_only);
   for (uint32_t i = 0; i < g.operands.size(); ++i) {
     const auto& o = g.operands[i];
     if (o.is_constant() || o.lifetime == Lifetime::NO_VALUE || o.lifetime == Lifetime::SUBGRAPH) continue;
@@ -433,6 +437,21 @@ models::Model extract_operation(const models::Model& m, uint32_t index, std::vec
   for (uint32_t o : op.outputs) copy.outputs.push_back(take(o, true));
   sub.main.operations.push_back(std::move(copy));
   return sub;
+}
+
+void WeightsImage::align_to(uint64_t alignment) {
+  size_ = align(size_, alignment);
+  if (materialised_) bytes_.resize(size_);
+}
+
+uint64_t WeightsImage::append(const void* data, uint64_t n) {
+  const uint64_t at = size_;
+  size_ += n;
+  if (materialised_ && n) {
+    bytes_.resize(size_);
+    std::memcpy(bytes_.data() + at, data, n);
+  }
+  return at;
 }
 
 std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base) {

@@ -1,5 +1,6 @@
 #include "npu/hal/device.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -40,8 +41,22 @@ models::Model with_inferred_shapes(const models::Model& model) {
   return shaped;
 }
 
-// The devices here compute, so they prepare only models whose constants have values; a timing-only
-// model (Operand::values_omitted) validates but is refused here, naming the first such operand.
+// Bytes of the main graph's constant tensors (with values or not: a timing-only model costs what the
+// model with values would).
+uint64_t constant_bytes(const models::Model& model) {
+  uint64_t n = 0;
+  for (const auto& o : model.main.operands)
+    if (o.is_constant() && models::is_tensor(o.type)) n += o.byte_size();
+  return n;
+}
+
+bool is_timing_only(const models::Model& model) {
+  const auto& ops = model.main.operands;
+  return std::any_of(ops.begin(), ops.end(), [](const models::Operand& o) { return o.values_omitted; });
+}
+
+// A timing-only model (Operand::values_omitted) validates everywhere, but only a device that can run
+// it for timing alone prepares it; the others refuse it naming the first such operand.
 Status check_values_present(const models::Model& model) {
   const auto& ops = model.main.operands;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -159,7 +174,8 @@ PrepareResult Device::prepare_model(const models::Model& model, const PrepareOpt
             nullptr};
   os_.delay_ns(kValidateNsPerOperation * model.main.operations.size());
   if (auto s = validate_for_prepare(model); !s.ok()) return {s, nullptr};
-  if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
+  if (!runs_timing_only_models())
+    if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
   PrepareResult r;
   const bool cached = options.token && !options.cache_dir.empty() && number_of_cache_files_needed().first > 0;
   if (cached) {
@@ -291,6 +307,8 @@ PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOption
   auto log = log::get("compilation");
   models::Model shaped = with_inferred_shapes(model);
   auto program = compile_for_npu(shaped, target_);
+  if (!program && is_timing_only(model))
+    return {{ErrorStatus::GENERAL_FAILURE, "timing-only model: " + program.error()}, nullptr};
   if (!program) {
     // As the NNAPI framework does when preparation fails: run the whole model on the CPU.
     log->info("{}: NPU preparation failed ({}); the model runs on the CPU", name(), program.error());
@@ -298,8 +316,10 @@ PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOption
             std::make_unique<CpuPreparedModel>(model, os(), cost_, hal_costs(), options.priority,
                                                "cpu (fallback: " + program.error() + ")")};
   }
-  os().delay_ns(kCompileNsPerDescriptor * descriptor_count(*program));
-  if (options.token && !options.cache_dir.empty()) {
+  // Host time: emitting descriptors, and packing, which reads every constant and writes the image.
+  os().delay_ns(kCompileNsPerDescriptor * descriptor_count(*program) +
+                copy_ns(cost_, constant_bytes(shaped) + program->weights.size()));
+  if (options.token && !options.cache_dir.empty() && !program->timing_only) {
     if (auto w = write_compilation_cache(options.cache_dir, *options.token, version_string(), target_, model,
                                          shaped, *program);
         !w)
@@ -325,10 +345,12 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
   if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
   auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
   if (!weights) return {{ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, weights.error()}, nullptr};
-  if (!program.weights.empty()) {
-    os().delay_ns(copy_ns(cost_, program.weights.size()));
-    if (auto w = driver_.write_bo(*ctx, weights->handle, 0, program.weights.data(), program.weights.size());
-        !w) {
+  // Loading costs the copy even when the image is not materialised (timing-only): the real weights
+  // would be copied.
+  os().delay_ns(copy_ns(cost_, program.weights.size()));
+  if (!program.weights.bytes().empty()) {
+    const auto& bytes = program.weights.bytes();
+    if (auto w = driver_.write_bo(*ctx, weights->handle, 0, bytes.data(), bytes.size()); !w) {
       (void)driver_.free_bo(*ctx, weights->handle);
       return {{ErrorStatus::GENERAL_FAILURE, w.error()}, nullptr};
     }

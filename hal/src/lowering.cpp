@@ -76,11 +76,8 @@ void Emitter::fence() {
 }
 
 uint64_t append_weights(Program& prog, const void* data, uint64_t bytes) {
-  prog.weights.resize(align(prog.weights.size(), kArenaAlign));
-  const uint64_t at = prog.weights.size();
-  prog.weights.resize(at + bytes);
-  if (bytes) std::memcpy(prog.weights.data() + at, data, bytes);
-  return at;
+  prog.weights.align_to(kArenaAlign);
+  return prog.weights.append(data, bytes);
 }
 
 Source operand_source(const models::Model& m, uint32_t operand, Program& prog) {
@@ -88,7 +85,7 @@ Source operand_source(const models::Model& m, uint32_t operand, Program& prog) {
   if (!o.is_constant()) return {Region::ARENA, prog.arena.at(operand).offset};
   std::vector<uint8_t> zeros;
   const bool have = o.data.size() >= o.byte_size();
-  if (!have) zeros.assign(o.byte_size(), 0);
+  if (!have && prog.weights.materialised()) zeros.assign(o.byte_size(), 0);
   return {Region::WEIGHTS, append_weights(prog, have ? o.data.data() : zeros.data(), o.byte_size())};
 }
 

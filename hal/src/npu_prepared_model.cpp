@@ -13,6 +13,15 @@ namespace {
 
 uint64_t to_us(uint64_t ns) { return (ns + 500) / 1000; }
 
+Result<TensorMap> zero_outputs(const models::Model& m) {
+  TensorMap out;
+  for (uint32_t idx : m.main.output_indexes) {
+    const auto& op = m.main.operands[idx];
+    out[idx] = models::make_tensor(op, op.dimensions);
+  }
+  return out;
+}
+
 }  // namespace
 
 // Returns the arena to the pool when an execution ends, on every path.
@@ -141,14 +150,15 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
     return r;
   }
   ArenaLease arena(*this, *arena_bo);
+  r.timing_only = program_.timing_only;
   for (const auto& [idx, t] : request.inputs) {
     const Location at = locate(idx, arena.bo(), request);
     os.delay_ns(copy_ns(cost_, t.data.size()));
+    r.host_copy_bytes += t.data.size();
     if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w) {
       r.status = {ErrorStatus::GENERAL_FAILURE, w.error()};
       return r;
     }
-    r.host_copy_bytes += t.data.size();
   }
   // A run of consecutive NPU stages is one driver job (a chain: the driver starts stage k+1 when
   // stage k's command buffers are all done); a CPU stage in between runs here, on the host.
@@ -181,7 +191,8 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
     }
     os.delay_ns(copy_ns(cost_, t.data.size()));
     r.host_copy_bytes += t.data.size();
-    r.outputs[idx] = std::move(t);
+    // Timing-only: the copy is made like any other (same cost) and dropped; its bytes mean nothing.
+    if (!r.timing_only) r.outputs[idx] = std::move(t);
   }
   if (r.npu_jobs) min_device_ns_ = std::min(min_device_ns_, device_ns);
   r.timing.time_on_device_us = to_us(device_ns);
@@ -196,6 +207,7 @@ Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::Bu
   job.label = "ops " + std::to_string(program_.stages[first].operation) + ".." +
               std::to_string(program_.stages[last - 1].operation);
   job.job_priority = to_job_priority(priority());
+  job.timing_only = program_.timing_only;
   for (size_t i = first; i < last; ++i) {
     auto& buffers = job.stages.emplace_back();
     for (const auto& step : program_.stages[i].jobs) buffers.push_back(relocate_step(step, arena, request));
@@ -247,7 +259,9 @@ Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject&
     r.host_copy_bytes += t.data.size();
     inputs[stage.cpu_model.main.input_indexes[i]] = std::move(t);
   }
-  auto out = ops::run_reference(stage.cpu_model, inputs);
+  // Timing-only: no values to compute on, so the kernel is charged but not run and the stage's outputs
+  // are zeros (their copies cost what they would).
+  auto out = program_.timing_only ? zero_outputs(stage.cpu_model) : ops::run_reference(stage.cpu_model, inputs);
   if (!out)
     return {ErrorStatus::GENERAL_FAILURE,
             "operations[" + std::to_string(stage.operation) + "] on the CPU: " + out.error()};

@@ -215,7 +215,7 @@ Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& t
     for (const auto& step : stage.jobs) r.infer.macs += step.macs;
     r.infer.stages.push_back(std::move(stage.jobs));
   }
-  r.weights_image = std::move(program->weights);
+  r.weights_image = program->weights.bytes();
   r.weight_bytes = r.weights_image.size();
   r.arena_bytes = program->arena_bytes;
   return r;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -54,9 +55,10 @@ TEST(ZooCli, TimingOnlyModelsWriteNoInputs) {
   EXPECT_TRUE(model.good());
 }
 
-// A model whose weights are sizes only validates but is refused by both devices (they compute), with
-// one line naming the operand, never a crash.
-TEST(ZooCli, TimingOnlyModelIsRefusedNotRun) {
+// A model whose weights are sizes only: the NPU device runs it for timing and writes no outputs file
+// (no made-up values); the CPU device, which computes, refuses it with one line naming the operand;
+// --check has nothing to compare and says so.
+TEST(ZooCli, TimingOnlyModelRunsForTimingOnTheNpuOnly) {
   std::ofstream("omitted.json") << R"({"operands": [
     {"type": "TENSOR_FLOAT32", "dimensions": [1, 3, 3, 1], "lifetime": "SUBGRAPH_INPUT"},
     {"type": "TENSOR_FLOAT32", "dimensions": [1, 2, 2, 1], "lifetime": "CONSTANT_COPY", "data": {"omitted": true}},
@@ -67,14 +69,22 @@ TEST(ZooCli, TimingOnlyModelIsRefusedNotRun) {
     "operations": [{"type": "CONV_2D", "inputs": [0, 1, 2, 3, 3, 3, 3, 4, 4, 3], "outputs": [5]}],
     "inputIndexes": [0], "outputIndexes": [5]})";
   std::ofstream("omitted.inputs.json") << R"({"0": [1, 2, 3, 4, 5, 6, 7, 8, 9]})";
-  for (const char* device : {"npu", "cpu"}) {
-    const CliRun r = npusim("run " + kHw + " --device " + device +
-                            " --model omitted.json --inputs omitted.inputs.json --outputs o.json");
-    EXPECT_EQ(r.status, 1) << r.output;
-    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-    EXPECT_NE(r.output.find("operands[1]: values omitted (a timing-only model)"), std::string::npos)
-        << r.output;
-  }
+  std::filesystem::remove("omitted.outputs.json");
+  const std::string args = " --model omitted.json --inputs omitted.inputs.json --outputs omitted.outputs.json";
+  const CliRun npu = npusim("run " + kHw + " --device npu" + args);
+  EXPECT_EQ(npu.status, 0) << npu.output;
+  EXPECT_NE(npu.output.find("outputs         none: a timing-only model"), std::string::npos) << npu.output;
+  EXPECT_NE(npu.output.find("NPU cycles"), std::string::npos) << npu.output;
+  EXPECT_FALSE(std::filesystem::exists("omitted.outputs.json"));
+  const CliRun cpu = npusim("run " + kHw + " --device cpu" + args);
+  EXPECT_EQ(cpu.status, 1) << cpu.output;
+  EXPECT_EQ(std::count(cpu.output.begin(), cpu.output.end(), '\n'), 1) << cpu.output;
+  EXPECT_NE(cpu.output.find("operands[1]: values omitted (a timing-only model)"), std::string::npos)
+      << cpu.output;
+  const CliRun check = npusim("run " + kHw + " --check" + args);
+  EXPECT_EQ(check.status, 1) << check.output;
+  EXPECT_EQ(std::count(check.output.begin(), check.output.end(), '\n'), 1) << check.output;
+  EXPECT_NE(check.output.find("--check: a timing-only model"), std::string::npos) << check.output;
 }
 
 TEST(ZooCli, UnknownZooModelIsOneLine) {

@@ -87,8 +87,10 @@ const charts = [
   ['histogram', () => bars(document.getElementById('histogram'), lat.histogram, lat.min,
                            lat.bin_width || Math.max(lat.max * 0.01, 1e-3), 'latency (us)', 'iterations')],
   ['thermal', () => series(document.getElementById('thermal'), it.map(x => x.junction_c), 'iteration', 'junction (C)', '#edae49')],
-  ['error', () => series(document.getElementById('error'), it.map(x => x.mse_sum), 'iteration', 'sum of MSE', '#00798c')],
 ];
+// Timing-only models have no values, so no error against the reference.
+if (DATA.accuracy)
+  charts.push(['error', () => series(document.getElementById('error'), it.map(x => x.mse_sum), 'iteration', 'sum of MSE', '#00798c')]);
 for (const [id, draw] of charts) record(document.getElementById(id), draw());
 document.body.setAttribute('data-charts-drawn', charts.length);
 )JS";
@@ -116,9 +118,10 @@ std::string bench_html(const BenchResult& r) {
   html +=
       "<h2>Junction temperature per iteration</h2>\n<svg id=\"thermal\" width=\"640\" "
       "height=\"260\"></svg>\n";
-  html +=
-      "<h2>Error against the CPU reference per iteration</h2>\n<svg id=\"error\" width=\"640\" "
-      "height=\"260\"></svg>\n";
+  if (!r.timing_only)
+    html +=
+        "<h2>Error against the CPU reference per iteration</h2>\n<svg id=\"error\" width=\"640\" "
+        "height=\"260\"></svg>\n";
   html += "<script>\nconst DATA = " + data + ";\n" + kScript + "</script>\n</body></html>\n";
   return html;
 }

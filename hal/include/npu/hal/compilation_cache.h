@@ -1,6 +1,7 @@
 // The NPU device's compilation cache (NNAPI model and data cache files keyed by a 32-byte token):
-// `<dir>/<token hex>.model` holds the model (as model JSON), the target it was compiled for and the
-// compiled program without its weights; `<dir>/<token hex>.data` holds the packed weights. Each file
+// `<dir>/<token hex>.model` holds the model's structure (model JSON, constant tensors left out), the
+// target it was compiled for and the compiled program without its weights; `<dir>/<token hex>.data`
+// holds the packed weights image and the model's constant tensors as raw bytes. Each file
 // carries a magic, a format version, its payload length and a checksum; the model file also records
 // the device's version string (so another driver version never trusts it), the token, a digest of the
 // source model and the data file's checksum. Reading checks all of it and every index of the program,

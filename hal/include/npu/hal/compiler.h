@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "npu/common/result.h"
@@ -61,9 +62,30 @@ struct Stage {
   std::vector<uint32_t> cpu_inputs, cpu_outputs;
 };
 
+// The packed constants the NPU reads by DMA. A timing-only model's constants have no values, so its
+// image is sized but not materialised (a 7B decoder's would be 7 GB of zeros); every offset and size is
+// the same as with values, so descriptors and timing are too.
+class WeightsImage {
+ public:
+  explicit WeightsImage(bool materialised = true) : materialised_(materialised) {}
+  explicit WeightsImage(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)), size_(bytes_.size()) {}
+  uint64_t size() const { return size_; }
+  bool materialised() const { return materialised_; }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }  // empty unless materialised
+  void align_to(uint64_t alignment);
+  // Appends `n` bytes (ignored unless materialised) and returns their offset.
+  uint64_t append(const void* data, uint64_t n);
+
+ private:
+  std::vector<uint8_t> bytes_;
+  uint64_t size_ = 0;
+  bool materialised_ = true;
+};
+
 struct Program {
   std::vector<Stage> stages;
-  std::vector<uint8_t> weights;
+  WeightsImage weights;
+  bool timing_only = false;  // some constant has no values: runs give timing, not outputs
   std::map<uint32_t, ArenaSlot> arena;  // operand index → slot
   uint64_t arena_bytes = 0;
   uint64_t tiles = 0;
@@ -76,7 +98,8 @@ std::string npu_unsupported_reason(const models::Model& model, uint32_t index, c
 
 // Compiles the main graph: every operation the NPU supports is lowered to descriptors, the others
 // become CPU stages (the partitioning NNAPI's framework would do). Fails when an operand has unknown
-// dimensions or an operation runs nowhere.
+// dimensions or an operation runs nowhere. A model with omitted constant values (timing-only) compiles
+// to a timing-only program.
 Result<Program> compile_for_npu(const models::Model& model, const NpuTarget& target);
 
 // Operation `index` of the main graph as a one-operation model (constants kept, graph inputs = its

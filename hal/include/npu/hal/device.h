@@ -10,6 +10,8 @@
 // destroying it frees every device buffer it held (buffers allocated for it free theirs when released).
 // Not modelled: binder death, process isolation (every client of a device shares one driver context),
 // IF/WHILE control flow (rejected as unsupported), extensions (none).
+// Timing-only models (LLM-sized, constants as sizes only) run on the NPU device for timing: the same
+// descriptors as with values, the NPU in timing-only mode, CPU stages charged their estimated time.
 #pragma once
 
 #include <cstdint>
@@ -59,6 +61,9 @@ struct ExecutionResult {
   uint64_t host_copy_bytes = 0;   // bytes the HAL copied between host and device memory
   int effective_priority = -1;    // of the last NPU job (-1: none ran)
   uint64_t device_energy_pj = 0;  // NPU energy of its jobs
+  // A timing-only model ran: the NPU moved and computed no data, so `outputs` is empty (shapes and
+  // timing are real).
+  bool timing_only = false;
 };
 
 // A sync fence as the HAL sees one: signalled exactly once, with the status of the work behind it.
@@ -211,6 +216,9 @@ class Device {
 
   drv::Os& os() { return os_; }
   const HalCosts& hal_costs() const { return costs_; }
+  // Whether it prepares timing-only models (constants without values): their executions report
+  // timing and output shapes but no output values (ExecutionResult::timing_only).
+  virtual bool runs_timing_only_models() const { return false; }
 
  protected:
   Device(drv::Os& os, HalCosts costs) : os_(os), costs_(costs) {}
@@ -268,6 +276,7 @@ class NpuDevice : public Device {
   Capabilities capabilities() override;
   std::pair<uint32_t, uint32_t> number_of_cache_files_needed() const override { return {1, 1}; }
   Status supported_operations(const models::Model& model, std::vector<bool>* supported) override;
+  bool runs_timing_only_models() const override { return true; }
   // Why this device does not lower operation `index` (empty: it does).
   std::string unsupported_reason(const models::Model& model, uint32_t index) const;
   const NpuTarget& target() const { return target_; }

@@ -5,13 +5,15 @@
 //    jobs and any CPU-placed stages), back to back, each iteration with its own seeded input. The
 //    simulation is deterministic, so latency varies only with platform state: temperature and the
 //    DVFS operating point it drives, and warm-up effects. Input values do not change the timing model.
-//  - Compilation: simulated time of prepareModel plus the host's wall-clock time to compile. A
-//    compilation cache is reported "unavailable" when the HAL has none.
+//  - Compilation: simulated time of prepareModel plus the host's wall-clock time to compile, without
+//    and with the compilation cache (a first preparation writes the cache files into a temporary
+//    directory, prepareModelFromCache then loads them; the directory is removed afterwards).
 //  - Accuracy: after the latency loop, the CPU reference device runs the same inputs; sum over
 //    outputs of the mean squared error (dequantised), the largest absolute error, and for
 //    classifiers (first output [1, C], C ≥ 5) how often the reference's top class is the device's top
 //    class (top-1) or among its top five (top-5).
-// It does not run timing-only models (weights omitted): those need values to execute.
+// Timing-only models (weights as sizes only, e.g. the zoo's decoders) get latency and compilation
+// figures; accuracy is not measured (there are no values) and they are not cached.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +61,12 @@ struct BenchResult {
   uint64_t parameters = 0, macs = 0;
   uint64_t compile_simulated_ns = 0;
   double compile_wall_ms = 0;  // host wall clock (not deterministic)
-  std::string cache;           // "unavailable (...)" or the cached compilation figures
+  bool cached = false;                // prepared from the compilation cache
+  uint64_t cached_compile_simulated_ns = 0;
+  double cached_compile_wall_ms = 0;  // host wall clock (not deterministic)
+  uint64_t cache_bytes = 0;           // size of the cache files
+  std::string cache_note;             // why the cache was not used (empty when it was)
+  bool timing_only = false;           // weights are sizes only: no outputs, accuracy not measured
   std::vector<Iteration> iterations;
   Distribution latency_us;
   bool classifier = false;
