@@ -10,6 +10,7 @@
 #include "npu/common/log.h"
 #include "npu/hal/ops/conv_2d.h"
 #include "npu/hal/ops/fully_connected.h"
+#include "npu/hal/ops/quant_math.h"
 #include "npu/hal/ops/reference_executor.h"
 
 namespace npu::hal {
@@ -196,8 +197,10 @@ PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, u
     int32_t b32 = 0;
     if (have_bias) std::memcpy(&b32, b.data.data() + 4ull * (o0 + j), 4);
     bias[j] = static_cast<int32_t>(b32 - za * wsum + static_cast<int64_t>(k) * za * zw);
-    const double w_scale = per_channel ? f.per_channel->scales[o0 + j] : f.scale;
-    const auto qm = fx::quantize_multiplier(static_cast<double>(in.scale) * w_scale / out.scale);
+    const float w_scale = per_channel ? f.per_channel->scales[o0 + j] : f.scale;
+    // The CPU reference's multiplier (scales multiplied in float, as NNAPI): a double product differs in
+    // the last bits and flipped a rounding tie (MobileNet v2 quant8, npusim bench iteration 9).
+    const auto qm = ops::conv_multiplier(in.scale, w_scale, out.scale);
     mult[j] = qm.multiplier;
     shift[j] = qm.shift;
   }

@@ -377,6 +377,28 @@ TEST(NpuOpsFloat, Exp) {
 TEST(NpuOpsFloat, Abs) { unary_case(OperationType::ABS, F32, kMixed, {2, 0, 1.5f, 0.25f}, {}); }
 TEST(NpuOpsFloat, Neg) { unary_case(OperationType::NEG, F32, kMixed, {2, 0, -1.5f, 0.25f}, {}); }
 
+// A 1×1 CONV_2D whose exact result lies a hair below a rounding tie: x = 100, w = 228 − 128 = 100, bias
+// 147000 → acc 157000; scales 0.023529412 · 0.00080363837 / 0.0625 make it 47.49976, + zero point 128.
+// NNAPI multiplies the two scales in float (multiplier 1330612352 · 2^-42 → 48 + 128 = 176); the product
+// in double gives 1330612316 and 175. The NPU must use the reference's multiplier (it did not: bench
+// iteration 9's softmax was off by 1/256 through one such element of MobileNet v2).
+TEST(NpuOpsQuant, ConvRequantisationTieMatchesTheReference) {
+  const float sx = 0.023529412f, sw = 0.00080363837f;
+  GraphBuilder g;
+  const uint32_t x = g.input(Q8, {1, 1, 1, 1}, sx, 0);
+  const uint32_t w = g.ints(Q8, {1, 1, 1, 1}, {228}, sw, 128);
+  const uint32_t bias = g.ints(OperandType::TENSOR_INT32, {1}, {147000}, sx * sw);
+  const uint32_t out = g.output(Q8, {1, 1, 1, 1}, 0.0625f, 128);
+  const uint32_t one = g.i32(1), zero = g.i32(0);
+  g.op(OperationType::CONV_2D, {x, w, bias, zero, zero, zero, zero, one, one, zero}, {out});
+  const Outcome o = run_both(g.build(), {{x, tensor(Q8, {1, 1, 1, 1}, {100 * sx}, {sx, 0})}});
+  ASSERT_TRUE(o.npu.status.ok()) << o.npu.status.message;
+  ASSERT_TRUE(o.cpu.status.ok()) << o.cpu.status.message;
+  EXPECT_EQ(o.placement, "npu");
+  EXPECT_EQ(o.cpu.outputs.at(out).data, std::vector<uint8_t>{176});
+  EXPECT_EQ(o.npu.outputs.at(out).data, std::vector<uint8_t>{176});
+}
+
 // REDUCE_SUM is float-only: rows of [[1, 2, −3], [4.5, 0, −1.5]] sum to 0 and 3.
 TEST(NpuOpsFloat, ReduceSumOverRows) {
   GraphBuilder g;
