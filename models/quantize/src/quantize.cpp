@@ -225,9 +225,13 @@ Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const Q
     if (keeps_quantisation(op.type)) groups.join(op.outputs[0], op.inputs[0]);
     // MAXIMUM/MINIMUM of two runtime values: one shared range, so neither input is requantised and the
     // NPU runs them (it does not requantise).
-    // A constant operand takes the output's parameters too (see the weights loop).
-    if ((op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM) && op.inputs.size() == 2)
+    // A constant operand takes the output's parameters too (see the weights loop). CONCATENATION likewise:
+    // with one range for its inputs and output the NPU copies rows instead of the CPU requantising.
+    const bool shares = op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM ||
+                        op.type == OperationType::CONCATENATION;
+    if (shares && op.inputs.size() >= 2)
       for (uint32_t i : op.inputs) {
+        if (!is_float_tensor(src[i])) continue;  // CONCATENATION's axis
         if (!src[i].is_constant())
           groups.join(op.outputs[0], i);
         else
