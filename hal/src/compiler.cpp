@@ -137,6 +137,25 @@ Result<Tile> choose_tile(const ConvSpec& s, uint32_t elem, const NpuTarget& targ
   return t;
 }
 
+// The spec the array runs. FULLY_CONNECTED's [batch, input] rows are contiguous, so any h×w arrangement
+// of them is the same memory. As one row per batch row (w = 1) choose_tile, which halves the row band
+// before the channel block, cut a 64×2048 by 8192 layer into 8-row tiles: 8 activation rows per pass,
+// 15 MACs per cycle of the 256. Laid out as one row of w pixels (the widest w dividing the batch that
+// still tiles) the band cannot split, the channel block shrinks instead, and a pass keeps every row.
+Result<ConvSpec> array_spec(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  auto s = conv_spec(m, index);
+  if (!s || m.main.operations[index].type != OperationType::FULLY_CONNECTED) return s;
+  const uint32_t batch = s->out_h, elem = elem_bytes(m.main.operands[s->input].type);
+  for (uint32_t w = batch; w > 1; --w) {
+    if (batch % w) continue;
+    ConvSpec wide = *s;
+    wide.in_h = wide.out_h = batch / w;
+    wide.in_w = wide.out_w = w;
+    if (choose_tile(wide, elem, target)) return wide;
+  }
+  return s;
+}
+
 template <class T>
 void append(WeightsImage& image, const T* values, size_t count) {
   image.append(values, count * sizeof(T));
@@ -355,7 +374,7 @@ std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const
     return "this device does not lower " + std::string(models::to_string(m.main.operations[index].type));
   if (const lower::Lowering* l = lower::find_lowering(m.main.operations[index].type))
     return l->unsupported(m, index, target);
-  auto s = conv_spec(m, index);
+  auto s = array_spec(m, index, target);
   if (!s) return s.error();
   if (auto r = type_reason(m, *s); !r.empty()) return r;
   auto t = choose_tile(*s, elem_bytes(m.main.operands[s->input].type), target);
@@ -401,7 +420,7 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
       prog.stages.push_back(std::move(stage));
       continue;
     }
-    auto s = conv_spec(m, i);
+    auto s = array_spec(m, i, target);
     if (auto r = lower_conv(m, *s, target, prog, stage.jobs); !r)
       return make_error("operations[" + std::to_string(i) + "]: " + r.error());
     for (const auto& j : stage.jobs) descriptors += j.commands.size();
