@@ -197,6 +197,7 @@ TEST(NpuManager, ImportanceChangeRealignsPriorityAndReranks) {
     EXPECT_EQ(s.driver().scheduling_config(1002)->app_priority, 0);
     EXPECT_EQ(s.driver().scheduling_config(1002)->max_priority, 500);
     wait_until(s, 100 * kMs);
+    ASSERT_GE(holder->callbacks().size(), 2u);
     EXPECT_EQ(holder->callbacks()[1], "onRequestUnloadModel MEMORY_PRESSURE");
     EXPECT_EQ(waiter->callbacks().back(), "onCanLoadModel CAN_LOAD_NOW");
     EXPECT_TRUE(waiter->loaded());
@@ -346,6 +347,7 @@ TEST(NpuManager, BudgetPolicyUnloadsTheLeastImportantHolder) {
     c->start();
     wait_until(s, 100 * kMs);
     EXPECT_EQ(a->callbacks(), std::vector<std::string>{"onCanLoadModel CAN_LOAD_NOW"});
+    ASSERT_GE(b->callbacks().size(), 2u);
     EXPECT_EQ(b->callbacks()[1], "onRequestUnloadModel MEMORY_PRESSURE");
     EXPECT_EQ(c->callbacks(),
               (std::vector<std::string>{"onCanLoadModel WAIT_FOR_UNLOAD", "onCanLoadModel CAN_LOAD_NOW"}));
