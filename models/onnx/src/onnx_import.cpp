@@ -255,6 +255,7 @@ class Importer {
   Result<void> import_graph(const onnx::GraphProto& g);
   Result<void> on_pow(const onnx::NodeProto& n);
   Result<void> on_div(const onnx::NodeProto& n);
+  Result<void> on_quantize(const onnx::NodeProto& n);
   Result<void> on_reduce(const onnx::NodeProto& n);
   Result<void> on_cast(const onnx::NodeProto& n);
   Result<void> on_slice(const onnx::NodeProto& n);
@@ -1870,6 +1871,39 @@ Result<void> Importer::on_div(const onnx::NodeProto& n) {
   return {};
 }
 
+// QuantizeLinear of a runtime float tensor (per-tensor scale and zero point): NNAPI 1.2 QUANTIZE to
+// uint8 (TENSOR_QUANT8_ASYMM) or, with an int8 zero point, TENSOR_QUANT8_ASYMM_SIGNED. NNAPI rounds
+// halves away from zero where ONNX rounds them to even: x / scale exactly at .5 may differ by one.
+Result<void> Importer::on_quantize(const onnx::NodeProto& n) {
+  auto x = input(n, 0);
+  if (!x) return make_error(x.error());
+  auto s = const_input(n, 1, "y_scale");
+  if (!s) return make_error(s.error());
+  if (s->v.size() != 1) return make_error("per-axis quantisation of a runtime tensor is not supported");
+  int32_t zp_type = kUint8;
+  double zp = 0;
+  if (auto z = input(n, 2, false); !z) {
+    return make_error(z.error());
+  } else if (*z) {
+    if (!(*z)->is_const || (*z)->c.v.size() != 1) return make_error("y_zero_point must be a constant scalar");
+    zp_type = (*z)->c.type;
+    zp = (*z)->c.v[0];
+  }
+  if (zp_type != kUint8 && zp_type != kInt8)
+    return make_error("y_zero_point of type " + type_name(zp_type) + " is not supported (uint8, int8)");
+  const Value& v = **x;
+  if (operand(v.operand).type != OperandType::TENSOR_FLOAT32) return make_error("x must be float");
+  const auto scale = static_cast<float>(s->v[0]);
+  if (!(scale > 0) || !std::isfinite(scale)) return make_error("y_scale must be positive");
+  auto in = in_layout(v, v.perm);
+  if (!in) return make_error(in.error());
+  const OperandType t = zp_type == kInt8 ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
+  const uint32_t out = temp(t, nnapi_dims(v.shape, v.perm), scale, static_cast<int32_t>(zp));
+  op(OperationType::QUANTIZE, {*in}, {out});
+  define(n, 0, runtime(out, v.shape, v.perm));
+  return {};
+}
+
 // Cast of a runtime value: only to its own type (float to float), which is the identity.
 Result<void> Importer::on_cast(const onnx::NodeProto& n) {
   auto x = input(n, 0);
@@ -2290,6 +2324,7 @@ const std::map<std::string, Importer::Handler>& mapped_operators() {
       {"Pow", &Importer::on_pow},
       {"Div", &Importer::on_div},
       {"Cast", &Importer::on_cast},
+      {"QuantizeLinear", &Importer::on_quantize},
       {"Slice", &Importer::on_slice},
       {"LSTM", &Importer::on_lstm},
       {"If", &Importer::on_if},
