@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "npu/hal/ops/control_flow.h"
 #include "npu/models/model_json.h"
 
 namespace npu::hal {
@@ -327,6 +328,8 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
         j.relocations.push_back(rel);
       }
     }
+    s.control_flow = ops::is_control_flow(g.operations[s.operation].type);
+    p.control_flow_operations += s.control_flow;
     if (s.on_cpu) s.cpu_model = extract_operation(c.model, s.operation, &s.cpu_inputs, &s.cpu_outputs);
     p.stages.push_back(std::move(s));
   }
@@ -339,7 +342,8 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
       for (uint32_t i : *list) {
         if (i >= g.operands.size()) return make_error(where + "operation operand out of range");
         const auto& o = g.operands[i];
-        if (!o.is_constant() && o.lifetime != models::Lifetime::NO_VALUE && !p.arena.count(i))
+        if (!o.is_constant() && o.lifetime != models::Lifetime::NO_VALUE &&
+            o.lifetime != models::Lifetime::SUBGRAPH && !p.arena.count(i))
           return make_error(where + "operand " + std::to_string(i) + " has no arena slot");
       }
   }

@@ -8,6 +8,7 @@
 #include "lowering.h"
 #include "npu/common/fixed_point.h"
 #include "npu/common/log.h"
+#include "npu/hal/ops/control_flow.h"
 #include "npu/hal/ops/conv_2d.h"
 #include "npu/hal/ops/fully_connected.h"
 #include "npu/hal/ops/quant_math.h"
@@ -367,11 +368,33 @@ std::string type_reason(const models::Model& m, const ConvSpec& s) {
 
 }  // namespace
 
+namespace {
+
+// An IF/WHILE runs wholly on the NPU when every operation of every subgraph it references does (NNAPI's
+// rule for offering control flow to an accelerator); else the first operation that does not, and why.
+std::string control_flow_reason(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  for (uint32_t i : m.main.operations[index].inputs) {
+    const auto& o = m.main.operands[i];
+    if (o.lifetime != Lifetime::SUBGRAPH || o.subgraph >= m.referenced.size()) continue;
+    models::Model sub;
+    sub.main = m.referenced[o.subgraph];
+    sub.referenced = m.referenced;
+    for (uint32_t k = 0; k < sub.main.operations.size(); ++k)
+      if (auto r = npu_unsupported_reason(sub, k, target); !r.empty())
+        return "referenced[" + std::to_string(o.subgraph) + "].operations[" + std::to_string(k) + "] (" +
+               std::string(models::to_string(sub.main.operations[k].type)) + "): " + r;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const NpuTarget& target) {
   const auto& lowered = target.lowered_operations;
   if (!lowered.empty() && index < m.main.operations.size() &&
       std::find(lowered.begin(), lowered.end(), m.main.operations[index].type) == lowered.end())
     return "this device does not lower " + std::string(models::to_string(m.main.operations[index].type));
+  if (ops::is_control_flow(m.main.operations[index].type)) return control_flow_reason(m, index, target);
   if (const lower::Lowering* l = lower::find_lowering(m.main.operations[index].type))
     return l->unsupported(m, index, target);
   auto s = array_spec(m, index, target);
@@ -400,6 +423,13 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
   for (uint32_t i = 0; i < g.operations.size(); ++i) {
     Stage stage;
     stage.operation = i;
+    if (ops::is_control_flow(g.operations[i].type)) {
+      log->info("operations[{}] ({}) is interpreted on the host", i, models::to_string(g.operations[i].type));
+      stage.control_flow = true;
+      ++prog.control_flow_operations;
+      prog.stages.push_back(std::move(stage));
+      continue;
+    }
     if (auto reason = npu_unsupported_reason(m, i, target); !reason.empty()) {
       if (!ops::is_supported_by_cpu(g, g.operations[i]))
         return make_error("operations[" + std::to_string(i) + "] (" +

@@ -12,22 +12,7 @@ uint64_t copy_ns(const HostCost& cost, uint64_t bytes) {
   return static_cast<uint64_t>(static_cast<double>(bytes) / cost.memcpy_gbps);
 }
 
-uint64_t estimated_macs(const models::Model& m) {
-  uint64_t macs = 0;
-  for (const auto& op : m.main.operations) {
-    uint64_t out = 0;
-    for (uint32_t o : op.outputs)
-      if (o < m.main.operands.size()) out += m.main.operands[o].element_count();
-    uint64_t per_output = 1;
-    if ((op.type == models::OperationType::CONV_2D || op.type == models::OperationType::FULLY_CONNECTED) &&
-        op.inputs.size() > 1 && op.inputs[1] < m.main.operands.size()) {
-      const auto& f = m.main.operands[op.inputs[1]];
-      per_output = f.dimensions.empty() || f.dimensions[0] == 0 ? 1 : f.element_count() / f.dimensions[0];
-    }
-    macs += out * per_output;
-  }
-  return macs;
-}
+uint64_t estimated_macs(const models::Model& m) { return ops::estimated_macs(m.main); }
 
 Status check_request(const models::Model& model, const Request& request) {
   const auto& g = model.main;
@@ -126,10 +111,16 @@ ExecutionResult CpuPreparedModel::run(const Request& request, const ExecuteOptio
       return r;
     }
   }
-  auto out = ops::run_reference(model_, inputs);
-  os().delay_ns(compute_ns);
+  // IF/WHILE subgraphs charge their own modelled time (and count it against the loop timeout).
+  ops::ReferenceOptions ro;
+  ro.loop_timeout_ns = options.loop_timeout_ns;
+  ro.macs_per_ns = cost_.cpu_gmacs;
+  ops::ReferenceStats stats;
+  auto out = ops::run_reference_with_stats(model_, inputs, ro, &stats);
+  os().delay_ns(compute_ns + stats.control_flow_ns);
   if (!out) {
-    r.status = {ErrorStatus::GENERAL_FAILURE, out.error()};
+    r.status = {stats.loop_timed_out ? ErrorStatus::MISSED_DEADLINE_TRANSIENT : ErrorStatus::GENERAL_FAILURE,
+                out.error()};
     return r;
   }
   std::vector<std::vector<uint32_t>> dims;

@@ -31,7 +31,7 @@ uint64_t descriptor_count(const Program& p) {
 // outputs open, NNAPI 1.2); operands that stay unknown keep their zeros.
 models::Model with_inferred_shapes(const models::Model& model) {
   models::Model shaped = model;
-  auto dims = ops::infer_shapes(shaped.main);
+  auto dims = ops::infer_shapes(shaped, shaped.main);
   if (!dims) return shaped;
   for (size_t i = 0; i < shaped.main.operands.size() && i < dims->size(); ++i) {
     auto& op = shaped.main.operands[i];
@@ -303,7 +303,8 @@ Result<drv::ContextId> NpuDevice::context() {
   return *ctx_;
 }
 
-PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOptions& options) {
+PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priority priority, bool subgraphs,
+                                              std::optional<Program>* compiled) {
   auto log = log::get("compilation");
   models::Model shaped = with_inferred_shapes(model);
   auto program = compile_for_npu(shaped, target_);
@@ -313,19 +314,28 @@ PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOption
     // As the NNAPI framework does when preparation fails: run the whole model on the CPU.
     log->info("{}: NPU preparation failed ({}); the model runs on the CPU", name(), program.error());
     return {{},
-            std::make_unique<CpuPreparedModel>(model, os(), cost_, hal_costs(), options.priority,
+            std::make_unique<CpuPreparedModel>(model, os(), cost_, hal_costs(), priority,
                                                "cpu (fallback: " + program.error() + ")")};
   }
   // Host time: emitting descriptors, and packing, which reads every constant and writes the image.
   os().delay_ns(kCompileNsPerDescriptor * descriptor_count(*program) +
                 copy_ns(cost_, constant_bytes(shaped) + program->weights.size()));
-  if (options.token && !options.cache_dir.empty() && !program->timing_only) {
+  if (compiled && !program->timing_only) *compiled = *program;
+  return load(shaped, std::move(*program), priority, subgraphs);
+}
+
+PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOptions& options) {
+  auto log = log::get("compilation");
+  const bool write_cache = options.token && !options.cache_dir.empty();
+  std::optional<Program> program;
+  auto r = compile_or_fall_back(model, options.priority, true, write_cache ? &program : nullptr);
+  if (r.status.ok() && program) {
     if (auto w = write_compilation_cache(options.cache_dir, *options.token, version_string(), target_, model,
-                                         shaped, *program);
+                                         with_inferred_shapes(model), *program);
         !w)
       log->warn("{}: compilation cache not written: {}", name(), w.error());
   }
-  return load(shaped, std::move(*program), options.priority);
+  return r;
 }
 
 PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const models::Model* expected) {
@@ -340,7 +350,8 @@ PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const
   return load(cached->model, std::move(cached->program), options.priority);
 }
 
-PrepareResult NpuDevice::load(const models::Model& model, Program program, Priority priority) {
+PrepareResult NpuDevice::load(const models::Model& model, Program program, Priority priority,
+                              bool subgraphs) {
   auto ctx = context();
   if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
   auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
@@ -355,9 +366,25 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
       return {{ErrorStatus::GENERAL_FAILURE, w.error()}, nullptr};
     }
   }
-  return {{},
-          std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,
-                                             hal_costs(), priority)};
+  auto prepared = std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights,
+                                                     cost_, hal_costs(), priority);
+  if (subgraphs && !model.referenced.empty()) {
+    // Each referenced subgraph becomes a model of its own (same referenced list, so nested IF/WHILE
+    // indices hold), compiled like any model; they share this model's table instead of preparing
+    // their own. The compilation cache holds the main program only: these are compiled at every load.
+    auto table = std::make_unique<SubgraphModels>();
+    for (const auto& sg : model.referenced) {
+      models::Model sub;
+      sub.main = sg;
+      sub.referenced = model.referenced;
+      sub.relax_computation_float32_to_float16 = model.relax_computation_float32_to_float16;
+      auto child = compile_or_fall_back(sub, priority, false, nullptr);
+      if (!child.status.ok()) return child;
+      table->push_back(std::move(child.model));
+    }
+    prepared->attach_subgraphs(std::move(table));
+  }
+  return {{}, std::move(prepared)};
 }
 
 AllocateResult NpuDevice::allocate_buffer(const models::Operand& operand) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "npu/common/log.h"
+#include "npu/hal/ops/control_flow.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "prepared_models.h"
 
@@ -58,9 +59,24 @@ NpuPreparedModel::~NpuPreparedModel() {
 }
 
 std::string NpuPreparedModel::placement() const {
-  if (program_.cpu_operations == 0) return "npu";
-  return "npu + cpu (" + std::to_string(program_.cpu_operations) + " of " +
+  std::string p = "npu";
+  if (program_.cpu_operations != 0)
+    p += " + cpu (" + std::to_string(program_.cpu_operations) + " of " +
          std::to_string(model_.main.operations.size()) + " operations on the CPU)";
+  if (program_.control_flow_operations != 0 && subgraphs_) {
+    p += "; " + std::to_string(program_.control_flow_operations) + " IF/WHILE on the host, subgraphs:";
+    for (size_t i = 0; i < subgraphs_->size(); ++i)
+      p += (i ? ", " : " ") + std::string("referenced[") + std::to_string(i) + "] " +
+           (*subgraphs_)[i]->placement();
+  }
+  return p;
+}
+
+void NpuPreparedModel::attach_subgraphs(std::unique_ptr<SubgraphModels> subgraphs) {
+  owned_subgraphs_ = std::move(subgraphs);
+  subgraphs_ = owned_subgraphs_.get();
+  for (auto& m : *owned_subgraphs_)
+    if (auto* npu = dynamic_cast<NpuPreparedModel*>(m.get())) npu->subgraphs_ = subgraphs_;
 }
 
 const models::Operand* NpuPreparedModel::io_operand(uint32_t operand) const {
@@ -164,6 +180,15 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
   // stage k's command buffers are all done); a CPU stage in between runs here, on the host.
   uint64_t device_ns = 0;
   for (size_t first = 0; first < program_.stages.size();) {
+    if (program_.stages[first].control_flow) {
+      if (auto c = run_control_flow(program_.stages[first], arena.bo(), request, options, &device_ns, r);
+          !c.ok()) {
+        r.status = c;
+        return r;
+      }
+      ++first;
+      continue;
+    }
     if (program_.stages[first].on_cpu) {
       if (auto c = run_on_cpu(program_.stages[first], arena.bo(), request, r); !c.ok()) {
         r.status = c;
@@ -173,7 +198,9 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
       continue;
     }
     size_t last = first;
-    while (last < program_.stages.size() && !program_.stages[last].on_cpu) ++last;
+    while (last < program_.stages.size() && !program_.stages[last].on_cpu &&
+           !program_.stages[last].control_flow)
+      ++last;
     if (auto s = run_npu_stages(first, last, arena.bo(), request, options, &device_ns, r); !s.ok()) {
       r.status = s;
       return r;
@@ -194,7 +221,10 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
     // Timing-only: the copy is made like any other (same cost) and dropped; its bytes mean nothing.
     if (!r.timing_only) r.outputs[idx] = std::move(t);
   }
-  if (r.npu_jobs) min_device_ns_ = std::min(min_device_ns_, device_ns);
+  // With control flow the device time depends on the data (branches, iterations): no lower bound.
+  if (r.npu_jobs && program_.control_flow_operations == 0)
+    min_device_ns_ = std::min(min_device_ns_, device_ns);
+  r.device_ns = device_ns;
   r.timing.time_on_device_us = to_us(device_ns);
   log->debug("executed {} NPU jobs, {} cycles, {} B copied", r.npu_jobs, r.device_cycles, r.host_copy_bytes);
   return r;
@@ -269,6 +299,105 @@ Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject&
   for (size_t i = 0; i < stage.cpu_outputs.size(); ++i) {
     const auto& t = out->at(stage.cpu_model.main.output_indexes[i]);
     const Location at = locate(stage.cpu_outputs[i], arena, request);
+    os.delay_ns(copy_ns(cost_, t.data.size()));
+    r.host_copy_bytes += t.data.size();
+    if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w)
+      return {ErrorStatus::GENERAL_FAILURE, w.error()};
+  }
+  return {};
+}
+
+Status NpuPreparedModel::run_subgraph(uint32_t sub, std::vector<models::Tensor>& values,
+                                      const ExecuteOptions& options, uint64_t* device_ns,
+                                      ExecutionResult& r) {
+  const auto& sg = model_.referenced[sub];
+  Request request;
+  for (size_t i = 0; i < sg.input_indexes.size() && i < values.size(); ++i)
+    request.inputs[sg.input_indexes[i]] = std::move(values[i]);
+  ExecutionResult sr = (*subgraphs_)[sub]->run(request, options);
+  r.npu_jobs += sr.npu_jobs;
+  r.device_cycles += sr.device_cycles;
+  r.device_energy_pj += sr.device_energy_pj;
+  r.host_copy_bytes += sr.host_copy_bytes;
+  if (sr.effective_priority >= 0) r.effective_priority = sr.effective_priority;
+  *device_ns += sr.device_ns;
+  if (!sr.status.ok())
+    return {sr.status.code, "referenced[" + std::to_string(sub) + "]: " + sr.status.message};
+  values.clear();
+  for (uint32_t idx : sg.output_indexes) values.push_back(std::move(sr.outputs.at(idx)));
+  return {};
+}
+
+Status NpuPreparedModel::run_control_flow(const Stage& stage, const drv::BufferObject& arena,
+                                          const Request& request, const ExecuteOptions& options,
+                                          uint64_t* device_ns, ExecutionResult& r) {
+  drv::Os& os = driver_.os();
+  const auto& g = model_.main;
+  const auto& op = g.operations[stage.operation];
+  const std::string where =
+      "operations[" + std::to_string(stage.operation) + "] (" + std::string(models::to_string(op.type)) + ")";
+  if (!subgraphs_) return {ErrorStatus::GENERAL_FAILURE, where + ": its subgraphs were not prepared"};
+  // Operand values: constants from the model, the rest out of device memory.
+  auto value_of = [&](uint32_t idx, models::Tensor* t) -> Status {
+    const auto& o = g.operands[idx];
+    if (o.is_constant()) {
+      *t = models::tensor_from_operand(o);
+      return {};
+    }
+    *t = models::make_tensor(o, o.dimensions);
+    const Location at = locate(idx, arena, request);
+    if (auto rd = driver_.read_bo(ctx_, at.bo, at.offset, t->data.data(), t->data.size()); !rd)
+      return {ErrorStatus::GENERAL_FAILURE, rd.error()};
+    os.delay_ns(copy_ns(cost_, t->data.size()));
+    r.host_copy_bytes += t->data.size();
+    return {};
+  };
+  auto args_from = [&](uint32_t first, std::vector<models::Tensor>* args) -> Status {
+    for (size_t i = first; i < op.inputs.size(); ++i)
+      if (auto s = value_of(op.inputs[i], &args->emplace_back()); !s.ok()) return s;
+    return {};
+  };
+  auto subgraph_of = [&](uint32_t position) { return g.operands[op.inputs[position]].subgraph; };
+  std::vector<models::Tensor> values;
+  if (op.type == models::OperationType::IF) {
+    models::Tensor cond;
+    if (auto s = value_of(op.inputs[ops::kIfCondition], &cond); !s.ok()) return s;
+    const uint32_t branch = subgraph_of(cond.data.at(0) != 0 ? ops::kIfThen : ops::kIfElse);
+    if (auto s = args_from(ops::kIfFirstInput, &values); !s.ok()) return s;
+    if (auto s = run_subgraph(branch, values, options, device_ns, r); !s.ok())
+      return {s.code, where + ": " + s.message};
+  } else {
+    // WHILE: the loop inputs are carried through the body; the condition sees them before every run.
+    if (auto s = args_from(ops::kWhileFirstInput, &values); !s.ok()) return s;
+    const uint32_t cond = subgraph_of(ops::kWhileCondition), body = subgraph_of(ops::kWhileBody);
+    const uint64_t start = os.now_ns();
+    for (uint64_t iteration = 0;; ++iteration) {
+      std::vector<models::Tensor> c = values;
+      if (auto s = run_subgraph(cond, c, options, device_ns, r); !s.ok())
+        return {s.code, where + ": " + s.message};
+      if (c.size() != 1 || c[0].data.size() != 1)
+        return {ErrorStatus::GENERAL_FAILURE, where + ": the condition gave no single value"};
+      if (c[0].data[0] == 0) break;
+      if (os.now_ns() - start > options.loop_timeout_ns)
+        return {ErrorStatus::MISSED_DEADLINE_TRANSIENT,
+                where + ": the loop ran " + std::to_string(os.now_ns() - start) + " ns (" +
+                    std::to_string(iteration) + " iterations), longer than its timeout of " +
+                    std::to_string(options.loop_timeout_ns) + " ns"};
+      std::vector<models::Tensor> next = values;
+      if (auto s = run_subgraph(body, next, options, device_ns, r); !s.ok())
+        return {s.code, where + ": " + s.message};
+      for (size_t j = 0; j < next.size() && j < values.size(); ++j) values[j] = std::move(next[j]);
+    }
+    values.resize(op.outputs.size());
+  }
+  for (size_t j = 0; j < op.outputs.size(); ++j) {
+    const uint32_t idx = op.outputs[j];
+    const auto& t = values[j];
+    if (t.data.size() != g.operands[idx].byte_size())
+      return {ErrorStatus::GENERAL_FAILURE,
+              where + ": output " + std::to_string(j) + " came out " + models::dims_to_string(t.dimensions) +
+                  ", the model declares " + models::dims_to_string(g.operands[idx].dimensions)};
+    const Location at = locate(idx, arena, request);
     os.delay_ns(copy_ns(cost_, t.data.size()));
     r.host_copy_bytes += t.data.size();
     if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w)

@@ -81,6 +81,10 @@ class CpuPreparedModel : public PreparedModel {
   std::string placement_;
 };
 
+// The prepared models of a model's referenced subgraphs (index = Model::referenced index), for IF and
+// WHILE. The main prepared model owns them; a subgraph's own IF/WHILE stages use the same table.
+using SubgraphModels = std::vector<std::unique_ptr<PreparedModel>>;
+
 class NpuPreparedModel : public PreparedModel {
  public:
   // `model` has every operand's dimensions known (inferred where the file left them open).
@@ -89,6 +93,8 @@ class NpuPreparedModel : public PreparedModel {
   ~NpuPreparedModel() override;
   std::string placement() const override;
   const models::Operand* io_operand(uint32_t operand) const override;
+  // Gives the model (and those of the subgraphs it holds) the prepared subgraphs its IF/WHILE run.
+  void attach_subgraphs(std::unique_ptr<SubgraphModels> subgraphs);
 
  protected:
   ExecutionResult run(const Request& request, const ExecuteOptions& options) override;
@@ -114,6 +120,14 @@ class NpuPreparedModel : public PreparedModel {
                                        const Request& request) const;
   Status run_on_cpu(const Stage& stage, const drv::BufferObject& arena, const Request& request,
                     ExecutionResult& r);
+  // An IF/WHILE stage: reads its operands out of device memory, runs the chosen subgraph (IF) or the
+  // condition and body until the condition is false or the loop timeout passes (WHILE), and writes the
+  // results back into device memory.
+  Status run_control_flow(const Stage& stage, const drv::BufferObject& arena, const Request& request,
+                          const ExecuteOptions& options, uint64_t* device_ns, ExecutionResult& r);
+  // Runs referenced subgraph `sub` on `values` (its inputs in order), replacing them by its outputs.
+  Status run_subgraph(uint32_t sub, std::vector<models::Tensor>& values, const ExecuteOptions& options,
+                      uint64_t* device_ns, ExecutionResult& r);
   Status run_npu_stages(size_t first, size_t last, const drv::BufferObject& arena, const Request& request,
                         const ExecuteOptions& options, uint64_t* device_ns, ExecutionResult& r);
 
@@ -127,6 +141,8 @@ class NpuPreparedModel : public PreparedModel {
   std::vector<drv::BufferObject> free_arenas_;
   std::vector<drv::BoHandle> all_arenas_;
   uint64_t min_device_ns_ = UINT64_MAX;  // fastest device time seen: below it a deadline is hopeless
+  std::unique_ptr<SubgraphModels> owned_subgraphs_;  // the main model's (nullptr in a subgraph's)
+  const SubgraphModels* subgraphs_ = nullptr;
 };
 
 }  // namespace npu::hal

@@ -63,6 +63,11 @@ uint32_t GraphBuilder::per_channel(std::vector<uint32_t> dims, const std::vector
 uint32_t GraphBuilder::i32(int32_t v) { return ints(OperandType::INT32, {}, {v}); }
 uint32_t GraphBuilder::boolean(bool v) { return ints(OperandType::BOOL, {}, {v ? 1 : 0}); }
 uint32_t GraphBuilder::omitted(OperandType t) { return add(make(t, {}, Lifetime::NO_VALUE, 0.0f, 0)); }
+uint32_t GraphBuilder::subgraph(uint32_t index) {
+  models::Operand o = make(OperandType::SUBGRAPH, {}, Lifetime::SUBGRAPH, 0.0f, 0);
+  o.subgraph = index;
+  return add(std::move(o));
+}
 
 void GraphBuilder::op(OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) {
   model_.main.operations.push_back({type, std::move(inputs), std::move(outputs)});

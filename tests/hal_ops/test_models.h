@@ -33,6 +33,8 @@ class GraphBuilder {
   uint32_t boolean(bool v);
   // An optional input left out (lifetime NO_VALUE).
   uint32_t omitted(OperandType t);
+  // A SUBGRAPH operand naming Model::referenced[index] (IF/WHILE arguments).
+  uint32_t subgraph(uint32_t index);
   void op(OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
   Model build() const { return model_; }
 

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 52;
+constexpr size_t kKernelCount = 58;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -24,12 +24,17 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &dequantize_kernel(),
       &div_kernel(),
       &embedding_lookup_kernel(),
+      &equal_kernel(),
       &exp_kernel(),
       &floor_kernel(),
       &fully_connected_kernel(),
       &gather_kernel(),
+      &greater_equal_kernel(),
+      &greater_kernel(),
       &hashtable_lookup_kernel(),
       &l2_normalization_kernel(),
+      &less_kernel(),
+      &less_equal_kernel(),
       &l2_pool_2d_kernel(),
       &local_response_normalization_kernel(),
       &log_kernel(),
@@ -42,6 +47,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &minimum_kernel(),
       &mul_kernel(),
       &neg_kernel(),
+      &not_equal_kernel(),
       &pad_kernel(),
       &pow_kernel(),
       &quantize_kernel(),

@@ -53,9 +53,12 @@ struct NpuStep {
 // cannot run is a CPU stage: `cpu_model` is that operation alone, its inputs and outputs renumbered
 // (cpu_inputs[i] / cpu_outputs[i] = original operand of the sub-model's i-th graph input / output).
 // The next stage starts when the previous one ended.
+// An IF or WHILE is a control-flow stage: the HAL interprets it on the host, running the prepared
+// models of its referenced subgraphs (each compiled like any model) with the operation's operands.
 struct Stage {
   uint32_t operation = 0;
   std::vector<NpuStep> jobs;
+  bool control_flow = false;
   bool on_cpu = false;
   std::string cpu_reason;
   models::Model cpu_model;
@@ -90,6 +93,7 @@ struct Program {
   uint64_t arena_bytes = 0;
   uint64_t tiles = 0;
   uint32_t cpu_operations = 0;
+  uint32_t control_flow_operations = 0;
 };
 
 // Why the NPU cannot run operation `index` (empty = it can). Reasons are data type, layout, parameters

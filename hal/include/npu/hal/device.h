@@ -8,8 +8,10 @@
 // Calls are made from simulated host threads and take simulated time; asynchronous and fenced
 // executions run on simulated threads of their own. A prepared model must outlive its executions;
 // destroying it frees every device buffer it held (buffers allocated for it free theirs when released).
+// IF/WHILE: the CPU reference runs the referenced subgraphs; the NPU device interprets the control flow
+// on the host and runs each subgraph as a model of its own, compiled like any model (docs/hal.md).
 // Not modelled: binder death, process isolation (every client of a device shares one driver context),
-// IF/WHILE control flow (rejected as unsupported), extensions (none).
+// extensions (none).
 // Timing-only models (LLM-sized, constants as sizes only) run on the NPU device for timing: the same
 // descriptors as with values, the NPU in timing-only mode, CPU stages charged their estimated time.
 #pragma once
@@ -64,6 +66,7 @@ struct ExecutionResult {
   // A timing-only model ran: the NPU moved and computed no data, so `outputs` is empty (shapes and
   // timing are real).
   bool timing_only = false;
+  uint64_t device_ns = 0;  // the NPU jobs' dispatch→completion times, summed
 };
 
 // A sync fence as the HAL sees one: signalled exactly once, with the status of the work behind it.
@@ -150,6 +153,7 @@ class PreparedModel {
 
  private:
   friend class Burst;
+  friend class NpuPreparedModel;  // runs the prepared models of its IF/WHILE subgraphs
   ExecutionResult run_timed(const Request& request, const ExecuteOptions& options);
 
   drv::Os& os_;
@@ -289,8 +293,13 @@ class NpuDevice : public Device {
 
  private:
   Result<drv::ContextId> context();
-  // Turns a compiled program into a prepared model (buffers, weights upload).
-  PrepareResult load(const models::Model& model, Program program, Priority priority);
+  // Turns a compiled program into a prepared model (buffers, weights upload); with `subgraphs`, also
+  // prepares every referenced subgraph for the model's IF/WHILE.
+  PrepareResult load(const models::Model& model, Program program, Priority priority, bool subgraphs = true);
+  // Compiles and loads one model, or the CPU reference when compilation fails (the framework's fallback).
+  // `compiled` (nullable) receives the program when there is one (for the compilation cache).
+  PrepareResult compile_or_fall_back(const models::Model& model, Priority priority, bool subgraphs,
+                                     std::optional<Program>* compiled);
 
   drv::Driver& driver_;
   NpuTarget target_;

@@ -29,7 +29,11 @@ Result<void> validate_operations(const models::Model& model);
 
 // Best known dimensions of every operand of `sg` after propagating shapes through the operations in
 // order (declared extents refined by inferred ones; 0 = still unknown). Errors as validate_operations.
+// Without the model, an IF or WHILE is an error (its subgraphs are unknown); pass the model for those.
 Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Subgraph& sg,
+                                                        const std::string& prefix = "");
+Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Model& model,
+                                                        const models::Subgraph& sg,
                                                         const std::string& prefix = "");
 
 // True when the CPU reference can run this operation of `sg` as declared: a kernel exists and accepts
@@ -43,7 +47,32 @@ std::vector<bool> cpu_supported_operations(const models::Model& model);
 // inputs (every input present, no others, types equal, shapes compatible and fully specified, byte
 // sizes exact), runs every operation in order and returns the graph outputs keyed by operand index
 // (with their computed dimensions). Errors name the operation index and type.
+// IF and WHILE run their referenced subgraphs (ReferenceOptions below).
 Result<std::map<uint32_t, models::Tensor>> run_reference(const models::Model& model,
                                                          const std::map<uint32_t, models::Tensor>& inputs);
+
+// Control flow needs a notion of time for WHILE's loop timeout: every operation run inside an IF/WHILE
+// subgraph charges `operation_ns` (kernel dispatch) plus its multiply-accumulates at `macs_per_ns` of
+// modelled host time; a WHILE whose loop has run longer than `loop_timeout_ns` fails (NNAPI
+// MISSED_DEADLINE_TRANSIENT; ReferenceStats::loop_timed_out says so). Main-graph operations charge
+// nothing here: the caller models their cost (CpuPreparedModel: estimated_macs at its CPU rate).
+struct ReferenceOptions {
+  uint64_t loop_timeout_ns = 2'000'000'000;
+  double macs_per_ns = 8.0;
+  uint64_t operation_ns = 1'000;
+};
+struct ReferenceStats {
+  uint64_t control_flow_ns = 0;  // modelled host time of the operations run inside IF/WHILE subgraphs
+  uint64_t loop_iterations = 0;  // WHILE body runs, all loops together
+  bool loop_timed_out = false;
+};
+Result<std::map<uint32_t, models::Tensor>> run_reference_with_stats(
+    const models::Model& model, const std::map<uint32_t, models::Tensor>& inputs,
+    const ReferenceOptions& options, ReferenceStats* stats);
+
+// Multiply-accumulates of an operation as the CPU cost model counts them: output elements times the
+// filter's taps for CONV_2D / FULLY_CONNECTED, one per output element otherwise (declared shapes).
+uint64_t operation_macs(const models::Subgraph& sg, const models::Operation& op);
+uint64_t estimated_macs(const models::Subgraph& sg);
 
 }  // namespace npu::hal::ops

@@ -1,0 +1,306 @@
+// IF and WHILE (NN HAL 1.3) through the HAL on both devices: the CPU reference runs the referenced
+// subgraphs; the NPU device interprets the control flow on the host and runs each subgraph's operations
+// on the NPU where they lower (the condition's comparison runs as a CPU stage). Checked: each IF branch,
+// a WHILE counting loop with hand-computed results and its iteration count visible in the NPU jobs, the
+// loop timeout (MISSED_DEADLINE_TRANSIENT in simulated time), invalid control-flow models
+// (INVALID_ARGUMENT naming the rule), the compilation cache and graphDump of a model with subgraphs.
+#include <filesystem>
+
+#include "../hal_ops/test_models.h"
+#include "hal_test_util.h"
+#include "npu/hal/device.h"
+#include "npu/hal/graph_dump.h"
+
+namespace npu::hal::test {
+namespace {
+
+using models::Model;
+using models::OperandType;
+using models::OperationType;
+using ops::test::float_tensor;
+using ops::test::floats_of;
+using ops::test::GraphBuilder;
+using ops::test::int_tensor;
+
+constexpr auto F32 = OperandType::TENSOR_FLOAT32;
+constexpr auto BOOL8 = OperandType::TENSOR_BOOL8;
+
+// IF (c, then, else, x): then y = x + x, else y = x · x, on TENSOR_FLOAT32 [4].
+Model if_model() {
+  Model branches[2];
+  for (int b = 0; b < 2; ++b) {
+    GraphBuilder g;
+    const uint32_t x = g.input(F32, {4});
+    const uint32_t y = g.output(F32, {4});
+    g.op(b == 0 ? OperationType::ADD : OperationType::MUL, {x, x, g.i32(0)}, {y});
+    branches[b] = g.build();
+  }
+  GraphBuilder g;
+  const uint32_t c = g.input(BOOL8, {1});
+  const uint32_t x = g.input(F32, {4});
+  const uint32_t y = g.output(F32, {4});
+  g.op(OperationType::IF, {c, g.subgraph(0), g.subgraph(1), x}, {y});
+  Model m = g.build();
+  m.referenced = {branches[0].main, branches[1].main};
+  return m;
+}
+
+// WHILE x <= n: x = x · factor (x input-output, n input-only; TENSOR_FLOAT32 [1]). Condition
+// referenced[0] = LESS_EQUAL(x, n), body referenced[1] = MUL(x, factor).
+Model while_model(float factor) {
+  GraphBuilder cond;
+  {
+    const uint32_t x = cond.input(F32, {1});
+    const uint32_t n = cond.input(F32, {1});
+    const uint32_t b = cond.output(BOOL8, {1});
+    cond.op(OperationType::LESS_EQUAL, {x, n}, {b});
+  }
+  GraphBuilder body;
+  {
+    const uint32_t x = body.input(F32, {1});
+    body.input(F32, {1});
+    const uint32_t y = body.output(F32, {1});
+    body.op(OperationType::MUL, {x, body.floats({1}, {factor}), body.i32(0)}, {y});
+  }
+  GraphBuilder g;
+  const uint32_t x = g.input(F32, {1});
+  const uint32_t n = g.input(F32, {1});
+  const uint32_t out = g.output(F32, {1});
+  g.op(OperationType::WHILE, {g.subgraph(0), g.subgraph(1), x, n}, {out});
+  Model m = g.build();
+  m.referenced = {cond.build().main, body.build().main};
+  return m;
+}
+
+TensorMap if_inputs(bool c) {
+  return {{0, int_tensor(BOOL8, {1}, {c ? 1 : 0})}, {1, float_tensor({4}, {1, 2, 3, -4})}};
+}
+TensorMap while_inputs(float x, float n) {
+  return {{0, float_tensor({1}, {x})}, {1, float_tensor({1}, {n})}};
+}
+
+ExecutionResult run_on(system::System& s, Device& dev, const Model& m, const TensorMap& inputs,
+                       uint64_t loop_timeout_ns = kDefaultLoopTimeoutNs, std::string* placement = nullptr) {
+  auto p = dev.prepare_model(m);
+  EXPECT_TRUE(p.status.ok()) << dev.name() << ": " << p.status.message;
+  if (!p.model) {
+    ExecutionResult failed;
+    failed.status = {ErrorStatus::GENERAL_FAILURE, "not prepared: " + p.status.message};
+    return failed;
+  }
+  if (placement) *placement = p.model->placement();
+  Request request;
+  request.inputs = inputs;
+  ExecuteOptions options;
+  options.loop_timeout_ns = loop_timeout_ns;
+  (void)s;
+  return p.model->execute_synchronously(request, options);
+}
+
+TEST(HalControlFlow, IfRunsTheSelectedBranchOnBothDevices) {
+  run_on_phone([](system::System& s) {
+    for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+      SCOPED_TRACE(dev->name());
+      std::string placement;
+      auto then_r = run_on(s, *dev, if_model(), if_inputs(true), kDefaultLoopTimeoutNs, &placement);
+      ASSERT_TRUE(then_r.status.ok()) << then_r.status.message;
+      EXPECT_EQ(floats_of(then_r.outputs.at(2)), (std::vector<float>{2, 4, 6, -8}));
+      auto else_r = run_on(s, *dev, if_model(), if_inputs(false));
+      ASSERT_TRUE(else_r.status.ok()) << else_r.status.message;
+      EXPECT_EQ(floats_of(else_r.outputs.at(2)), (std::vector<float>{1, 4, 9, 16}));
+      if (dev->type() == DeviceType::ACCELERATOR) {
+        // Each branch is a model of its own on the NPU: the chosen one ran there.
+        EXPECT_EQ(placement, "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu, referenced[1] npu");
+        EXPECT_GT(then_r.npu_jobs, 0u);
+        EXPECT_GT(else_r.device_cycles, 0u);
+      } else {
+        EXPECT_EQ(then_r.npu_jobs, 0u);
+      }
+    }
+  });
+}
+
+// 3 → 6 → 12 → 24 → 48 → 96 → 192: six body runs until x > 100; 50 → 100 → 200: two.
+TEST(HalControlFlow, WhileCountingLoopOnBothDevicesWithTheBodyOnTheNpu) {
+  run_on_phone([](system::System& s) {
+    uint32_t jobs[2] = {0, 0};
+    for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+      SCOPED_TRACE(dev->name());
+      std::string placement;
+      auto six = run_on(s, *dev, while_model(2.0f), while_inputs(3, 100), kDefaultLoopTimeoutNs, &placement);
+      ASSERT_TRUE(six.status.ok()) << six.status.message;
+      EXPECT_EQ(floats_of(six.outputs.at(2)), (std::vector<float>{192}));
+      auto two = run_on(s, *dev, while_model(2.0f), while_inputs(50, 100));
+      ASSERT_TRUE(two.status.ok()) << two.status.message;
+      EXPECT_EQ(floats_of(two.outputs.at(2)), (std::vector<float>{200}));
+      auto none = run_on(s, *dev, while_model(2.0f), while_inputs(101, 100));
+      ASSERT_TRUE(none.status.ok()) << none.status.message;
+      EXPECT_EQ(floats_of(none.outputs.at(2)), (std::vector<float>{101}));
+      if (dev->type() == DeviceType::ACCELERATOR) {
+        // The condition (LESS_EQUAL) is a CPU stage, the body's MUL runs on the NPU once per iteration.
+        EXPECT_EQ(placement,
+                  "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
+                  "CPU), referenced[1] npu");
+        jobs[0] = six.npu_jobs;
+        jobs[1] = two.npu_jobs;
+        EXPECT_GT(two.npu_jobs, 0u);
+        EXPECT_EQ(six.npu_jobs * 2, two.npu_jobs * 6);
+        EXPECT_EQ(none.npu_jobs, 0u);
+        EXPECT_GT(six.device_cycles, two.device_cycles);
+      } else {
+        EXPECT_EQ(six.npu_jobs, 0u);
+      }
+    }
+    EXPECT_GT(jobs[0], jobs[1]);
+  });
+}
+
+// x · 1 never exceeds n: the loop runs until its 1 ms timeout, in simulated time, on both devices.
+TEST(HalControlFlow, WhileLongerThanTheLoopTimeoutFailsMissedDeadlineTransient) {
+  run_on_phone([](system::System& s) {
+    for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+      SCOPED_TRACE(dev->name());
+      const uint64_t t0 = s.os().now_ns();
+      auto r = run_on(s, *dev, while_model(1.0f), while_inputs(1, 2), 1'000'000);
+      EXPECT_EQ(r.status.code, ErrorStatus::MISSED_DEADLINE_TRANSIENT) << r.status.message;
+      EXPECT_NE(r.status.message.find("longer than its timeout of 1000000 ns"), std::string::npos)
+          << r.status.message;
+      EXPECT_GE(s.os().now_ns() - t0, 1'000'000u);
+      EXPECT_LT(s.os().now_ns() - t0, 5'000'000u);
+    }
+  });
+}
+
+struct BadCase {
+  const char* name;
+  std::function<void(Model&)> corrupt;
+  const char* reason;
+};
+
+TEST(HalControlFlow, InvalidControlFlowModelsAreInvalidArgumentWithTheRule) {
+  const std::vector<BadCase> cases = {
+      {"condition not BOOL8", [](Model& m) { m.main.operands[0].type = OperandType::TENSOR_INT32; },
+       "input 0 (condition): expected TENSOR_BOOL8 [1], got TENSOR_INT32 [1]"},
+      {"condition of 2 values", [](Model& m) { m.main.operands[0].dimensions = {2}; },
+       "input 0 (condition): expected TENSOR_BOOL8 [1], got TENSOR_BOOL8 [2]"},
+      {"then is not a subgraph",
+       [](Model& m) { m.main.operations[0].inputs[1] = m.main.operations[0].inputs[3]; },
+       "input 1 (then): expected a SUBGRAPH operand"},
+      {"branch input count", [](Model& m) { m.main.operations[0].inputs.push_back(1); },
+       "then branch referenced[0] has 1 inputs and 1 outputs, the IF passes 2 and takes 1"},
+      {"branch output type",
+       [](Model& m) {
+         auto& o = m.referenced[1].operands[m.referenced[1].output_indexes[0]];
+         o.dimensions = {5};
+       },
+       "output 0 from else branch referenced[1]: TENSOR_FLOAT32 [4] does not match the subgraph's "
+       "TENSOR_FLOAT32 [5]"},
+      {"subgraph index out of range",
+       [](Model& m) { m.main.operands[m.main.operations[0].inputs[2]].subgraph = 7; },
+       "SUBGRAPH reference 7 out of range"},
+      {"recursion",
+       [](Model& m) {
+         // The then branch gains an IF whose branches are itself.
+         auto& t = m.referenced[0];
+         models::Operand sub;
+         sub.type = OperandType::SUBGRAPH;
+         sub.lifetime = models::Lifetime::SUBGRAPH;
+         sub.subgraph = 0;
+         t.operands.push_back(sub);
+       },
+       "references referenced[0], which leads back to it (cycle)"},
+  };
+  const std::vector<BadCase> while_cases = {
+      {"condition gives no BOOL8",
+       [](Model& m) {
+         auto& c = m.referenced[0];
+         c.operations[0].type = OperationType::ADD;
+         c.operands[c.output_indexes[0]].type = F32;
+       },
+       "condition referenced[0] output 0: expected TENSOR_BOOL8 [1], got TENSOR_FLOAT32 [1]"},
+      {"body output count",
+       [](Model& m) {
+         // A second WHILE output: the body gives only one.
+         models::Operand o = m.main.operands[m.main.output_indexes[0]];
+         m.main.operands.push_back(o);
+         const auto idx = static_cast<uint32_t>(m.main.operands.size() - 1);
+         m.main.output_indexes.push_back(idx);
+         m.main.operations[0].outputs.push_back(idx);
+       },
+       "body referenced[1] has 1 outputs, expected between 2 (outputs) and 2 (loop inputs)"},
+      {"loop input type",
+       [](Model& m) {
+         m.referenced[1].operands[m.referenced[1].input_indexes[1]].type = OperandType::TENSOR_INT32;
+       },
+       "input 3 (loop input) into body referenced[1]: TENSOR_FLOAT32 [1] does not match the subgraph's "
+       "TENSOR_INT32 [1]"},
+  };
+  run_on_phone([&](system::System& s) {
+    for (const auto* list : {&cases, &while_cases}) {
+      for (const BadCase& c : *list) {
+        SCOPED_TRACE(c.name);
+        Model m = list == &cases ? if_model() : while_model(2.0f);
+        c.corrupt(m);
+        for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+          auto p = dev->prepare_model(m);
+          EXPECT_EQ(p.status.code, ErrorStatus::INVALID_ARGUMENT) << dev->name();
+          EXPECT_NE(p.status.message.find(c.reason), std::string::npos)
+              << dev->name() << ": " << p.status.message;
+          std::vector<bool> flags;
+          EXPECT_EQ(dev->supported_operations(m, &flags).code, ErrorStatus::INVALID_ARGUMENT);
+        }
+      }
+    }
+  });
+}
+
+// The NPU reports IF/WHILE as supported only when every operation of their subgraphs lowers.
+TEST(HalControlFlow, SupportedOperationsFollowTheSubgraphs) {
+  run_on_phone([](system::System& s) {
+    std::vector<bool> flags;
+    ASSERT_TRUE(s.npu_device().supported_operations(if_model(), &flags).ok());
+    EXPECT_EQ(flags, std::vector<bool>{true});
+    ASSERT_TRUE(s.npu_device().supported_operations(while_model(2.0f), &flags).ok());
+    EXPECT_EQ(flags, std::vector<bool>{false});
+    EXPECT_NE(s.npu_device()
+                  .unsupported_reason(while_model(2.0f), 0)
+                  .find("referenced[0].operations[0] (LESS_EQUAL)"),
+              std::string::npos);
+  });
+}
+
+TEST(HalControlFlow, CompilationCacheRoundTripOfAModelWithSubgraphs) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("npusim_cf_cache_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  run_on_phone([&](system::System& s) {
+    PrepareOptions options;
+    options.cache_dir = dir.string();
+    options.token = CacheToken{};
+    (*options.token)[0] = 42;
+    auto first = s.npu_device().prepare_model(while_model(2.0f), options);
+    ASSERT_TRUE(first.status.ok()) << first.status.message;
+    EXPECT_FALSE(first.from_cache);
+    auto second = s.npu_device().prepare_model(while_model(2.0f), options);
+    ASSERT_TRUE(second.status.ok()) << second.status.message;
+    EXPECT_TRUE(second.from_cache) << second.cache_miss;
+    auto r = second.model->execute_synchronously(while_inputs(3, 100), false);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    EXPECT_EQ(floats_of(r.outputs.at(2)), (std::vector<float>{192}));
+    EXPECT_GT(r.npu_jobs, 0u);
+  });
+  fs::remove_all(dir);
+}
+
+TEST(HalControlFlow, GraphDumpDrawsTheReferencedSubgraphs) {
+  const std::string dot = graph_dump(while_model(2.0f));
+  EXPECT_NE(dot.find("subgraph cluster_0"), std::string::npos);
+  EXPECT_NE(dot.find("subgraph cluster_1"), std::string::npos);
+  EXPECT_NE(dot.find("label=\"referenced[1]"), std::string::npos);
+  EXPECT_NE(dot.find("WHILE"), std::string::npos);
+  EXPECT_NE(dot.find("LESS_EQUAL"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npu::hal::test
