@@ -71,6 +71,50 @@ Status check_values_present(const models::Model& model) {
 
 }  // namespace
 
+uint64_t model_fingerprint(const models::Model& model) {
+  // FNV-1a 64 over everything that defines the model (not its JSON: hashing the bytes is much cheaper
+  // for large weights).
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  };
+  auto mix_u32s = [&](const std::vector<uint32_t>& v) {
+    const uint64_t n = v.size();
+    mix(&n, sizeof n);
+    mix(v.data(), v.size() * sizeof(uint32_t));
+  };
+  auto mix_graph = [&](const models::Subgraph& g) {
+    for (const auto& o : g.operands) {
+      const int32_t head[4] = {static_cast<int32_t>(o.type), static_cast<int32_t>(o.lifetime), o.zero_point,
+                               static_cast<int32_t>(o.subgraph)};
+      mix(head, sizeof head);
+      mix(&o.scale, sizeof o.scale);
+      mix_u32s(o.dimensions);
+      const uint64_t bytes = o.data.size();
+      mix(&bytes, sizeof bytes);
+      mix(o.data.data(), o.data.size());
+      if (o.per_channel) {
+        mix(o.per_channel->scales.data(), o.per_channel->scales.size() * sizeof(float));
+        mix(&o.per_channel->channel_dim, sizeof o.per_channel->channel_dim);
+      }
+    }
+    for (const auto& op : g.operations) {
+      const auto t = static_cast<int32_t>(op.type);
+      mix(&t, sizeof t);
+      mix_u32s(op.inputs);
+      mix_u32s(op.outputs);
+    }
+    mix_u32s(g.input_indexes);
+    mix_u32s(g.output_indexes);
+  };
+  mix_graph(model.main);
+  for (const auto& g : model.referenced) mix_graph(g);
+  const uint8_t relaxed = model.relax_computation_float32_to_float16;
+  mix(&relaxed, 1);
+  return h;
+}
+
 const char* hal_version() { return kHalVersion; }
 
 const char* to_string(ErrorStatus s) {
@@ -168,12 +212,38 @@ Status check_inputs(const models::Model& model, const TensorMap& inputs) {
 
 PrepareResult Device::prepare_model(const models::Model& model, const PrepareOptions& options) {
   auto log = log::get("compilation");
+  const uint64_t t0 = os_.now_ns();
   os_.delay_ns(costs_.call_ns);
   if (options.deadline && *options.deadline <= os_.now_ns())
     return {{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the preparation deadline passed before it started"},
             nullptr};
-  os_.delay_ns(kValidateNsPerOperation * model.main.operations.size());
+  const uint64_t validate_ns = kValidateNsPerOperation * model.main.operations.size();
+  const uint64_t fingerprint = model_fingerprint(model);
+  // NNAPI: MISSED_DEADLINE_PERSISTENT when the driver knows the deadline cannot be met, so that trying
+  // again with the same budget would fail too: validation alone does not fit, or this device never
+  // prepared this model within the budget. Nothing is done then.
+  if (options.deadline) {
+    const uint64_t left = *options.deadline - os_.now_ns();
+    if (left < validate_ns)
+      return {{ErrorStatus::MISSED_DEADLINE_PERSISTENT,
+               "the preparation deadline leaves " + std::to_string(left) + " ns; validating " +
+                   std::to_string(model.main.operations.size()) + " operations alone takes " +
+                   std::to_string(validate_ns)},
+              nullptr};
+    auto fastest = fastest_prepare_ns_.find(fingerprint);
+    if (fastest != fastest_prepare_ns_.end() && *options.deadline - t0 < fastest->second)
+      return {
+          {ErrorStatus::MISSED_DEADLINE_PERSISTENT,
+           "the preparation deadline allows " + std::to_string(*options.deadline - t0) +
+               " ns; this device never prepared this model in less than " + std::to_string(fastest->second)},
+          nullptr};
+  }
+  os_.delay_ns(validate_ns);
   if (auto s = validate_for_prepare(model); !s.ok()) return {s, nullptr};
+  // Abort rather than compile past a deadline that validation already used up.
+  if (options.deadline && os_.now_ns() > *options.deadline)
+    return {{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the preparation deadline passed during validation"},
+            nullptr};
   if (!runs_timing_only_models())
     if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
   PrepareResult r;
@@ -193,6 +263,11 @@ PrepareResult Device::prepare_model(const models::Model& model, const PrepareOpt
     std::string miss = r.cache_miss;
     r = prepare(model, options);
     r.cache_miss = miss;
+  }
+  if (r.status.ok()) {
+    // Whether or not this one was in time, the next call with a smaller budget is known to fail.
+    auto [it, fresh] = fastest_prepare_ns_.emplace(fingerprint, os_.now_ns() - t0);
+    if (!fresh) it->second = std::min(it->second, os_.now_ns() - t0);
   }
   if (r.status.ok() && options.deadline && os_.now_ns() > *options.deadline) {
     r.model.reset();

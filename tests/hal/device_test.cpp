@@ -186,5 +186,64 @@ TEST(HalDevices, InvalidModelsAreRejectedWithTheReason) {
   });
 }
 
+// NNAPI preparation deadlines. TRANSIENT: the deadline passed before the call was served or while
+// preparing (no model; a retry with more time may succeed). PERSISTENT: the device knows beforehand it
+// cannot make it (less time left than validation takes, or less than this device ever needed for this
+// model), and answers at once without doing the work.
+TEST(HalDevices, PreparationDeadlinesTransientAndPersistent) {
+  run_on_phone([](system::System& s) {
+    NpuDevice& npu = s.npu_device();
+    const TestModel big = big_conv_quant8();
+    const uint64_t call = npu.hal_costs().call_ns;
+    const uint64_t validate = 1'000 * big.model.main.operations.size();
+    PrepareOptions o;
+
+    uint64_t t0 = s.os().now_ns();
+    o.deadline = t0 + call + validate - 1;
+    auto r = npu.prepare_model(big.model, o);
+    EXPECT_EQ(r.status.code, ErrorStatus::MISSED_DEADLINE_PERSISTENT) << r.status.message;
+    EXPECT_NE(r.status.message.find("alone takes"), std::string::npos) << r.status.message;
+    EXPECT_EQ(r.model, nullptr);
+    EXPECT_EQ(s.os().now_ns() - t0, call);  // answered without validating or compiling
+
+    // Never prepared here before: a deadline just after validation is tried and passes while compiling.
+    t0 = s.os().now_ns();
+    o.deadline = t0 + call + validate + 1'000;
+    r = npu.prepare_model(big.model, o);
+    EXPECT_EQ(r.status.code, ErrorStatus::MISSED_DEADLINE_TRANSIENT) << r.status.message;
+    EXPECT_EQ(r.model, nullptr);
+    EXPECT_GT(s.os().now_ns(), *o.deadline);
+
+    t0 = s.os().now_ns();
+    auto unbounded = npu.prepare_model(big.model);
+    ASSERT_TRUE(unbounded.status.ok()) << unbounded.status.message;
+    const uint64_t needed = s.os().now_ns() - t0;
+    EXPECT_GT(needed, call + validate);
+
+    // Less than it ever needed: PERSISTENT at once. Exactly that: prepared.
+    t0 = s.os().now_ns();
+    o.deadline = t0 + needed - 1;
+    r = npu.prepare_model(big.model, o);
+    EXPECT_EQ(r.status.code, ErrorStatus::MISSED_DEADLINE_PERSISTENT) << r.status.message;
+    EXPECT_NE(r.status.message.find("never prepared this model in less than " + std::to_string(needed)),
+              std::string::npos)
+        << r.status.message;
+    EXPECT_EQ(s.os().now_ns() - t0, call);
+    t0 = s.os().now_ns();
+    o.deadline = t0 + needed;
+    r = npu.prepare_model(big.model, o);
+    EXPECT_TRUE(r.status.ok()) << r.status.message;
+    EXPECT_NE(r.model, nullptr);
+
+    // Another model has no history: the same short budget is tried, not refused.
+    const TestModel other = big_conv_quant8(2);
+    t0 = s.os().now_ns();
+    o.deadline = t0 + needed - 1;
+    r = npu.prepare_model(other.model, o);
+    EXPECT_EQ(r.status.code, ErrorStatus::MISSED_DEADLINE_TRANSIENT) << r.status.message;
+    EXPECT_GT(s.os().now_ns() - t0, call + validate);
+  });
+}
+
 }  // namespace
 }  // namespace npu::hal::test

@@ -210,8 +210,11 @@ class Device {
   // One entry per main-graph operation; INVALID_ARGUMENT status for an invalid model.
   virtual Status supported_operations(const models::Model& model, std::vector<bool>* supported) = 0;
 
-  // Validates, then (with a cache token) tries the cache, else compiles. A deadline that cannot be met
-  // gives MISSED_DEADLINE_*; validation errors INVALID_ARGUMENT with the reason.
+  // Validates, then (with a cache token) tries the cache, else compiles. Deadlines (NNAPI semantics):
+  // already passed at the call, or passed during validation or compilation (no model is returned) →
+  // MISSED_DEADLINE_TRANSIENT; known beforehand to be too short (less than validation takes, or less
+  // than this device ever needed for this model) → MISSED_DEADLINE_PERSISTENT without doing the work.
+  // Validation errors are INVALID_ARGUMENT with the reason.
   PrepareResult prepare_model(const models::Model& model, const PrepareOptions& options = {});
   // NNAPI prepareModelFromCache: only the cache files named by options.token in options.cache_dir.
   PrepareResult prepare_model_from_cache(const PrepareOptions& options);
@@ -240,6 +243,9 @@ class Device {
  private:
   drv::Os& os_;
   HalCosts costs_;
+  // Fastest preparation of each model (by model_fingerprint) on this device, from the call to the
+  // prepared model: a deadline allowing less is MISSED_DEADLINE_PERSISTENT without trying.
+  std::map<uint64_t, uint64_t> fastest_prepare_ns_;
 };
 
 // Host CPU cost model, for the CPU device and for the HAL's own work.
@@ -312,6 +318,8 @@ class NpuDevice : public Device {
 
 // Checks that `inputs` holds exactly the graph inputs with matching type and element count.
 Status check_inputs(const models::Model& model, const TensorMap& inputs);
+// A 64-bit digest of a model's operands, operations, graph lists and data (equal models, equal digests).
+uint64_t model_fingerprint(const models::Model& model);
 // validate_model + per-operation validation, as one status.
 Status validate_for_prepare(const models::Model& model);
 // The HAL's version (NN HAL 1.3 interfaces) and a digest of the driver sources taken at build time.
