@@ -230,6 +230,13 @@ Result<uint64_t> Driver::allocate(uint64_t size, uint64_t lo, uint64_t hi) {
 
 void Driver::release(uint64_t address) { allocations_.erase(address); }
 
+uint64_t Driver::running_ns(int uid) const {
+  uint64_t ns = 0;
+  for (const Slot& s : slots_)
+    if (s.task && s.task->job->work.original_uid == uid) ns += now() - s.started_ns;
+  return ns;
+}
+
 uint64_t Driver::allocated_bytes() const {
   uint64_t total = 0;
   for (const auto& [addr, len] : allocations_) total += len;

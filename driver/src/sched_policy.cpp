@@ -49,7 +49,11 @@ class FcfsPolicy final : public SchedulingPolicy {
 //     tokens = weight · (1 + waited / predicted remaining time)
 // so a starving low-priority job eventually competes. The threshold is the highest weight among the
 // waiting jobs; the candidates are those whose tokens reach it, and among them the shortest predicted
-// job runs first (FIFO on ties). A candidate may preempt a running buffer of lower weight.
+// job runs first (FIFO on ties). A candidate may preempt a running buffer of lower weight whose tokens
+// have not reached the candidate's weight: one that has (a starving job picked because of its tokens)
+// would be a candidate against it and keeps its channel. Without that rule a starved job picked onto a
+// channel freed by a kill was killed again at once by the same candidate, forever (found by the PREMA
+// mix scenario: millions of kills in two simulated seconds).
 class PremaPolicy final : public SchedulingPolicy {
  public:
   const char* name() const override { return "prema"; }
@@ -75,7 +79,7 @@ class PremaPolicy final : public SchedulingPolicy {
     std::optional<size_t> best;
     for (size_t i = 0; i < running.size(); ++i) {
       const auto& r = running[i];
-      if (r.preempting || weight(r.level) >= weight(candidate.level)) continue;
+      if (r.preempting || weight(r.level) >= weight(candidate.level) || tokens(r) >= weight(candidate.level)) continue;
       if (!best || std::tie(r.level, r.order) > std::tie(running[*best].level, running[*best].order)) best = i;
     }
     return best;

@@ -171,6 +171,35 @@ TEST(DriverOnNpu, HighPriorityPreemptsWithinOneDescriptorPlusContextSave) {
                                           "ended COMPLETED"}));
 }
 
+// running_ns: what a uid's buffers still on channels have run so far (a fence adds a buffer's cycles
+// only when it ends), for accounting at an arbitrary instant such as the end of a scenario.
+TEST(DriverOnNpu, RunningNsCountsBuffersStillOnChannels) {
+  auto sys = make_system({"npu.channels=1"});
+  std::shared_ptr<drv::Fence> job;
+  uint64_t mid = 0, other = 0, elapsed = 0, after = 0;
+  auto end = sys->run([&](system::System& s) {
+    auto& d = s.driver();
+    d.set_scheduling_config(config_for(2001, 0));
+    const auto c = *d.open_context(2001, 1);
+    const auto bo = *d.alloc_bo(c, 64 << 10);
+    const uint64_t t0 = s.os().now_ns();
+    job = *d.submit(c, one_buffer(dma_buffer(bo, 400, 64 << 10), "long"));
+    s.os().delay_ns(200'000);  // 400 descriptors of 64 KiB take over a millisecond
+    mid = d.running_ns(2001);
+    other = d.running_ns(2002);
+    elapsed = s.os().now_ns() - t0;
+    d.wait(*job);
+    after = d.running_ns(2001);
+  });
+  ASSERT_TRUE(end.ok()) << end.error();
+  ASSERT_EQ(job->status, drv::JobStatus::COMPLETED) << job->error;
+  EXPECT_LE(mid, elapsed);
+  EXPECT_GE(mid + 10'000, elapsed) << "only the submit ioctl and the dispatch come before the buffer runs";
+  EXPECT_LT(mid, job->device_ns) << "still running at the sample";
+  EXPECT_EQ(other, 0u);
+  EXPECT_EQ(after, 0u);
+}
+
 // A compute job (quantised convolutions with weights loaded once per command buffer) checkpointed by a
 // more urgent app and resumed later gives outputs identical to the CPU reference — as an uninterrupted
 // run does (tests/e2e) — and so does a killed and restarted one.

@@ -59,6 +59,11 @@ TEST(SchedulingPolicy, PremaRunsShortestCandidateAndLetsStarvedLowPriorityCompet
   EXPECT_EQ(p->pick(w), 2u);
   // A HIGH candidate may preempt a NORMAL (weight 3) buffer, not another HIGH one.
   EXPECT_EQ(p->victim(task(5, 1, 9), std::vector<TaskView>{task(6, 1, 1), task(7, 2, 2)}), 1u);
+  // A running NORMAL buffer whose tokens reached 9 (it was picked for them) keeps its channel: a kill
+  // would requeue it as the pick again, and the same candidate would kill it again.
+  EXPECT_FALSE(p->victim(task(5, 1, 9), std::vector<TaskView>{task(7, 2, 2, 1000, 2000)}))
+      << "tokens 3·3 = 9";
+  EXPECT_EQ(p->victim(task(5, 1, 9), std::vector<TaskView>{task(7, 2, 2, 1000, 1999)}), 0u) << "tokens < 9";
 }
 
 TEST(PreemptionPolicy, PredictiveDrainsKillsOrCheckpoints) {
@@ -68,10 +73,12 @@ TEST(PreemptionPolicy, PredictiveDrainsKillsOrCheckpoints) {
   c.checkpoint_ns = 4000;
   TaskView victim = task(1, 3, 1, /*remaining*/ 3000);
   c.kill_lost_ns = 50'000;
-  EXPECT_EQ(p->choose(victim, task(2, 0, 2), c), PreemptMechanism::DRAIN) << "finishes before a checkpoint would";
+  EXPECT_EQ(p->choose(victim, task(2, 0, 2), c), PreemptMechanism::DRAIN)
+      << "finishes before a checkpoint would";
   victim.estimated_remaining_ns = 100'000;
   c.kill_lost_ns = 1000;
-  EXPECT_EQ(p->choose(victim, task(2, 0, 2), c), PreemptMechanism::KILL) << "less work lost than a checkpoint costs";
+  EXPECT_EQ(p->choose(victim, task(2, 0, 2), c), PreemptMechanism::KILL)
+      << "less work lost than a checkpoint costs";
   c.kill_lost_ns = 50'000;
   EXPECT_EQ(p->choose(victim, task(2, 0, 2), c), PreemptMechanism::CHECKPOINT);
   c.save_restore = false;

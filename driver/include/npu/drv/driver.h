@@ -270,6 +270,10 @@ class Driver {
   // Device memory in use (kernel + buffer objects), for leak checks.
   uint64_t allocated_bytes() const;
   size_t unfinished_jobs() const { return jobs_.size(); }
+  // Channel-nanoseconds the command buffers done for `uid` that are on channels right now have run so
+  // far. A fence adds a buffer's cycles only when it ends, so accounting at an arbitrary instant (the end
+  // of a scenario) needs this for the buffers still running.
+  uint64_t running_ns(int uid) const;
   // Brings time-integrated statistics (time at each thermal severity) up to now, before dumping stats.
   void update_stats();
 
