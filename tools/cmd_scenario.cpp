@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "command.h"
@@ -18,7 +17,7 @@ namespace {
 
 struct ScenarioOptions {
   std::string file, policy, trace, report, json;
-  bool compare = false;
+  bool compare = false, scale_thermal = false, trace_descriptors = false;
   double scale = 1;
 };
 
@@ -53,8 +52,10 @@ int run_scenario(const ScenarioOptions& o) {
     RunOptions ro;
     ro.policy = policy;
     ro.duration_scale = o.scale;
+    ro.scale_thermal = o.scale_thermal;
     if (policy == main_policy) {
       ro.trace_path = o.trace;
+      ro.trace_descriptors = o.trace_descriptors;
       ro.channel_timeline = !o.report.empty();
     }
     auto shared = run_forked(*sc, ro);
@@ -72,8 +73,9 @@ int run_scenario(const ScenarioOptions& o) {
     all.push_back(compute_metrics(*shared, isolated));
     if (policy == main_policy) main_run = std::move(*shared);
   }
-  std::printf("npusim scenario %s (%s): %.3g s simulated, seed %llu, policy %s\n", sc->name.c_str(), o.file.c_str(),
-              sc->duration_s * o.scale, static_cast<unsigned long long>(sc->seed), main_policy.c_str());
+  std::printf("npusim scenario %s (%s): %.3g s simulated, seed %llu, policy %s\n", sc->name.c_str(),
+              o.file.c_str(), sc->duration_s * o.scale, static_cast<unsigned long long>(sc->seed),
+              main_policy.c_str());
   std::fputs(app_table(all.front()).c_str(), stdout);
   std::fputs(("\n" + comparison_table(all)).c_str(), stdout);
   if (!o.json.empty()) {
@@ -94,16 +96,23 @@ int run_scenario(const ScenarioOptions& o) {
 
 Subcommand register_scenario_command(CLI::App& app) {
   auto o = std::make_shared<ScenarioOptions>();
-  auto* cmd = app.add_subcommand("scenario", "Run a multi-tenant scenario (apps → NPU manager → HAL → driver → NPU) "
-                                             "and report ANTT, STP, fairness, deadline misses, latency, thermal");
+  auto* cmd = app.add_subcommand("scenario",
+                                 "Run a multi-tenant scenario (apps → NPU manager → HAL → driver → NPU) "
+                                 "and report ANTT, STP, fairness, deadline misses, latency, thermal");
   cmd->add_option("file", o->file, "Scenario JSON (configs/scenarios/*.json)")->required();
   cmd->add_option("--policy", o->policy, "Baseline: fcfs | hpf | prema | default (default: the scenario's)");
   cmd->add_flag("--compare", o->compare, "Run every baseline and print one comparison table");
   cmd->add_option("--trace", o->trace, "Perfetto trace (Chrome trace-event JSON) of the main policy's run");
   cmd->add_option("--report", o->report, "Self-contained HTML report");
   cmd->add_option("--json", o->json, "Metrics JSON (deterministic: same seed, same bytes)");
-  cmd->add_option("--scale", o->scale, "Multiply the scenario's duration and event times (e.g. 0.2 for a quick run)")
+  cmd->add_option("--scale", o->scale,
+                  "Multiply the scenario's duration and event times (e.g. 0.2 for a quick run)")
       ->check(CLI::Range(1e-3, 100.0));
+  cmd->add_flag(
+      "--scale-thermal", o->scale_thermal,
+      "With --scale: also scale the package and skin heat capacities, so a shorter run heats as far");
+  cmd->add_flag("--trace-descriptors", o->trace_descriptors,
+                "With --trace: add the NPU's per-descriptor engine spans (large files on long runs)");
   return {cmd, [o] { return run_scenario(*o); }};
 }
 

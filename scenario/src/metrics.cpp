@@ -114,8 +114,10 @@ Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>&
       for (const auto& ia : iso->apps)
         if (ia.uid == a.uid) iso_app = &ia;
     am.ntt = app_ntt(a, iso_app);
-    if (am.ntt && *am.ntt > 0) np.push_back(1.0 / *am.ntt);
-    else all_ntt = false;
+    if (am.ntt && *am.ntt > 0)
+      np.push_back(1.0 / *am.ntt);
+    else
+      all_ntt = false;
     m.apps.push_back(am);
   }
   if (all_ntt) {
@@ -144,12 +146,20 @@ Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>&
 }
 
 json Metrics::to_json() const {
-  json j = {{"scenario", scenario}, {"policy", policy},       {"duration_s", r6(duration_s)},
-            {"antt", opt(antt)},    {"stp", opt(stp)},         {"fairness", opt(fairness)},
-            {"preemptions", preemptions}, {"preempt_latency_ms", r6(preempt_latency_ms)},
-            {"preempt_saved_mib", r6(preempt_saved_mib)}, {"energy_j", r6(energy_j)},
-            {"peak_junction_c", r6(peak_junction_c)}, {"peak_skin_c", r6(peak_skin_c)},
-            {"throttled_s", r6(throttled_s)}, {"dvfs_changes", dvfs_changes}};
+  json j = {{"scenario", scenario},
+            {"policy", policy},
+            {"duration_s", r6(duration_s)},
+            {"antt", opt(antt)},
+            {"stp", opt(stp)},
+            {"fairness", opt(fairness)},
+            {"preemptions", preemptions},
+            {"preempt_latency_ms", r6(preempt_latency_ms)},
+            {"preempt_saved_mib", r6(preempt_saved_mib)},
+            {"energy_j", r6(energy_j)},
+            {"peak_junction_c", r6(peak_junction_c)},
+            {"peak_skin_c", r6(peak_skin_c)},
+            {"throttled_s", r6(throttled_s)},
+            {"dvfs_changes", dvfs_changes}};
   for (size_t i = 0; i < severity_s.size(); ++i)
     j["time_at_severity_s"][drv::to_string(static_cast<drv::ThermalSeverity>(i))] = r6(severity_s[i]);
   j["apps"] = json::array();
@@ -186,7 +196,17 @@ std::string comparison_table(const std::vector<Metrics>& runs) {
     if (s.size() < w) out += std::string(w - s.size(), ' ');
     out += ' ';
   };
+  // Ratios against the non-preemptive FCFS run when there is one (PREMA's way of reporting).
+  const Metrics* fcfs = nullptr;
+  for (const auto& m : runs)
+    if (m.policy == "fcfs") fcfs = &m;
+  auto ratio = [](const std::optional<double>& v,
+                  const std::optional<double>& base) -> std::optional<double> {
+    if (!v || !base || *base == 0) return std::nullopt;
+    return *v / *base;
+  };
   cell("policy", 8), cell("ANTT", 6), cell("STP", 6), cell("fair", 5);
+  if (fcfs) cell("ANTT/fcfs", 9), cell("STP/fcfs", 8), cell("fair/fcfs", 9);
   for (const auto& a : runs.front().apps) cell(a.name + " miss% / p99 ms / NPU s", 30);
   cell("preempt", 8), cell("energy J", 9), cell("Tj max", 7), cell("skin max", 8), cell("throttled s", 11),
       cell("worst severity", 14);
@@ -194,15 +214,20 @@ std::string comparison_table(const std::vector<Metrics>& runs) {
   for (const auto& m : runs) {
     cell(m.policy, 8), cell(fmt_opt("%.2f", m.antt), 6), cell(fmt_opt("%.2f", m.stp), 6),
         cell(fmt_opt("%.2f", m.fairness), 5);
+    if (fcfs)
+      cell(fmt_opt("%.2fx", ratio(m.antt, fcfs->antt)), 9),
+          cell(fmt_opt("%.2fx", ratio(m.stp, fcfs->stp)), 8),
+          cell(fmt_opt("%.2fx", ratio(m.fairness, fcfs->fairness)), 9);
     for (const auto& a : m.apps)
-      cell((a.with_deadline ? fmt("%.1f", 100 * a.miss_rate) : std::string("-")) + " / " + fmt("%.1f", a.p99_ms) +
-               " / " + fmt("%.2f", a.npu_s),
+      cell((a.with_deadline ? fmt("%.1f", 100 * a.miss_rate) : std::string("-")) + " / " +
+               fmt("%.1f", a.p99_ms) + " / " + fmt("%.2f", a.npu_s),
            30);
     int worst = 0;
     for (int i = 0; i < 7; ++i)
       if (m.severity_s[i] > 0) worst = i;
-    cell(std::to_string(m.preemptions), 8), cell(fmt("%.2f", m.energy_j), 9), cell(fmt("%.1f", m.peak_junction_c), 7),
-        cell(fmt("%.1f", m.peak_skin_c), 8), cell(fmt("%.2f", m.throttled_s), 11),
+    cell(std::to_string(m.preemptions), 8), cell(fmt("%.2f", m.energy_j), 9),
+        cell(fmt("%.1f", m.peak_junction_c), 7), cell(fmt("%.1f", m.peak_skin_c), 8),
+        cell(fmt("%.2f", m.throttled_s), 11),
         cell(drv::to_string(static_cast<drv::ThermalSeverity>(worst)), 14);
     out += "\n";
   }
@@ -212,14 +237,15 @@ std::string comparison_table(const std::vector<Metrics>& runs) {
 std::string app_table(const Metrics& m) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-14s %6s %6s %6s %7s %9s %9s %6s %8s %8s %6s %6s %10s\n", "app", "arrive", "done",
-                "missed", "miss%", "p50 ms", "p99 ms", "NTT", "preempt", "NPU s", "loads", "unload", "load wait");
+  std::snprintf(line, sizeof line, "%-14s %6s %6s %6s %7s %9s %9s %6s %8s %8s %6s %6s %10s\n", "app",
+                "arrive", "done", "missed", "miss%", "p50 ms", "p99 ms", "NTT", "preempt", "NPU s", "loads",
+                "unload", "load wait");
   out += line;
   for (const auto& a : m.apps) {
-    std::snprintf(line, sizeof line, "%-14s %6u %6u %6u %7s %9.2f %9.2f %6s %8u %8.3f %6u %6u %8.1f ms\n", a.name.c_str(),
-                  a.arrivals, a.completed, a.missed, a.with_deadline ? fmt("%.2f", 100 * a.miss_rate).c_str() : "-",
-                  a.p50_ms, a.p99_ms, fmt_opt("%.2f", a.ntt).c_str(), a.preemptions, a.npu_s, a.loads, a.unloads,
-                  a.load_wait_ms);
+    std::snprintf(line, sizeof line, "%-14s %6u %6u %6u %7s %9.2f %9.2f %6s %8u %8.3f %6u %6u %8.1f ms\n",
+                  a.name.c_str(), a.arrivals, a.completed, a.missed,
+                  a.with_deadline ? fmt("%.2f", 100 * a.miss_rate).c_str() : "-", a.p50_ms, a.p99_ms,
+                  fmt_opt("%.2f", a.ntt).c_str(), a.preemptions, a.npu_s, a.loads, a.unloads, a.load_wait_ms);
     out += line;
   }
   return out;

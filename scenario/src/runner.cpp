@@ -60,6 +60,23 @@ double stat_value(const stats::Registry& r, const std::string& path) {
 
 json span_json(const Span& s) { return {s.start_ns, s.end_ns, s.what}; }
 
+// The scenario with every point in time of the file (duration, workload start and stop, importance
+// changes, events) multiplied by `scale`. Periods, rates, deadlines and think times stay: they are the
+// apps' own pace, which a shorter run must not change.
+Scenario scaled(Scenario s, double scale) {
+  s.duration_s *= scale;
+  for (AppSpec& a : s.apps) {
+    a.workload.start_s *= scale;
+    if (a.workload.stop_s >= 0) a.workload.stop_s *= scale;
+    for (ImportanceChange& c : a.importance) c.at_s *= scale;
+  }
+  for (EventSpec& e : s.events) {
+    e.at_s *= scale;
+    e.duration_s *= scale;
+  }
+  return s;
+}
+
 }  // namespace
 
 json RunResult::to_json() const {
@@ -80,13 +97,22 @@ json RunResult::to_json() const {
   j["severity_s"] = severity_s;
   j["dvfs_changes"] = dvfs_changes;
   for (const auto& a : apps) {
-    json ja = {{"name", a.name},        {"uid", a.uid},       {"arrivals", a.arrivals},
-               {"load_requests", a.load_requests}, {"loads", a.loads}, {"unloads", a.unloads},
-               {"load_wait_ns", a.load_wait_ns},   {"load_ns", a.load_ns}, {"errors", a.errors},
-               {"device_cycles", a.device_cycles}, {"first_loaded_ns", a.first_loaded_ns}, {"energy_pj", a.energy_pj}, {"preemptions", a.preemptions}};
+    json ja = {{"name", a.name},
+               {"uid", a.uid},
+               {"arrivals", a.arrivals},
+               {"load_requests", a.load_requests},
+               {"loads", a.loads},
+               {"unloads", a.unloads},
+               {"load_wait_ns", a.load_wait_ns},
+               {"load_ns", a.load_ns},
+               {"errors", a.errors},
+               {"device_cycles", a.device_cycles},
+               {"first_loaded_ns", a.first_loaded_ns},
+               {"energy_pj", a.energy_pj},
+               {"preemptions", a.preemptions}};
     for (const auto& r : a.requests)
-      ja["requests"].push_back({r.seq, r.arrival_ns, r.start_ns, r.end_ns, r.deadline_ns, r.dropped, r.missed, r.jobs,
-                                r.preemptions, r.device_cycles, r.energy_pj});
+      ja["requests"].push_back({r.seq, r.arrival_ns, r.start_ns, r.end_ns, r.deadline_ns, r.dropped, r.missed,
+                                r.jobs, r.preemptions, r.device_cycles, r.energy_pj});
     if (a.requests.empty()) ja["requests"] = json::array();
     ja["resident"] = json::array();
     for (const auto& s : a.resident) ja["resident"].push_back(span_json(s));
@@ -95,7 +121,8 @@ json RunResult::to_json() const {
     j["apps"].push_back(ja);
   }
   j["samples"] = json::array();
-  for (const auto& s : samples) j["samples"].push_back({s.t_ns, s.junction_c, s.skin_c, s.mhz, s.power_w, s.severity});
+  for (const auto& s : samples)
+    j["samples"].push_back({s.t_ns, s.junction_c, s.skin_c, s.mhz, s.power_w, s.severity});
   j["channel_spans"] = json::array();
   for (const auto& c : channel_spans) j["channel_spans"].push_back({c.channel, c.start_ns, c.end_ns, c.uid});
   return j;
@@ -148,7 +175,8 @@ Result<RunResult> RunResult::from_json(const json& j) {
   }
 }
 
-Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& options) {
+Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions& options) {
+  const Scenario scenario = scaled(file_scenario, options.duration_scale);
   const std::string policy = options.policy.empty() ? scenario.policy : options.policy;
   const Baseline* baseline = find_baseline(policy);
   if (!baseline) return make_error("--policy: unknown baseline \"" + policy + "\"");
@@ -157,7 +185,14 @@ Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& opt
   for (const auto& o : baseline->overrides) sets.push_back(o);
   auto cfg = system::load_system_config(scenario.hardware, sets);
   if (!cfg) return make_error(scenario.path + ": $.hardware: " + cfg.error());
-  // The channel timeline comes from the driver's trace; tracing records every descriptor, so only on request.
+  if (options.scale_thermal) {
+    // Minutes of heating in seconds of simulation: the package and skin heat up (and cool) `scale` times
+    // faster. The junction's time constant (tens of ms) is that of the per-frame bursts, which a scaled
+    // run keeps, so it stays.
+    cfg->npu.thermal.package.capacity_j_per_k *= options.duration_scale;
+    cfg->npu.thermal.skin.capacity_j_per_k *= options.duration_scale;
+  }
+  // The channel timeline comes from the driver's trace (one span per command buffer on a channel).
   cfg->trace = options.channel_timeline || !options.trace_path.empty();
   hal::NpuTarget target;
   target.array_rows = cfg->npu.channel.array_rows;
@@ -179,7 +214,10 @@ Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& opt
   auto sys = system::System::create(*cfg);
   if (!sys) return make_error(sys.error());
   system::System& s = **sys;
-  const double duration_s = scenario.duration_s * options.duration_scale;
+  // The NPU model traces every descriptor on every engine: millions of events on a long run. Only on
+  // request; the driver's per-buffer channel spans and the apps' tracks stay.
+  if (!options.trace_descriptors) s.npu().set_tracer(nullptr);
+  const double duration_s = scenario.duration_s;
   const uint64_t end_ns = s_to_ns(duration_s);
   RunResult result;
   result.scenario = scenario.name;
@@ -202,8 +240,9 @@ Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& opt
         drv::Os& os = sys_.os();
         for (size_t i = 0; i < apps.size(); ++i) {
           service.set_importance(apps[i]->uid, apps[i]->importance.front().importance);
-          tenants.push_back(std::make_unique<TenantApp>(sys_.driver(), service, *apps[i], std::move(models[i]),
-                                                        cfg->host.memcpy_gbps, scenario.seed, end_ns, sys_.tracer()));
+          tenants.push_back(std::make_unique<TenantApp>(sys_.driver(), service, *apps[i],
+                                                        std::move(models[i]), cfg->host.memcpy_gbps,
+                                                        scenario.seed, end_ns, sys_.tracer()));
         }
         for (auto& t : tenants) t->start();
         // Importance timelines and events, in time order, from this thread.
@@ -216,23 +255,24 @@ Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& opt
           for (size_t k = 1; k < a->importance.size(); ++k) {
             const int uid = a->uid;
             const mgr::Importance imp = a->importance[k].importance;
-            timeline.push_back({s_to_ns(a->importance[k].at_s * options.duration_scale),
-                                [&service, uid, imp] { service.set_importance(uid, imp); }});
+            timeline.push_back(
+                {s_to_ns(a->importance[k].at_s), [&service, uid, imp] { service.set_importance(uid, imp); }});
           }
         double injected = 0;
         for (const EventSpec& e : scenario.events) {
           const double w = e.watts;
-          timeline.push_back({s_to_ns(e.at_s * options.duration_scale), [&sys_, &injected, w] {
+          timeline.push_back({s_to_ns(e.at_s), [&sys_, &injected, w] {
                                 injected += w;
                                 sys_.npu().inject_thermal_runaway(injected);
                               }});
           if (e.duration_s > 0)
-            timeline.push_back({s_to_ns((e.at_s + e.duration_s) * options.duration_scale), [&sys_, &injected, w] {
+            timeline.push_back({s_to_ns(e.at_s + e.duration_s), [&sys_, &injected, w] {
                                   injected -= w;
                                   sys_.npu().inject_thermal_runaway(std::max(0.0, injected));
                                 }});
         }
-        std::stable_sort(timeline.begin(), timeline.end(), [](const Timed& a, const Timed& b) { return a.at_ns < b.at_ns; });
+        std::stable_sort(timeline.begin(), timeline.end(),
+                         [](const Timed& a, const Timed& b) { return a.at_ns < b.at_ns; });
         // Sampling thread: temperature, clock, power and severity for the metrics and the report.
         const uint64_t period = s_to_ns(scenario.sample_ms / 1000.0);
         // It outlives this body by a delta cycle: capture nothing of the body's own locals by reference.
@@ -241,9 +281,9 @@ Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& opt
             if (os.now_ns() < t) os.delay_ns(t - os.now_ns());
             const auto& rc = sys_.npu().thermal().rc();
             const auto& dvfs = sys_.npu().dvfs();
-            result.samples.push_back({t, rc.junction_c(), rc.temperature_c(2), dvfs.point(dvfs.current_point()).mhz,
-                                      sys_.npu().thermal().last_power_w(),
-                                      static_cast<int>(sys_.driver().thermal_severity())});
+            result.samples.push_back(
+                {t, rc.junction_c(), rc.temperature_c(2), dvfs.point(dvfs.current_point()).mhz,
+                 sys_.npu().thermal().last_power_w(), static_cast<int>(sys_.driver().thermal_severity())});
           }
         });
         for (const Timed& t : timeline) {
@@ -252,7 +292,12 @@ Result<RunResult> run_in_process(const Scenario& scenario, const RunOptions& opt
           t.act();
         }
         if (os.now_ns() < end_ns) os.delay_ns(end_ns - os.now_ns());
-        for (auto& t : tenants) result.apps.push_back(t->finish());
+        // Buffers still on a channel at the end count for their app too (their fences add them later).
+        for (auto& t : tenants) {
+          const double running_ns = static_cast<double>(sys_.driver().running_ns(t->spec().uid));
+          result.apps.push_back(
+              t->finish(static_cast<uint64_t>(std::llround(running_ns * result.clock_mhz / 1000))));
+        }
       },
       duration_s + 60);
   if (!ran) return make_error(ran.error());

@@ -11,7 +11,8 @@ constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 uint64_t ms_to_ns(double ms) { return static_cast<uint64_t>(std::llround(ms * 1e6)); }
 
-std::vector<std::vector<std::vector<desc::Raw>>> relocate_program(const Program& p, uint64_t weights, uint64_t arena) {
+std::vector<std::vector<std::vector<desc::Raw>>> relocate_program(const Program& p, uint64_t weights,
+                                                                  uint64_t arena) {
   std::vector<std::vector<std::vector<desc::Raw>>> out;
   for (const auto& stage : p.stages) {
     auto& buffers = out.emplace_back();
@@ -80,7 +81,8 @@ double TenantApp::uniform() {
 }
 
 uint64_t TenantApp::stop_ns() const {
-  const uint64_t stop = spec_.workload.stop_s < 0 ? end_ns_ : static_cast<uint64_t>(std::llround(spec_.workload.stop_s * 1e9));
+  const uint64_t stop =
+      spec_.workload.stop_s < 0 ? end_ns_ : static_cast<uint64_t>(std::llround(spec_.workload.stop_s * 1e9));
   return std::min(stop, end_ns_);
 }
 
@@ -102,8 +104,10 @@ TenantApp::Arrival TenantApp::next_arrival() {
     case WorkloadKind::BURSTY:
       if (burst_left_ == 0)
         burst_left_ = w.burst_min + static_cast<uint32_t>(uniform() * (w.burst_max - w.burst_min + 1));
-      if (--burst_left_ > 0) next_open_ns_ += ms_to_ns(w.burst_spacing_ms);
-      else next_open_ns_ += ms_to_ns(-std::log1p(-uniform()) * w.mean_gap_ms);
+      if (--burst_left_ > 0)
+        next_open_ns_ += ms_to_ns(w.burst_spacing_ms);
+      else
+        next_open_ns_ += ms_to_ns(-std::log1p(-uniform()) * w.mean_gap_ms);
       break;
     case WorkloadKind::LLM:
     case WorkloadKind::BATCH:
@@ -177,7 +181,8 @@ bool TenantApp::load(int64_t request_id) {
   weights_ = *w;
   arena_ = *a;
   if (!model_.weights_image.empty()) {
-    (void)driver_.write_bo(ctx_, weights_.handle, 0, model_.weights_image.data(), model_.weights_image.size());
+    (void)driver_.write_bo(ctx_, weights_.handle, 0, model_.weights_image.data(),
+                           model_.weights_image.size());
   } else {
     // Timing-only weights: charge the host copy of every byte (host.memcpy_gbps) without moving data.
     os.delay_ns(static_cast<uint64_t>(static_cast<double>(model_.weight_bytes) / memcpy_gbps_));
@@ -217,7 +222,9 @@ bool TenantApp::run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& 
     run_.errors.push_back(std::string(what) + ": submit: " + fence.error());
     return false;
   }
+  in_flight_ = *fence;
   driver_.wait(**fence);
+  in_flight_.reset();
   const drv::Fence& f = **fence;
   run_.jobs.push_back({f.submit_ns, f.end_ns, what});
   run_.device_cycles += f.device_cycles;
@@ -242,7 +249,8 @@ void TenantApp::serve() {
   while (!interrupted() && os.now_ns() < end_ns_) {
     if (w.kind == WorkloadKind::LLM || w.kind == WorkloadKind::BATCH) {
       if (!in_session_) {
-        if (next_open_ns_ >= stop_ns() || (w.kind == WorkloadKind::BATCH && w.jobs && batch_done_ >= w.jobs)) {
+        if (next_open_ns_ >= stop_ns() ||
+            (w.kind == WorkloadKind::BATCH && w.jobs && batch_done_ >= w.jobs)) {
           sleep_until(end_ns_);
           return;
         }
@@ -301,13 +309,18 @@ void TenantApp::serve() {
     rec.missed = a.deadline_ns && rec.end_ns > a.deadline_ns;
     run_.requests.push_back(rec);
     if (tracer_)
-      tracer_->span(track_, rec.missed ? "request (missed)" : "request", rec.arrival_ns, rec.end_ns - rec.arrival_ns,
-                    {{"seq", rec.seq}});
+      tracer_->span(track_, rec.missed ? "request (missed)" : "request", rec.arrival_ns,
+                    rec.end_ns - rec.arrival_ns, {{"seq", rec.seq}});
   }
 }
 
-AppRun TenantApp::finish() {
+AppRun TenantApp::finish(uint64_t running_cycles) {
   if (!infer_.empty() || !decode_.empty()) run_.resident.push_back({resident_since_, end_ns_, "resident"});
+  run_.device_cycles += running_cycles;
+  if (in_flight_) {
+    run_.device_cycles += in_flight_->device_cycles;
+    run_.energy_pj += in_flight_->energy_pj;
+  }
   if (closed_loop()) return run_;
   // Open-loop requests that arrived but were never served: dropped once their deadline passed.
   std::vector<Arrival> rest = pending_;

@@ -11,28 +11,12 @@
 #include "npu/scenario/metrics.h"
 #include "npu/scenario/report.h"
 #include "npu/scenario/runner.h"
+#include "scenario_support.h"
 
 namespace npu::scenario {
 namespace {
 
 using nlohmann::json;
-
-Scenario shipped(const std::string& name) {
-  auto s = load_scenario(std::string(NPUSIM_SOURCE_DIR "/configs/scenarios/") + name + ".json");
-  EXPECT_TRUE(s.ok()) << s.error();
-  return s.ok() ? *s : Scenario{};
-}
-
-Metrics run_shared(const Scenario& s, const std::string& policy, double scale) {
-  RunOptions o;
-  o.policy = policy;
-  o.duration_scale = scale;
-  auto r = run_forked(s, o);
-  EXPECT_TRUE(r.ok()) << r.error();
-  if (!r.ok()) return {};
-  for (const auto& a : r->apps) EXPECT_TRUE(a.errors.empty()) << a.name << ": " << a.errors.front();
-  return compute_metrics(*r, {});
-}
 
 // A small two-app scenario for the mechanics (determinism, trace, report).
 Scenario small() {

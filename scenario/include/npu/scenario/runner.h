@@ -8,11 +8,10 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/common/result.h"
 #include "npu/scenario/scenario.h"
@@ -42,15 +41,15 @@ struct AppRun {
   std::vector<RequestRecord> requests;  // completed or dropped, in arrival order
   uint32_t arrivals = 0;                // requests that arrived before the end
   uint32_t load_requests = 0, loads = 0, unloads = 0;
-  uint64_t load_wait_ns = 0;            // Σ request → CAN_LOAD_NOW
-  uint64_t load_ns = 0;                 // Σ time copying weights in
-  uint64_t device_cycles = 0;           // Σ busy channel cycles of all its jobs (finished requests or not)
-  uint64_t energy_pj = 0;               // Σ dynamic energy of all its jobs
-  uint32_t preemptions = 0;             // Σ over all its jobs
-  std::vector<Span> resident;           // loaded → unloaded (or the end)
-  uint64_t first_loaded_ns = 0;         // end of the first load (0: never loaded)
-  std::vector<Span> jobs;               // each driver job: submit → end
-  std::vector<std::string> errors;      // failed loads or jobs (should stay empty)
+  uint64_t load_wait_ns = 0;        // Σ request → CAN_LOAD_NOW
+  uint64_t load_ns = 0;             // Σ time copying weights in
+  uint64_t device_cycles = 0;       // Σ busy channel cycles of all its jobs (finished requests or not)
+  uint64_t energy_pj = 0;           // Σ dynamic energy of all its jobs
+  uint32_t preemptions = 0;         // Σ over all its jobs
+  std::vector<Span> resident;       // loaded → unloaded (or the end)
+  uint64_t first_loaded_ns = 0;     // end of the first load (0: never loaded)
+  std::vector<Span> jobs;           // each driver job: submit → end
+  std::vector<std::string> errors;  // failed loads or jobs (should stay empty)
 };
 
 struct Sample {
@@ -85,11 +84,17 @@ struct RunResult {
 };
 
 struct RunOptions {
-  std::string policy;             // baseline name; empty: the scenario's
-  int only_uid = -1;              // ≥ 0: run only that app (isolated time)
-  std::string trace_path;         // Perfetto trace of this run; empty: none
-  bool channel_timeline = false;  // record which app ran on which channel (needs the tracer: slow)
-  double duration_scale = 1;      // multiplies the scenario's duration (CI keeps tests short)
+  std::string policy;              // baseline name; empty: the scenario's
+  int only_uid = -1;               // ≥ 0: run only that app (isolated time)
+  std::string trace_path;          // Perfetto trace of this run; empty: none
+  bool channel_timeline = false;   // record which app ran on which channel (the driver's trace)
+  bool trace_descriptors = false;  // the trace also gets the NPU's per-descriptor engine spans (large)
+  // Multiplies every point in time of the scenario (duration, start/stop, importance changes, events);
+  // periods, rates and deadlines stay. CI keeps tests short with it.
+  double duration_scale = 1;
+  // Also multiplies the package and skin heat capacities by duration_scale, so that a scaled run heats
+  // up as far as the full one (see runner.cpp).
+  bool scale_thermal = false;
 };
 
 // Runs in this process (at most once per process: SystemC).

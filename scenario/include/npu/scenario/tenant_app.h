@@ -34,8 +34,9 @@ class TenantApp {
 
   void start();
   // What happened (call once, at the end of the run): unserved requests whose deadline passed count as
-  // dropped.
-  AppRun finish();
+  // dropped; the NPU cycles and energy of a job still in flight count (its finished buffers from its
+  // fence, `running_cycles` for its buffers still on channels — the energy of those is not known).
+  AppRun finish(uint64_t running_cycles);
   const AppSpec& spec() const { return spec_; }
 
  private:
@@ -49,7 +50,8 @@ class TenantApp {
   void unload();
   // Serves requests until the manager asks for the model back or the run ends.
   void serve();
-  bool run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what, RequestRecord* rec);
+  bool run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what,
+               RequestRecord* rec);
   // Next open-loop arrival (periodic, bursty, Poisson); at_ns = UINT64_MAX when past the stop time.
   Arrival next_arrival();
   bool closed_loop() const;
@@ -78,6 +80,7 @@ class TenantApp {
   // Relocated command buffers of each program while loaded.
   std::vector<std::vector<std::vector<desc::Raw>>> infer_, prefill_, decode_;
 
+  std::shared_ptr<drv::Fence> in_flight_;  // the job being waited for, not yet accounted
   mgr::ModelLoadStatusListener* listener_ = nullptr;
   int64_t current_id_ = 0;
   bool approved_ = false, ended_ = false, unload_asked_ = false;
@@ -88,7 +91,7 @@ class TenantApp {
   uint64_t next_open_ns_ = 0;     // the next open-loop arrival to generate
   uint32_t burst_left_ = 0;
   uint32_t seq_ = 0;
-  uint32_t tokens_done_ = 0;      // LLM: progress in the current session (kept across unloads)
+  uint32_t tokens_done_ = 0;  // LLM: progress in the current session (kept across unloads)
   bool in_session_ = false;
   RequestRecord session_;
   uint32_t batch_done_ = 0;
