@@ -90,5 +90,79 @@ TEST(ScenarioMustShow, PremaMixRanksPremaFirstOnAnttAndFairness) {
   EXPECT_DOUBLE_EQ(*def.fairness, *hpf.fairness);
 }
 
+// Thermal fault, 3 s of the 6 s file: 6 W injected into the junction from 1 s to 1.5 s drives it past
+// CRITICAL. The default policy unloads the background LLM (SEVERE), the governor drops the clock, the
+// camera keeps every deadline and the LLM loads again once the device recovered.
+TEST(ScenarioSituation, ThermalCriticalForegroundSurvivesBackgroundUnloadedAndBack) {
+  RunOptions o;
+  o.policy = "default";
+  o.duration_scale = 0.5;
+  const RunResult r = run_checked(shipped("thermal_critical"), o);
+  const Metrics m = compute_metrics(r, {});
+  print_thermal(m);
+  const AppMetrics *cam = m.app("camera"), *llm = m.app("llm");
+  ASSERT_NE(cam, nullptr);
+  ASSERT_NE(llm, nullptr);
+  std::printf("llm: %u loads, %u unloads, %u load requests, load wait %.1f ms\n", llm->loads, llm->unloads,
+              llm->load_requests, llm->load_wait_ms);
+  EXPECT_GT(time_at_or_above(m, drv::ThermalSeverity::CRITICAL), 0.0);
+  EXPECT_GT(m.throttled_s, 0.0);
+  EXPECT_GE(cam->with_deadline, 89u);
+  EXPECT_LE(cam->miss_rate, 0.01);
+  EXPECT_GE(llm->unloads, 1u) << "asked to unload at SEVERE";
+  EXPECT_GE(llm->loads, 2u) << "loaded again after the fault";
+  ASSERT_FALSE(r.samples.empty());
+  EXPECT_LE(r.samples.back().severity, static_cast<int>(drv::ThermalSeverity::LIGHT))
+      << "recovered by the end";
+}
+
+// Assistant in the foreground, photo indexing in the background submitting job priority 0 ("urgent"),
+// 2 s of the 10 s file: the manager's bands put the background's urgent jobs behind the assistant's,
+// which preempt them; non-preemptive FCFS makes the assistant wait for the photo job in flight.
+TEST(ScenarioSituation, AssistantStaysResponsiveBesideUrgentBackgroundJobs) {
+  const Scenario s = shipped("assistant_photos");
+  const Metrics def = run_shared(s, "default", 0.2), fcfs = run_shared(s, "fcfs", 0.2);
+  const AppMetrics *a = def.app("assistant"), *p = def.app("photos"), *a_fcfs = fcfs.app("assistant");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(p, nullptr);
+  ASSERT_NE(a_fcfs, nullptr);
+  std::printf(
+      "default: assistant %u requests, p50 %.2f p99 %.2f ms, %u missed; photos %u jobs, %u preempted, %.2f "
+      "NPU s of %.2f; fcfs: assistant p99 %.2f ms\n",
+      a->arrivals, a->p50_ms, a->p99_ms, a->missed, p->completed, p->preemptions, p->npu_s,
+      def.channels * def.duration_s, a_fcfs->p99_ms);
+  EXPECT_GE(a->with_deadline, 5u);
+  EXPECT_EQ(a->missed, 0u);
+  EXPECT_EQ(a->preemptions, 0u);
+  EXPECT_GT(p->preemptions, 0u) << "the assistant's requests preempt the urgent background jobs";
+  EXPECT_LT(a->p99_ms, a_fcfs->p99_ms);
+  EXPECT_GT(p->npu_s, 0.8 * def.channels * def.duration_s) << "the background still gets the NPU";
+}
+
+// Foreground load against a resident giant model, 4 s of the 8 s file (the translator turns foreground
+// at 1 s): the manager asks the giant to unload, the translator loads, the giant waits for its turn.
+TEST(ScenarioSituation, ForegroundLoadEvictsTheResidentGiant) {
+  const Scenario s = shipped("foreground_load");
+  RunOptions o;
+  o.policy = "default";
+  o.duration_scale = 0.5;
+  const RunResult r = run_checked(s, o);
+  ASSERT_EQ(r.apps.size(), 2u);
+  const AppRun &giant = r.apps[0], &fg = r.apps[1];
+  const double foreground_at_ms = s.apps[1].importance.back().at_s * o.duration_scale * 1e3;
+  const double loaded_after_ms = fg.first_loaded_ns / 1e6 - foreground_at_ms;
+  std::printf(
+      "giant: %u loads, %u unloads, %u requests; translator loaded %.1f ms after turning foreground "
+      "(weights copied in %.1f ms), %zu sessions\n",
+      giant.loads, giant.unloads, giant.load_requests, loaded_after_ms, fg.load_ns / 1e6, fg.requests.size());
+  EXPECT_EQ(giant.unloads, 1u);
+  EXPECT_GE(giant.load_requests, 2u) << "asks again and waits";
+  EXPECT_EQ(giant.loads, 1u) << "the foreground keeps the memory";
+  EXPECT_EQ(fg.loads, 1u);
+  EXPECT_GT(loaded_after_ms, 0.0);
+  EXPECT_LT(loaded_after_ms, 500.0);
+  EXPECT_GE(fg.requests.size(), 1u);
+}
+
 }  // namespace
 }  // namespace npu::scenario
