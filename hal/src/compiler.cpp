@@ -409,8 +409,7 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
   auto log = log::get("compilation");
   Program prog;
   const auto& g = m.main;
-  prog.timing_only = std::any_of(g.operands.begin(), g.operands.end(),
-                                 [](const models::Operand& o) { return o.values_omitted; });
+  prog.timing_only = models::is_timing_only(m);
   prog.weights = WeightsImage(!prog.timing_only);
   for (uint32_t i = 0; i < g.operands.size(); ++i) {
     const auto& o = g.operands[i];

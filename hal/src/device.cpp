@@ -50,11 +50,6 @@ uint64_t constant_bytes(const models::Model& model) {
   return n;
 }
 
-bool is_timing_only(const models::Model& model) {
-  const auto& ops = model.main.operands;
-  return std::any_of(ops.begin(), ops.end(), [](const models::Operand& o) { return o.values_omitted; });
-}
-
 // A timing-only model (Operand::values_omitted) validates everywhere, but only a device that can run
 // it for timing alone prepares it; the others refuse it naming the first such operand.
 Status check_values_present(const models::Model& model) {
@@ -383,7 +378,7 @@ PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priori
   auto log = log::get("compilation");
   models::Model shaped = with_inferred_shapes(model);
   auto program = compile_for_npu(shaped, target_);
-  if (!program && is_timing_only(model))
+  if (!program && models::is_timing_only(model))
     return {{ErrorStatus::GENERAL_FAILURE, "timing-only model: " + program.error()}, nullptr};
   if (!program) {
     // As the NNAPI framework does when preparation fails: run the whole model on the CPU.

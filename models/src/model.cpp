@@ -1,5 +1,6 @@
 #include "npu/models/model.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -188,6 +189,11 @@ std::optional<OperationType> operation_type_from_string(std::string_view name) {
     if (kOperationNames[i] == name) return static_cast<OperationType>(i);
   }
   return std::nullopt;
+}
+
+bool is_timing_only(const Model& model) {
+  const auto& ops = model.main.operands;
+  return std::any_of(ops.begin(), ops.end(), [](const Operand& o) { return o.values_omitted; });
 }
 
 bool is_valid(OperandType t) { return to_string(t) != kInvalid; }

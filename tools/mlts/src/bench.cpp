@@ -206,8 +206,7 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
   r.parameters = figures.parameters;
   r.macs = figures.macs;
   r.classifier = is_classifier(*model);
-  r.timing_only = std::any_of(model->main.operands.begin(), model->main.operands.end(),
-                              [](const models::Operand& op) { return op.values_omitted; });
+  r.timing_only = models::is_timing_only(*model);
   const auto& hw = (*sys)->config().npu;
   r.hardware = std::to_string(hw.channels) + " channel" + (hw.channels == 1 ? "" : "s") + ", " +
                std::to_string(hw.channel.array_rows) + "x" + std::to_string(hw.channel.array_cols) + " " +

@@ -137,6 +137,10 @@ bool is_valid(OperandType t);
 bool is_valid(Lifetime l);
 bool is_valid(OperationType t);
 
+// True when some main-graph operand has its values omitted: a timing-only model (LLM-sized, constants as
+// sizes only), which devices that compute refuse and the NPU device runs for timing alone.
+bool is_timing_only(const Model& model);
+
 // Largest operand the tools accept (bytes). element_count() saturates to UINT64_MAX on overflow, so
 // check element_count() <= max_operand_bytes() / element_size(type) before trusting byte_size().
 constexpr uint64_t max_operand_bytes() { return uint64_t{1} << 40; }
