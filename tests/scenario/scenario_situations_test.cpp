@@ -61,9 +61,11 @@ TEST(ScenarioMustShow, SustainedHeatDefaultHoldsWhereTheObliviousBaselineThrottl
 }
 
 // PREMA mix, 0.5 s of the 5 s file: ANTT, STP and fairness of every baseline with isolated runs. As in
-// the PREMA paper: PREMA has the best ANTT and STP; preemptive highest-priority-first improves ANTT and
-// STP over non-preemptive FCFS but starves the low priorities (less fair than FCFS).
-TEST(ScenarioMustShow, PremaMixRanksPremaFirstOnAntt) {
+// the PREMA paper: PREMA has the best ANTT, STP and fairness; preemptive highest-priority-first raises
+// STP over non-preemptive FCFS but starves the low priorities (less fair than FCFS). Whether hpf's ANTT
+// beats FCFS's depends on the window (it does here, not over the full 5 s: docs/scenarios.md), so it is
+// not asserted.
+TEST(ScenarioMustShow, PremaMixRanksPremaFirst) {
   const Scenario s = shipped("prema_mix");
   std::vector<Metrics> runs;
   std::map<std::string, const Metrics*> by;
@@ -77,13 +79,11 @@ TEST(ScenarioMustShow, PremaMixRanksPremaFirstOnAntt) {
   EXPECT_NE(table.find("ANTT/fcfs"), std::string::npos);
   const Metrics &fcfs = *by["fcfs"], &hpf = *by["hpf"], &prema = *by["prema"], &def = *by["default"];
   EXPECT_LT(*prema.antt, *hpf.antt);
-  EXPECT_LT(*hpf.antt, *fcfs.antt);
-  // Fairness: FCFS beats hpf (starvation of the low priorities). PREMA beat FCFS on fairness in this
-  // 0.5 s window before the compiler's FULLY_CONNECTED layout change (8749951) sped the assistant model
-  // up; since then it ties with hpf here (0.28 vs 0.34 for FCFS), not yet re-measured on the full file.
-  EXPECT_GT(*fcfs.fairness, *hpf.fairness);
+  EXPECT_LT(*prema.antt, *fcfs.antt);
   EXPECT_GT(*hpf.stp, *fcfs.stp);
   EXPECT_GE(*prema.stp, *hpf.stp);
+  EXPECT_GT(*fcfs.fairness, *hpf.fairness);
+  EXPECT_GT(*prema.fairness, *fcfs.fairness);
   EXPECT_EQ(fcfs.preemptions, 0u);
   EXPECT_GT(prema.preemptions, 0u);
   EXPECT_LT(prema.preemptions, 10'000u) << "no preemption livelock";
