@@ -12,7 +12,7 @@ namespace {
 
 constexpr char kModelMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'M', 'C'};
 constexpr char kDataMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'D', 'C'};
-constexpr uint32_t kFormatVersion = 2;  // 2: constants as raw bytes in the data file
+constexpr uint32_t kFormatVersion = 3;  // 2: constants as raw bytes; 3: the subgraphs' programs too
 constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8;  // magic, format version, payload bytes, checksum
 
 // FNV-1a, 64 bit: catches corruption (not tampering, see the header).
@@ -199,34 +199,21 @@ Result<std::vector<uint8_t>> read_file(const std::string& path, const char (&mag
   return payload;
 }
 
-}  // namespace
-
-CacheFilePaths cache_file_paths(const std::string& dir, const CacheToken& token) {
-  const std::string base = dir + "/" + hex(token);
-  return {base + ".model", base + ".data"};
-}
-
-Result<void> write_compilation_cache(const std::string& dir, const CacheToken& token,
-                                     const std::string& version_string, const NpuTarget& target,
-                                     const models::Model& source, const models::Model& compiled,
-                                     const Program& program) {
-  // A timing-only program has no weight values to cache, and compiling it again is cheap next to
-  // running it.
-  if (program.timing_only) return make_error("a timing-only program (omitted constant values) is not cached");
-  const auto paths = cache_file_paths(dir, token);
-  const SplitModel split = split_constants(compiled);
-  Writer data;  // the weights image, then the compiled model's constants
-  data.pod<uint64_t>(program.weights.bytes().size());
-  data.bytes(program.weights.bytes().data(), program.weights.bytes().size());
+// Model file: per graph, whether it has a program, the fallback reason, the model JSON and the
+// program. Data file: per graph, its weights image then its constants, each with its length.
+void write_graph(Writer& w, Writer& data, const CompiledGraph& g) {
+  const SplitModel split = split_constants(g.model);
+  const std::vector<uint8_t> no_weights;
+  const auto& weights = g.program ? g.program->weights.bytes() : no_weights;
+  data.pod<uint64_t>(weights.size());
+  data.bytes(weights.data(), weights.size());
+  data.pod<uint64_t>(split.constants.size());
   data.bytes(split.constants.data(), split.constants.size());
-  if (auto d = write_file(paths.data, kDataMagic, data.data()); !d) return d;
-  Writer w;
-  w.str(version_string);
-  w.bytes(token.data(), token.size());
-  write_target(w, target);
-  w.pod(model_digest(source));
-  w.pod(fnv1a(data.data().data(), data.data().size()));
+  w.pod<uint8_t>(g.program.has_value());
+  w.str(g.fallback);
   w.str(models::to_json(split.structure).dump());
+  if (!g.program) return;
+  const Program& program = *g.program;
   w.pod(program.arena_bytes);
   w.pod(program.tiles);
   w.pod(program.cpu_operations);
@@ -253,53 +240,17 @@ Result<void> write_compilation_cache(const std::string& dir, const CacheToken& t
       }
     }
   }
-  return write_file(paths.model, kModelMagic, w.data());
 }
 
-Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheToken& token,
-                                             const std::string& version_string, const NpuTarget& target,
-                                             const models::Model* expected) {
-  const auto paths = cache_file_paths(dir, token);
-  uint64_t model_sum = 0, data_sum = 0;
-  auto payload = read_file(paths.model, kModelMagic, &model_sum);
-  if (!payload) return make_error(payload.error());
-  auto data = read_file(paths.data, kDataMagic, &data_sum);
-  if (!data) return make_error(data.error());
-  const std::string where = paths.model + ": ";
-  Reader r(payload->data(), payload->size());
-  const std::string version = r.str();
-  if (r.ok() && version != version_string)
-    return make_error(where + "stale: written by \"" + version + "\", this device is \"" + version_string +
-                      "\"");
-  CacheToken stored{};
-  r.bytes(stored.data(), stored.size());
-  if (r.ok() && stored != token) return make_error(where + "written for another token");
-  if (!same_target(r, target)) return make_error(where + "compiled for another NPU configuration");
-  const auto source_digest = r.pod<uint64_t>();
-  if (r.ok() && expected && source_digest != model_digest(*expected))
-    return make_error(where + "stale: written for a different model");
-  if (r.ok() && r.pod<uint64_t>() != data_sum) return make_error(where + "does not belong to " + paths.data);
-
-  CachedProgram c;
-  c.file_bytes = payload->size() + data->size() + 2 * kHeaderBytes;
-  auto doc = nlohmann::json::parse(r.str(), nullptr, /*allow_exceptions=*/false);
-  if (!r.ok() || doc.is_discarded()) return make_error(where + "model section unreadable");
-  auto model = models::parse_model_json(doc, paths.model, "");
-  if (!model) return make_error(model.error());
-  c.model = std::move(*model);
-  Reader d(data->data(), data->size());
-  const uint64_t weight_bytes = d.count(1);
-  if (!d.ok()) return make_error(paths.data + ": weights section truncated");
-  const uint8_t* weights = data->data() + sizeof(uint64_t);
-  const uint64_t constants_at = sizeof(uint64_t) + weight_bytes;
-  if (auto k = restore_constants(c.model, data->data() + constants_at, data->size() - constants_at); !k)
-    return make_error(paths.data + ": " + k.error());
-  Program& p = c.program;
-  p.weights = WeightsImage(std::vector<uint8_t>(weights, weights + weight_bytes));
+// A graph's program, checked against the model it was compiled from.
+Result<Program> read_program(Reader& r, const models::Model& model, std::vector<uint8_t> weights,
+                             const std::string& where) {
+  Program p;
+  p.weights = WeightsImage(std::move(weights));
   p.arena_bytes = r.pod<uint64_t>();
   p.tiles = r.pod<uint64_t>();
   p.cpu_operations = r.pod<uint32_t>();
-  const auto& g = c.model.main;
+  const auto& g = model.main;
   for (uint64_t n = r.count(20); n > 0; --n) {
     const auto operand = r.pod<uint32_t>();
     ArenaSlot slot{r.pod<uint64_t>(), r.pod<uint64_t>()};
@@ -330,10 +281,10 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
     }
     s.control_flow = ops::is_control_flow(g.operations[s.operation].type);
     p.control_flow_operations += s.control_flow;
-    if (s.on_cpu) s.cpu_model = extract_operation(c.model, s.operation, &s.cpu_inputs, &s.cpu_outputs);
+    if (s.on_cpu) s.cpu_model = extract_operation(model, s.operation, &s.cpu_inputs, &s.cpu_outputs);
     p.stages.push_back(std::move(s));
   }
-  if (!r.ok() || !r.at_end()) return make_error(where + "program section truncated or malformed");
+  if (!r.ok()) return make_error(where + "program section truncated or malformed");
   // Every operand a stage touches must have its slot (an NPU stage's DMA ranges are checked by the
   // driver at submit; this keeps the CPU stages and the I/O copies in bounds).
   for (const auto& s : p.stages) {
@@ -351,6 +302,118 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
     for (uint32_t i : *list)
       if (!p.arena.count(i))
         return make_error(where + "graph operand " + std::to_string(i) + " has no arena slot");
+  return p;
+}
+
+Result<CompiledGraph> read_graph(Reader& r, Reader& data, const std::string& where,
+                                 const std::string& data_path) {
+  CompiledGraph out;
+  const bool has_program = r.pod<uint8_t>() != 0;
+  out.fallback = r.str();
+  auto doc = nlohmann::json::parse(r.str(), nullptr, /*allow_exceptions=*/false);
+  if (!r.ok() || doc.is_discarded()) return make_error(where + "model section unreadable");
+  auto model = models::parse_model_json(doc, where, "");
+  if (!model) return make_error(model.error());
+  out.model = std::move(*model);
+  std::vector<uint8_t> weights(data.count(1));
+  data.bytes(weights.data(), weights.size());
+  std::vector<uint8_t> constants(data.count(1));
+  data.bytes(constants.data(), constants.size());
+  if (!data.ok()) return make_error(data_path + ": truncated or malformed");
+  if (auto k = restore_constants(out.model, constants.data(), constants.size()); !k)
+    return make_error(data_path + ": " + k.error());
+  if (!has_program) {
+    if (!weights.empty()) return make_error(data_path + ": weights for a graph without a program");
+    return out;
+  }
+  auto program = read_program(r, out.model, std::move(weights), where);
+  if (!program) return make_error(program.error());
+  out.program = std::move(*program);
+  return out;
+}
+
+}  // namespace
+
+CacheFilePaths cache_file_paths(const std::string& dir, const CacheToken& token) {
+  const std::string base = dir + "/" + hex(token);
+  return {base + ".model", base + ".data"};
+}
+
+Result<void> write_compilation_cache(const std::string& dir, const CacheToken& token,
+                                     const std::string& version_string, const NpuTarget& target,
+                                     const models::Model& source, const CompiledGraph& main,
+                                     const std::vector<CompiledGraph>& subgraphs) {
+  if (!main.program) return make_error("the main graph has no program");
+  if (subgraphs.size() != main.model.referenced.size())
+    return make_error(std::to_string(subgraphs.size()) + " subgraph programs for " +
+                      std::to_string(main.model.referenced.size()) + " referenced subgraphs");
+  // A timing-only program has no weight values to cache, and compiling it again is cheap next to
+  // running it.
+  if (main.program->timing_only) return make_error("a timing-only program (omitted constant values) is not cached");
+  for (const auto& g : subgraphs)
+    if (g.program && g.program->timing_only)
+      return make_error("a timing-only program (omitted constant values) is not cached");
+  const auto paths = cache_file_paths(dir, token);
+  Writer data, graphs;
+  write_graph(graphs, data, main);
+  for (const auto& g : subgraphs) write_graph(graphs, data, g);
+  if (auto d = write_file(paths.data, kDataMagic, data.data()); !d) return d;
+  Writer w;
+  w.str(version_string);
+  w.bytes(token.data(), token.size());
+  write_target(w, target);
+  w.pod(model_digest(source));
+  w.pod(fnv1a(data.data().data(), data.data().size()));
+  w.pod<uint64_t>(1 + subgraphs.size());
+  w.bytes(graphs.data().data(), graphs.data().size());
+  return write_file(paths.model, kModelMagic, w.data());
+}
+
+Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheToken& token,
+                                             const std::string& version_string, const NpuTarget& target,
+                                             const models::Model* expected) {
+  const auto paths = cache_file_paths(dir, token);
+  uint64_t model_sum = 0, data_sum = 0;
+  auto payload = read_file(paths.model, kModelMagic, &model_sum);
+  if (!payload) return make_error(payload.error());
+  auto data = read_file(paths.data, kDataMagic, &data_sum);
+  if (!data) return make_error(data.error());
+  const std::string where = paths.model + ": ";
+  Reader r(payload->data(), payload->size());
+  const std::string version = r.str();
+  if (r.ok() && version != version_string)
+    return make_error(where + "stale: written by \"" + version + "\", this device is \"" + version_string +
+                      "\"");
+  CacheToken stored{};
+  r.bytes(stored.data(), stored.size());
+  if (r.ok() && stored != token) return make_error(where + "written for another token");
+  if (!same_target(r, target)) return make_error(where + "compiled for another NPU configuration");
+  const auto source_digest = r.pod<uint64_t>();
+  if (r.ok() && expected && source_digest != model_digest(*expected))
+    return make_error(where + "stale: written for a different model");
+  if (r.ok() && r.pod<uint64_t>() != data_sum) return make_error(where + "does not belong to " + paths.data);
+
+  CachedProgram c;
+  c.file_bytes = payload->size() + data->size() + 2 * kHeaderBytes;
+  const uint64_t graphs = r.count(3 * sizeof(uint64_t));
+  if (!r.ok() || graphs == 0) return make_error(where + "graph count missing");
+  Reader d(data->data(), data->size());
+  for (uint64_t i = 0; i < graphs; ++i) {
+    const std::string what = where + (i == 0 ? "main graph: " : "subgraph " + std::to_string(i - 1) + ": ");
+    auto g = read_graph(r, d, what, paths.data);
+    if (!g) return make_error(g.error());
+    if (i == 0) {
+      if (!g->program) return make_error(what + "no program");
+      c.main = std::move(*g);
+    } else {
+      c.subgraphs.push_back(std::move(*g));
+    }
+  }
+  if (!r.at_end()) return make_error(where + "program section truncated or malformed");
+  if (!d.at_end()) return make_error(paths.data + ": longer than its graphs");
+  if (c.subgraphs.size() != c.main.model.referenced.size())
+    return make_error(where + std::to_string(c.subgraphs.size()) + " subgraph programs for " +
+                      std::to_string(c.main.model.referenced.size()) + " referenced subgraphs");
   return c;
 }
 

@@ -373,16 +373,18 @@ Result<drv::ContextId> NpuDevice::context() {
   return *ctx_;
 }
 
-PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priority priority, bool subgraphs,
-                                              std::optional<Program>* compiled) {
+PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priority priority,
+                                              CompiledGraph* record) {
   auto log = log::get("compilation");
   models::Model shaped = with_inferred_shapes(model);
   auto program = compile_for_npu(shaped, target_);
+  ++compilations_;
   if (!program && models::is_timing_only(model))
     return {{ErrorStatus::GENERAL_FAILURE, "timing-only model: " + program.error()}, nullptr};
   if (!program) {
     // As the NNAPI framework does when preparation fails: run the whole model on the CPU.
     log->info("{}: NPU preparation failed ({}); the model runs on the CPU", name(), program.error());
+    if (record) *record = {std::move(shaped), std::nullopt, program.error()};
     return {{},
             std::make_unique<CpuPreparedModel>(model, os(), cost_, hal_costs(), priority,
                                                "cpu (fallback: " + program.error() + ")")};
@@ -390,18 +392,59 @@ PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priori
   // Host time: emitting descriptors, and packing, which reads every constant and writes the image.
   os().delay_ns(kCompileNsPerDescriptor * descriptor_count(*program) +
                 copy_ns(cost_, constant_bytes(shaped) + program->weights.size()));
-  if (compiled && !program->timing_only) *compiled = *program;
-  return load(shaped, std::move(*program), priority, subgraphs);
+  if (record) *record = {shaped, *program, {}};
+  return load(shaped, std::move(*program), priority);
+}
+
+Status NpuDevice::prepare_subgraphs(PrepareResult& prepared, const models::Model& model, Priority priority,
+                                    std::vector<CompiledGraph>* cached, std::vector<CompiledGraph>* record) {
+  auto* npu = dynamic_cast<NpuPreparedModel*>(prepared.model.get());
+  // A model on the CPU reference runs its control flow there; one without subgraphs needs nothing.
+  if (!npu || model.referenced.empty()) return {};
+  // Each referenced subgraph becomes a model of its own (same referenced list, so nested IF/WHILE
+  // indices hold), compiled like any model, or loaded from the cache; they share this model's table
+  // instead of preparing their own.
+  auto table = std::make_unique<SubgraphModels>();
+  for (size_t i = 0; i < model.referenced.size(); ++i) {
+    PrepareResult child;
+    if (cached) {
+      CompiledGraph& g = (*cached)[i];
+      if (auto v = validate_for_prepare(g.model); !v.ok())
+        return {ErrorStatus::GENERAL_FAILURE, "cached subgraph " + std::to_string(i) + " invalid: " + v.message};
+      if (g.program)
+        child = load(g.model, std::move(*g.program), priority);
+      else
+        child = {{}, std::make_unique<CpuPreparedModel>(g.model, os(), cost_, hal_costs(), priority,
+                                                        "cpu (fallback: " + g.fallback + ")")};
+    } else {
+      models::Model sub;
+      sub.main = model.referenced[i];
+      sub.referenced = model.referenced;
+      sub.relax_computation_float32_to_float16 = model.relax_computation_float32_to_float16;
+      CompiledGraph compiled;
+      child = compile_or_fall_back(sub, priority, record ? &compiled : nullptr);
+      if (record) record->push_back(std::move(compiled));
+    }
+    if (!child.status.ok()) return child.status;
+    table->push_back(std::move(child.model));
+  }
+  npu->attach_subgraphs(std::move(table));
+  return {};
 }
 
 PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOptions& options) {
   auto log = log::get("compilation");
   const bool write_cache = options.token && !options.cache_dir.empty();
-  std::optional<Program> program;
-  auto r = compile_or_fall_back(model, options.priority, true, write_cache ? &program : nullptr);
-  if (r.status.ok() && program) {
+  CompiledGraph main;
+  std::vector<CompiledGraph> subgraphs;
+  auto r = compile_or_fall_back(model, options.priority, write_cache ? &main : nullptr);
+  if (!r.status.ok()) return r;
+  if (auto s = prepare_subgraphs(r, model, options.priority, nullptr, write_cache ? &subgraphs : nullptr);
+      !s.ok())
+    return {s, nullptr};
+  if (write_cache && main.program && !main.program->timing_only) {
     if (auto w = write_compilation_cache(options.cache_dir, *options.token, version_string(), target_, model,
-                                         with_inferred_shapes(model), *program);
+                                         main, subgraphs);
         !w)
       log->warn("{}: compilation cache not written: {}", name(), w.error());
   }
@@ -413,15 +456,18 @@ PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const
       read_compilation_cache(options.cache_dir, *options.token, version_string(), target_, expected);
   if (!cached) return {{ErrorStatus::GENERAL_FAILURE, cached.error()}, nullptr};
   // The cache passed its checksums; its content is still checked like any model before use.
-  if (auto v = validate_for_prepare(cached->model); !v.ok())
+  if (auto v = validate_for_prepare(cached->main.model); !v.ok())
     return {{ErrorStatus::GENERAL_FAILURE, "cached model invalid: " + v.message}, nullptr};
   // Reading and checking the files costs host time like copying them.
   os().delay_ns(copy_ns(cost_, cached->file_bytes));
-  return load(cached->model, std::move(cached->program), options.priority);
+  auto r = load(cached->main.model, std::move(*cached->main.program), options.priority);
+  if (!r.status.ok()) return r;
+  if (auto s = prepare_subgraphs(r, cached->main.model, options.priority, &cached->subgraphs, nullptr); !s.ok())
+    return {s, nullptr};
+  return r;
 }
 
-PrepareResult NpuDevice::load(const models::Model& model, Program program, Priority priority,
-                              bool subgraphs) {
+PrepareResult NpuDevice::load(const models::Model& model, Program program, Priority priority) {
   auto ctx = context();
   if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
   auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
@@ -436,25 +482,8 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
       return {{ErrorStatus::GENERAL_FAILURE, w.error()}, nullptr};
     }
   }
-  auto prepared = std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights,
-                                                     cost_, hal_costs(), priority);
-  if (subgraphs && !model.referenced.empty()) {
-    // Each referenced subgraph becomes a model of its own (same referenced list, so nested IF/WHILE
-    // indices hold), compiled like any model; they share this model's table instead of preparing
-    // their own. The compilation cache holds the main program only: these are compiled at every load.
-    auto table = std::make_unique<SubgraphModels>();
-    for (const auto& sg : model.referenced) {
-      models::Model sub;
-      sub.main = sg;
-      sub.referenced = model.referenced;
-      sub.relax_computation_float32_to_float16 = model.relax_computation_float32_to_float16;
-      auto child = compile_or_fall_back(sub, priority, false, nullptr);
-      if (!child.status.ok()) return child;
-      table->push_back(std::move(child.model));
-    }
-    prepared->attach_subgraphs(std::move(table));
-  }
-  return {{}, std::move(prepared)};
+  return {{}, std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,
+                                                 hal_costs(), priority)};
 }
 
 AllocateResult NpuDevice::allocate_buffer(const models::Operand& operand) {

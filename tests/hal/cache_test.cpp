@@ -132,7 +132,7 @@ TEST(HalCache, CorruptTruncatedForeignAndStaleCachesAreRecompiledNeverTrusted) {
          ASSERT_TRUE(compiled.ok());
          ASSERT_TRUE(write_compilation_cache(f.options.cache_dir, *f.options.token,
                                              "npusim-npu hal 1.3.0 driver 0.2.9+000000000000 hw 1.0", target,
-                                             f.t.model, f.t.model, *compiled)
+                                             f.t.model, CompiledGraph{f.t.model, *compiled, {}})
                          .ok());
        },
        "stale: written by \"npusim-npu hal 1.3.0 driver 0.2.9"},

@@ -279,16 +279,27 @@ TEST(HalControlFlow, CompilationCacheRoundTripOfAModelWithSubgraphs) {
     options.cache_dir = dir.string();
     options.token = CacheToken{};
     (*options.token)[0] = 42;
-    auto first = s.npu_device().prepare_model(while_model(2.0f), options);
+    NpuDevice& dev = s.npu_device();
+    const uint64_t before = dev.compilations();
+    auto first = dev.prepare_model(while_model(2.0f), options);
     ASSERT_TRUE(first.status.ok()) << first.status.message;
     EXPECT_FALSE(first.from_cache);
-    auto second = s.npu_device().prepare_model(while_model(2.0f), options);
+    // The main graph and its two subgraphs (condition, body).
+    EXPECT_EQ(dev.compilations(), before + 3);
+    auto second = dev.prepare_model(while_model(2.0f), options);
     ASSERT_TRUE(second.status.ok()) << second.status.message;
     EXPECT_TRUE(second.from_cache) << second.cache_miss;
-    auto r = second.model->execute_synchronously(while_inputs(3, 100), false);
-    ASSERT_TRUE(r.status.ok()) << r.status.message;
-    EXPECT_EQ(floats_of(r.outputs.at(2)), (std::vector<float>{192}));
-    EXPECT_GT(r.npu_jobs, 0u);
+    auto third = dev.prepare_model_from_cache(options);
+    ASSERT_TRUE(third.status.ok()) << third.status.message;
+    // The cache holds the subgraphs' programs too: loading it compiles nothing.
+    EXPECT_EQ(dev.compilations(), before + 3);
+    EXPECT_EQ(third.model->placement(), first.model->placement());
+    for (auto* prepared : {second.model.get(), third.model.get()}) {
+      auto r = prepared->execute_synchronously(while_inputs(3, 100), false);
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      EXPECT_EQ(floats_of(r.outputs.at(2)), (std::vector<float>{192}));
+      EXPECT_GT(r.npu_jobs, 0u);
+    }
   });
   fs::remove_all(dir);
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "npu/drv/driver.h"
+#include "npu/hal/compilation_cache.h"
 #include "npu/hal/compiler.h"
 #include "npu/hal/types.h"
 #include "npu/models/model.h"
@@ -291,6 +292,9 @@ class NpuDevice : public Device {
   std::string unsupported_reason(const models::Model& model, uint32_t index) const;
   const NpuTarget& target() const { return target_; }
   drv::Driver& driver() { return driver_; }
+  // Graphs run through the NPU compiler so far (main graphs and IF/WHILE subgraphs; a load from the
+  // compilation cache compiles none).
+  uint64_t compilations() const { return compilations_; }
 
  protected:
   PrepareResult prepare(const models::Model& model, const PrepareOptions& options) override;
@@ -299,13 +303,15 @@ class NpuDevice : public Device {
 
  private:
   Result<drv::ContextId> context();
-  // Turns a compiled program into a prepared model (buffers, weights upload); with `subgraphs`, also
-  // prepares every referenced subgraph for the model's IF/WHILE.
-  PrepareResult load(const models::Model& model, Program program, Priority priority, bool subgraphs = true);
-  // Compiles and loads one model, or the CPU reference when compilation fails (the framework's fallback).
-  // `compiled` (nullable) receives the program when there is one (for the compilation cache).
-  PrepareResult compile_or_fall_back(const models::Model& model, Priority priority, bool subgraphs,
-                                     std::optional<Program>* compiled);
+  // Turns a compiled program into a prepared model (buffers, weights upload).
+  PrepareResult load(const models::Model& model, Program program, Priority priority);
+  // Compiles and loads one graph, or the CPU reference when compilation fails (the framework's
+  // fallback). `record` (nullable) receives what was compiled, for the compilation cache.
+  PrepareResult compile_or_fall_back(const models::Model& model, Priority priority, CompiledGraph* record);
+  // Gives an NPU-prepared model its IF/WHILE subgraphs: from `cached` when loading from the cache,
+  // else compiled (and appended to `record` when it is not null).
+  Status prepare_subgraphs(PrepareResult& prepared, const models::Model& model, Priority priority,
+                           std::vector<CompiledGraph>* cached, std::vector<CompiledGraph>* record);
 
   drv::Driver& driver_;
   NpuTarget target_;
@@ -314,6 +320,7 @@ class NpuDevice : public Device {
   Variant variant_;
   std::optional<drv::ContextId> ctx_;
   std::optional<Capabilities> capabilities_;
+  uint64_t compilations_ = 0;
 };
 
 // Checks that `inputs` holds exactly the graph inputs with matching type and element count.
