@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -57,6 +58,7 @@ struct RunOptions {
   bool json = false;
   bool check = false;
   bool cpu_fallback = false;
+  bool stats_meta = false;
   std::string device = "npu";
 };
 
@@ -144,7 +146,7 @@ int run_command(const RunOptions& o) {
   stats.value("hal.execution.channel_parallelism", "channels",
               "NPU busy cycles over elapsed device cycles (average channels in use)") =
       device_cycles_elapsed > 0 ? static_cast<double>(result.device_cycles) / device_cycles_elapsed : 0.0;
-  if (!o.stats.empty() && !write_file(o.stats, stats.to_json().dump(2) + "\n", &error)) return fail(error);
+  if (!o.stats.empty() && !write_file(o.stats, stats.to_json(o.stats_meta).dump(2) + "\n", &error)) return fail(error);
   if (!o.trace.empty()) {
     if (auto w = (*sys)->tracer()->write(o.trace); !w) return fail(w.error());
   }
@@ -208,6 +210,10 @@ int example_command(const std::string& name, const std::string& dir, uint64_t se
   using namespace npu::models;
   auto example = npu::tools::make_example(name, seed);
   if (!example) return fail(example.error());
+  // As the README's `--dir /tmp/m`: a folder that does not exist yet is created.
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail(dir + ": cannot create the folder: " + ec.message());
   const std::string base = dir + "/" + name;
   if (auto r = save_model_json(example->model, base + ".model.json"); !r) return fail(r.error());
   std::string error;
@@ -303,6 +309,8 @@ int sc_main(int argc, char* argv[]) {
   run_cmd->add_option("--inputs", run.inputs, "Inputs JSON {\"<operand>\": [values]}")->required();
   run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON")->required();
   run_cmd->add_option("--stats", run.stats, "Where to write the stats tree JSON");
+  run_cmd->add_flag("--stats-meta", run.stats_meta,
+                    "With --stats: each leaf as {value, unit, description} instead of the bare value");
   run_cmd->add_option("--set", run.sets, "Override a hardware parameter: path=value (repeatable)");
   run_cmd->add_option("--trace", run.trace, "Where to write a Perfetto-loadable trace (Chrome trace-event JSON)");
   run_cmd->add_option("--waves", run.waves, "RTL waveform file prefix (with compute_core.model=rtl)");

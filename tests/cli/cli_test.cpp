@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -39,6 +40,45 @@ TEST(Cli, ExampleRunsAndMatchesReference) {
   EXPECT_NE(r.output.find("10240 of 10240 elements within tolerance"), std::string::npos) << r.output;
   std::ifstream stats("s.json");
   EXPECT_TRUE(stats.good());
+}
+
+TEST(Cli, ExampleCreatesItsFolderOrSaysWhyNot) {
+  const CliRun made = npusim("example fc-float --dir new/sub");
+  EXPECT_EQ(made.status, 0) << made.output;
+  EXPECT_TRUE(std::ifstream("new/sub/fc-float.model.json").good());
+  write("a_file", "x");
+  const CliRun r = npusim("example fc-float --dir a_file/sub");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("a_file/sub: cannot create the folder"), std::string::npos) << r.output;
+}
+
+// --stats-meta: the same tree with every leaf documented (unit and description from the registry).
+TEST(Cli, StatsMetaDocumentsEveryLeaf) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const std::string args = "run " + kHw + " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json";
+  ASSERT_EQ(npusim(args + " --stats plain.json").status, 0);
+  const CliRun r = npusim(args + " --stats meta.json --stats-meta");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto plain = nlohmann::json::parse(std::ifstream("plain.json"));
+  const auto meta = nlohmann::json::parse(std::ifstream("meta.json"));
+  size_t leaves = 0;
+  std::function<void(const nlohmann::json&, const nlohmann::json&, const std::string&)> walk =
+      [&](const nlohmann::json& p, const nlohmann::json& m, const std::string& path) {
+        if (!p.is_object()) {
+          ++leaves;
+          ASSERT_TRUE(m.is_object() && m.contains("value")) << path;
+          EXPECT_EQ(m["value"], p) << path;
+          EXPECT_TRUE(m["unit"].is_string()) << path;  // empty for counts and ratios
+          EXPECT_FALSE(m["description"].get<std::string>().empty()) << path;
+          return;
+        }
+        ASSERT_EQ(p.size(), m.size()) << path;
+        for (const auto& [k, v] : p.items()) walk(v, m.at(k), path + "." + k);
+      };
+  walk(plain, meta, "");
+  EXPECT_GT(leaves, 50u);
+  EXPECT_EQ(meta["npu"]["ch0"]["macs"]["unit"], "MAC");
 }
 
 TEST(Cli, MissingModelFileIsOneLine) {
