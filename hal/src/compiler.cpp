@@ -35,6 +35,7 @@ struct ConvSpec {
   uint32_t stride_h, stride_w, dil_h, dil_w;
   int32_t pad_top, pad_left;
   fx::FusedActivation activation;
+  bool nchw = false;  // input and output are NCHW in the arena (lower::dma_nchw_in / dma_nchw_out)
 };
 
 Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
@@ -44,19 +45,20 @@ Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
   if (op.type == OperationType::CONV_2D) {
     auto p = ops::conv_2d_params(g, op);
     if (!p) return make_error(p.error());
-    if (p->nchw) return make_error("NCHW layout is not supported by the NPU");
-    const auto& in = g.operands[op.inputs[0]].dimensions;
     const auto& f = g.operands[op.inputs[1]].dimensions;
-    const auto& out = g.operands[op.outputs[0]].dimensions;
-    if (in.size() != 4 || f.size() != 4 || out.size() != 4) return make_error("shapes must be rank 4");
-    s = {op.inputs[0], op.inputs[1], op.inputs[2], op.outputs[0], in[0], in[1], in[2], in[3], out[1], out[2],
-         out[3], f[1], f[2], p->stride_h, p->stride_w, p->dilation_h, p->dilation_w,
-         static_cast<int32_t>(p->pad_top), static_cast<int32_t>(p->pad_left), p->activation};
+    if (g.operands[op.inputs[0]].dimensions.size() != 4 || f.size() != 4 ||
+        g.operands[op.outputs[0]].dimensions.size() != 4)
+      return make_error("shapes must be rank 4");
+    const auto in = lower::nhwc_extents(g.operands[op.inputs[0]], p->nchw);
+    const auto out = lower::nhwc_extents(g.operands[op.outputs[0]], p->nchw);
+    s = {op.inputs[0], op.inputs[1], op.inputs[2], op.outputs[0], in.n, in.h, in.w, in.c, out.h, out.w,
+         out.c, f[1], f[2], p->stride_h, p->stride_w, p->dilation_h, p->dilation_w,
+         static_cast<int32_t>(p->pad_top), static_cast<int32_t>(p->pad_left), p->activation, p->nchw};
   } else if (op.type == OperationType::FULLY_CONNECTED) {
     auto p = ops::fully_connected_params(g, op);
     if (!p) return make_error(p.error());
     s = {op.inputs[0], op.inputs[1], op.inputs[2], op.outputs[0], 1, p->batch_size, 1, p->input_size, p->batch_size,
-         1, p->num_units, 1, 1, 1, 1, 1, 1, 0, 0, p->activation};
+         1, p->num_units, 1, 1, 1, 1, 1, 1, 0, 0, p->activation, false};
   } else {
     return make_error(std::string(models::to_string(op.type)) + " has no NPU lowering");
   }
@@ -330,8 +332,18 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
       const int64_t a = std::clamp<int64_t>(first, 0, s.in_h - 1);
       const int64_t b = std::max(a, std::clamp<int64_t>(last, 0, s.in_h - 1));
       const uint64_t rows = static_cast<uint64_t>(b - a + 1);
-      emit.dma(desc::Opcode::DMA_IN, Region::ARENA, in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes,
-               in_sram, rows * in_row_bytes, 1, 0, 0);
+      if (s.nchw) {
+        const uint64_t plane = static_cast<uint64_t>(s.in_h) * s.in_w * elem;
+        lower::dma_nchw_in(
+            emit, Region::ARENA,
+            in_base +
+                (static_cast<uint64_t>(t.n) * s.in_c * s.in_h + static_cast<uint64_t>(a)) * s.in_w * elem,
+            plane, in_sram, s.in_c, rows * s.in_w, elem);
+      } else {
+        emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
+                 in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes, in_sram,
+                 rows * in_row_bytes, 1, 0, 0);
+      }
       desc::Conv tc = c;
       tc.in_sram = static_cast<uint32_t>(in_sram);
       tc.in_h = static_cast<uint32_t>(rows);
@@ -344,10 +356,18 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
       tc.row_origin = static_cast<int32_t>(first - a);
       emit.op(tc);
       ++prog.tiles;
-      const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
-      emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem, out_sram,
-               static_cast<uint64_t>(t.ob) * elem, static_cast<uint64_t>(t.rb) * s.out_w,
-               static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(t.ob) * elem);
+      if (s.nchw) {
+        const uint64_t plane = static_cast<uint64_t>(s.out_h) * s.out_w * elem;
+        lower::dma_nchw_out(emit,
+                            out_base + (static_cast<uint64_t>(t.n) * s.out_c + t.o0) * plane +
+                                static_cast<uint64_t>(t.oy0) * s.out_w * elem,
+                            plane, out_sram, t.ob, static_cast<uint64_t>(t.rb) * s.out_w, elem);
+      } else {
+        const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
+        emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem,
+                 out_sram, static_cast<uint64_t>(t.ob) * elem, static_cast<uint64_t>(t.rb) * s.out_w,
+                 static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(t.ob) * elem);
+      }
       step.macs += static_cast<uint64_t>(t.rb) * s.out_w * t.ob * k;
     }
     step.commands.push_back(desc::encode(desc::Fence{{desc::Opcode::FENCE, 0xFFFFFFFF}, 1}));

@@ -1,4 +1,4 @@
-// DEPTHWISE_CONV_2D on the vector unit (DWCONV_INT8 / DWCONV_FP32), NHWC, any stride, dilation and
+// DEPTHWISE_CONV_2D on the vector unit (DWCONV_INT8 / DWCONV_FP32), NHWC or NCHW, any stride, dilation and
 // depth multiplier, float32 and both quant8 types (filters of the input's type or per-channel
 // symmetric), tiled into output-row bands × input-channel blocks (lower_spatial). Weights are packed per
 // block as taps × block output channels; quantised operands move to the int8 domain (uint8 x − 128)
@@ -36,7 +36,6 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
   if (op.inputs.size() < 3 || op.outputs.size() != 1) return make_error("expected 3+ inputs and 1 output");
   auto p = ops::depthwise_conv_2d_params(g, op);
   if (!p) return make_error(p.error());
-  if (p->conv.nchw) return make_error("NCHW layout is not supported by the NPU");
   const uint32_t in = op.inputs[0], f = op.inputs[1], b = op.inputs[2], out = op.outputs[0];
   if (auto r = unknown_dims_reason(m, {in, f, out}); !r.empty()) return make_error(r);
   if (!g.operands[f].is_constant() || !g.operands[b].is_constant())
@@ -50,21 +49,22 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
     return make_error("filter type is not supported");
   }
   if (g.operands[out].type != t) return make_error("output type differs from input type");
-  const auto& x = g.operands[in].dimensions;
   const auto& fd = g.operands[f].dimensions;
-  const auto& y = g.operands[out].dimensions;
-  if (x.size() != 4 || fd.size() != 4 || y.size() != 4) return make_error("shapes must be rank 4");
-  if (uint64_t{x[3]} * p->depth_multiplier != fd[3] || y[3] != fd[3])
+  if (g.operands[in].dimensions.size() != 4 || fd.size() != 4 || g.operands[out].dimensions.size() != 4)
+    return make_error("shapes must be rank 4");
+  const Nhwc x = nhwc_extents(g.operands[in], p->conv.nchw), y = nhwc_extents(g.operands[out], p->conv.nchw);
+  if (uint64_t{x.c} * p->depth_multiplier != fd[3] || y.c != fd[3])
     return make_error("output channels must equal input channels × depth multiplier");
   Plan r{*p, {}, fd[1] * fd[2], fd[3]};
   const uint32_t taps = r.taps, dm = p->depth_multiplier, e = elem_bytes(t);
   const bool quant = is_quant8(t);
-  r.s.batch = x[0];
-  r.s.in_h = x[1];
-  r.s.in_w = x[2];
-  r.s.in_c = x[3];
-  r.s.out_h = y[1];
-  r.s.out_w = y[2];
+  r.s.batch = x.n;
+  r.s.in_h = x.h;
+  r.s.in_w = x.w;
+  r.s.in_c = x.c;
+  r.s.out_h = y.h;
+  r.s.out_w = y.w;
+  r.s.nchw = p->conv.nchw;
   r.s.kh = fd[1];
   r.s.stride_h = p->conv.stride_h;
   r.s.dil_h = p->conv.dilation_h;

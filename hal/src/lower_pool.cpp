@@ -1,5 +1,5 @@
-// AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D on the vector unit (POOL), NHWC, float32 and both quant8
-// types (L2 is float only, as in NNAPI), tiled into output-row bands × channel blocks (lower_spatial).
+// AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D on the vector unit (POOL), NHWC or NCHW, float32 and both
+// quant8 types (L2 is float only, as in NNAPI), tiled into output-row bands × channel blocks (lower_spatial).
 // Window taps in the padding are skipped and the average divides by the in-bounds taps, as the CPU
 // reference does; the quantised clamp is the reference's quantized_activation_range.
 #include "lowering.h"
@@ -23,23 +23,25 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
   if (op.inputs.empty() || op.outputs.size() != 1) return make_error("expected an input and 1 output");
   auto p = ops::pool_2d_params(g, op);
   if (!p) return make_error(p.error());
-  if (p->window.nchw) return make_error("NCHW layout is not supported by the NPU");
   const uint32_t in = op.inputs[0], out = op.outputs[0];
   if (auto r = unknown_dims_reason(m, {in, out}); !r.empty()) return make_error(r);
   const auto t = g.operands[in].type;
   if (t != OperandType::TENSOR_FLOAT32 && !is_quant8(t))
     return make_error("data type " + std::string(models::to_string(t)) + " is not supported on the NPU");
   if (g.operands[out].type != t) return make_error("output type differs from the input's");
-  const auto& x = g.operands[in].dimensions;
-  const auto& y = g.operands[out].dimensions;
-  if (x.size() != 4 || y.size() != 4) return make_error("shapes must be rank 4");
+  if (g.operands[in].dimensions.size() != 4 || g.operands[out].dimensions.size() != 4)
+    return make_error("shapes must be rank 4");
+  const Nhwc x = nhwc_extents(g.operands[in], p->window.nchw),
+             y = nhwc_extents(g.operands[out], p->window.nchw);
+  if (y.c != x.c) return make_error("output channels differ from the input's");
   Plan r{*p, {}};
-  r.s.batch = x[0];
-  r.s.in_h = x[1];
-  r.s.in_w = x[2];
-  r.s.in_c = x[3];
-  r.s.out_h = y[1];
-  r.s.out_w = y[2];
+  r.s.batch = x.n;
+  r.s.in_h = x.h;
+  r.s.in_w = x.w;
+  r.s.in_c = x.c;
+  r.s.out_h = y.h;
+  r.s.out_w = y.w;
+  r.s.nchw = p->window.nchw;
   r.s.kh = p->filter_h;
   r.s.stride_h = p->window.stride_h;
   r.s.dil_h = 1;

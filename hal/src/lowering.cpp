@@ -33,6 +33,11 @@ std::optional<int32_t> const_int(const models::Model& m, uint32_t operand) {
   return v;
 }
 
+Nhwc nhwc_extents(const models::Operand& o, bool nchw) {
+  const auto& d = o.dimensions;
+  return nchw ? Nhwc{d[0], d[2], d[3], d[1]} : Nhwc{d[0], d[1], d[2], d[3]};
+}
+
 std::string unknown_dims_reason(const models::Model& m, std::initializer_list<uint32_t> operands) {
   for (uint32_t i : operands)
     if (!m.main.operands[i].fully_specified())
@@ -73,6 +78,20 @@ void Emitter::preempt_point(uint64_t offset, uint64_t bytes) {
 
 void Emitter::fence() {
   step_.commands.push_back(desc::encode(desc::Fence{{desc::Opcode::FENCE, 0xFFFFFFFF}, 1}));
+}
+
+void dma_nchw_in(Emitter& emit, Region region, uint64_t dev, uint64_t plane_bytes, uint64_t sram,
+                 uint32_t channels, uint64_t pixels, uint32_t elem) {
+  for (uint32_t c = 0; c < channels; ++c)
+    emit.dma(desc::Opcode::DMA_IN, region, dev + c * plane_bytes, sram + uint64_t{c} * elem, elem, pixels,
+             elem, uint64_t{channels} * elem);
+}
+
+void dma_nchw_out(Emitter& emit, uint64_t dev, uint64_t plane_bytes, uint64_t sram, uint32_t channels,
+                  uint64_t pixels, uint32_t elem) {
+  for (uint32_t c = 0; c < channels; ++c)
+    emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, dev + c * plane_bytes, sram + uint64_t{c} * elem, elem,
+             pixels, elem, uint64_t{channels} * elem);
 }
 
 uint64_t append_weights(Program& prog, const void* data, uint64_t bytes) {
@@ -226,7 +245,12 @@ void lower_spatial(const SpatialOp& s, SpatialTile tile, const NpuTarget& target
       t.row_origin = static_cast<int32_t>(first - a);
       const uint64_t in_pixel0 = (uint64_t{t.n} * s.in_h + static_cast<uint64_t>(a)) * s.in_w;
       const uint64_t pixels = t.in_rows * s.in_w;
-      if (t.cb == s.in_c) {
+      const uint64_t in_plane = uint64_t{s.in_h} * s.in_w * e, out_plane = uint64_t{s.out_h} * s.out_w * e;
+      if (s.nchw) {
+        const uint64_t run0 =
+            (uint64_t{t.n} * s.in_c + t.c0) * in_plane + static_cast<uint64_t>(a) * s.in_w * e;
+        dma_nchw_in(emit, input.region, input.offset + run0, in_plane, t.in_sram, t.cb, pixels, s.elem);
+      } else if (t.cb == s.in_c) {
         emit.dma(desc::Opcode::DMA_IN, input.region, input.offset + in_pixel0 * s.in_c * e, t.in_sram,
                  pixels * t.cb * e);
       } else {
@@ -235,10 +259,17 @@ void lower_spatial(const SpatialOp& s, SpatialTile tile, const NpuTarget& target
       }
       compute(emit, t);
       const uint64_t ob = uint64_t{t.cb} * s.depth_multiplier;
-      const uint64_t out_pixel0 = (uint64_t{t.n} * s.out_h + t.oy0) * s.out_w;
-      emit.dma(desc::Opcode::DMA_OUT, Region::ARENA,
-               out_base + (out_pixel0 * out_c + uint64_t{t.c0} * s.depth_multiplier) * e, t.out_sram, ob * e,
-               uint64_t{t.rb} * s.out_w, out_c * e, ob * e);
+      if (s.nchw) {
+        const uint64_t run0 = (uint64_t{t.n} * out_c + uint64_t{t.c0} * s.depth_multiplier) * out_plane +
+                              uint64_t{t.oy0} * s.out_w * e;
+        dma_nchw_out(emit, out_base + run0, out_plane, t.out_sram, static_cast<uint32_t>(ob),
+                     uint64_t{t.rb} * s.out_w, s.elem);
+      } else {
+        const uint64_t out_pixel0 = (uint64_t{t.n} * s.out_h + t.oy0) * s.out_w;
+        emit.dma(desc::Opcode::DMA_OUT, Region::ARENA,
+                 out_base + (out_pixel0 * out_c + uint64_t{t.c0} * s.depth_multiplier) * e, t.out_sram,
+                 ob * e, uint64_t{t.rb} * s.out_w, out_c * e, ob * e);
+      }
     }
     emit.fence();
   }

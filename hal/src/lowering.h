@@ -27,6 +27,11 @@ uint32_t elem_bytes(models::OperandType t);   // 4 for TENSOR_FLOAT32, else 1
 desc::DType dtype_of(models::OperandType t);  // F32, U8 or S8
 // A constant INT32 scalar operand's value (nullopt when it is not a constant scalar).
 std::optional<int32_t> const_int(const models::Model& m, uint32_t operand);
+// A rank-4 activation's extents whichever its layout (NHWC [n, h, w, c] or NCHW [n, c, h, w]).
+struct Nhwc {
+  uint32_t n, h, w, c;
+};
+Nhwc nhwc_extents(const models::Operand& o, bool nchw);
 // Empty when every listed operand has known dimensions, else the reason.
 std::string unknown_dims_reason(const models::Model& m, std::initializer_list<uint32_t> operands);
 // ±inf bit patterns, or the fused activation's float range, as descriptor clamp fields.
@@ -52,6 +57,24 @@ class Emitter {
   NpuStep& step_;
   uint32_t next_id_ = 0;
 };
+
+// NCHW operands (NNAPI 1.2's layout flag) stay NCHW in the arena, as the model declares them, while
+// every compute descriptor works on NHWC tiles in SRAM: the DMA converts on the way, one 2-D descriptor
+// per channel plane. Each moves that channel's `pixels` consecutive elements (contiguous in DRAM: whole
+// bursts) to every `channels`-th SRAM element (a scatter; the channel charges its SRAM bank conflicts,
+// plus the per-descriptor setup, fetch and DRAM latency). Why the DMA and not conversion steps
+// (NCHW→NHWC before the operation, back after): the vector unit has no transpose, so a conversion
+// step would itself be these per-channel DMAs, plus a write of the converted tensor to the arena and a
+// read back, and two more stages; gathering on the way in costs only the descriptors (one per channel
+// per tile instead of one) and the scatter. Consecutive NCHW operations need no conversion pair at
+// all: the arena never holds a converted copy. Channels, not pixels, per descriptor: a descriptor per
+// pixel would read single elements a plane apart from DRAM, which the DRAM model (bytes, no bursts)
+// would not charge for, so it would look cheaper than it is.
+// `dev` is the first element of channel 0's run; planes are `plane_bytes` apart.
+void dma_nchw_in(Emitter& emit, Region region, uint64_t dev, uint64_t plane_bytes, uint64_t sram,
+                 uint32_t channels, uint64_t pixels, uint32_t elem);
+void dma_nchw_out(Emitter& emit, uint64_t dev, uint64_t plane_bytes, uint64_t sram, uint32_t channels,
+                  uint64_t pixels, uint32_t elem);
 
 // Where an operand's bytes live on the device: its arena slot, or (a constant) a copy appended to the
 // weights image (zeros when a timing-only model omits the values).
@@ -81,16 +104,17 @@ using FlatBody =
 void lower_flat(const FlatWork& w, const NpuTarget& target, std::vector<NpuStep>& jobs,
                 const FlatPrologue& prologue, const FlatBody& body);
 
-// A windowed NHWC operation (depthwise convolution, pooling) tiled into output-row bands × input-channel
-// blocks: per block, constants (`fixed_bytes(cb)` at SRAM 0, loaded by `load_block`), then one or two
-// (alternating) input bands and output tiles. Input rows outside the image are padding the descriptor
-// skips, so a band holds every real row its outputs read.
+// A windowed operation (depthwise convolution, pooling; NHWC in SRAM, NHWC or NCHW in the arena) tiled
+// into output-row bands × input-channel blocks: per block, constants (`fixed_bytes(cb)` at SRAM 0, loaded
+// by `load_block`), then one or two (alternating) input bands and output tiles. Input rows outside the
+// image are padding the descriptor skips, so a band holds every real row its outputs read.
 struct SpatialOp {
   uint32_t batch, in_h, in_w, in_c, out_h, out_w;
   uint32_t kh, stride_h, dil_h;
   int32_t pad_top;
   uint32_t depth_multiplier;  // output channels per input channel (1 for pooling)
   uint32_t elem;              // element bytes
+  bool nchw = false;          // input and output are NCHW in the arena (dma_nchw_in / dma_nchw_out)
   std::function<uint64_t(uint32_t cb)> fixed_bytes;
 };
 struct SpatialTile {

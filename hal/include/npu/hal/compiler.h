@@ -2,7 +2,7 @@
 // For each CONV_2D / FULLY_CONNECTED it tiles the output into (output-channel block × output-row band)
 // tiles that fit the channel SRAM, packs weights (K × block, uint8 shifted to int8, zero-point terms
 // folded into the bias) and per-channel requantisation parameters into one weights image, and places
-// every non-constant operand in an activation arena (NHWC, row-major, no padding).
+// every non-constant operand in an activation arena (in the model's layout, row-major, no padding).
 // Descriptors carry DMA addresses relative to the weights image or the arena; relocate() makes them
 // absolute once the prepared model has its buffer objects. It does not run anything.
 #pragma once
