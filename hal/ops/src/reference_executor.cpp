@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <new>
 #include <optional>
 
@@ -23,6 +24,29 @@ namespace {
 
 std::string op_name(const std::string& prefix, size_t k, const Operation& op) {
   return prefix + "operations[" + std::to_string(k) + "] (" + std::string(models::to_string(op.type)) + ")";
+}
+
+// A relaxed model (relaxComputationFloat32toFloat16) computes with fp16 range and precision: in an
+// operation on float32 tensors, every float32 value it reads (inputs, weights, scalar parameters) and
+// every float32 result it writes is rounded to the nearest binary16 (ties to even, beyond ±65504 to
+// ±inf), as an fp16 datapath stores them; arithmetic inside one operation stays float32 (fp16 storage,
+// wider accumulation, which NNAPI allows: relaxed means range and precision "as low as" fp16).
+// Quantised operations are not relaxed, float scalar parameters (SOFTMAX's beta) included.
+bool computes_in_float32(const Subgraph& sg, const Operation& op) {
+  auto f32 = [&](uint32_t i) { return sg.operands[i].type == models::OperandType::TENSOR_FLOAT32; };
+  return std::any_of(op.inputs.begin(), op.inputs.end(), f32) ||
+         std::any_of(op.outputs.begin(), op.outputs.end(), f32);
+}
+
+// Rounds a float32 value to binary16 and back, in place (idempotent).
+void round_to_half(Tensor& t) {
+  if (t.type != models::OperandType::TENSOR_FLOAT32 && t.type != models::OperandType::FLOAT32) return;
+  for (size_t i = 0; i + 4 <= t.data.size(); i += 4) {
+    float f;
+    std::memcpy(&f, &t.data[i], 4);
+    f = models::half_to_float(models::float_to_half(f));
+    std::memcpy(&t.data[i], &f, 4);
+  }
 }
 
 bool indices_in_range(const Subgraph& sg, const Operation& op) {
@@ -222,6 +246,10 @@ class GraphRunner {
       in.push_back(std::move(info));
     }
     for (uint32_t idx : op.outputs) out.push_back(detail::operand_info(sg.operands[idx]));
+    const bool relaxed = model_.relax_computation_float32_to_float16 && computes_in_float32(sg, op);
+    if (relaxed)
+      for (uint32_t idx : op.inputs)
+        if (values[idx]) round_to_half(*values[idx]);
     auto shapes = kernel->prepare(in, out);
     if (!shapes) return make_error(where + ": " + shapes.error());
     if (shapes->size() != op.outputs.size())
@@ -235,6 +263,8 @@ class GraphRunner {
       out_ptrs.push_back(&*values[idx]);
     }
     if (auto r = kernel->execute(in, out_ptrs); !r) return make_error(where + ": " + r.error());
+    if (relaxed)
+      for (Tensor* t : out_ptrs) round_to_half(*t);
     return {};
   }
 
