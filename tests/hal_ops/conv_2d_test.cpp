@@ -299,6 +299,21 @@ TEST(Conv2D, Float16) {
   EXPECT_EQ(floats_of(r), (std::vector<float>{.875f, .875f, .875f, .875f}));
 }
 
+// TENSOR_FLOAT16 result rounding, hand-checked: input row [2048, 1] (exact in fp16), 1×2 VALID filters
+// [1, 1] and [1, 3] give 2049 and 2051, each a tie between fp16 neighbours 2 apart (the step in
+// [2048, 4096)), so they round to the even significand: 2048 (down) and 2052 (up).
+TEST(Conv2D, Float16RoundsTiesToEven) {
+  constexpr auto F16 = OperandType::TENSOR_FLOAT16;
+  GraphBuilder g;
+  const uint32_t in = g.input(F16, {1, 1, 2, 1});
+  const uint32_t f = g.floats({2, 1, 2, 1}, {1, 1, 1, 3}, F16);
+  const uint32_t b = g.floats({2}, {0, 0}, F16);
+  const uint32_t out = g.output(F16, {1, 1, 1, 2});
+  g.op(OperationType::CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(0)}, {out});
+  const Tensor r = run_one(g.build(), float_tensor({1, 1, 2, 1}, {2048, 1}, F16));
+  EXPECT_EQ(floats_of(r), (std::vector<float>{2048, 2052}));
+}
+
 // Shape inference with an unknown batch: declared [0,3,3,1] -> output [0,2,2,1]; a batch of 2 at run time.
 TEST(Conv2D, UnknownBatchIsInferredAtRunTime) {
   GraphBuilder g;

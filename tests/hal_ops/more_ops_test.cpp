@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/hal/ops/window_ops.h"
@@ -67,6 +68,23 @@ TEST(DepthwiseConv2D, MultiplierAndNchw) {
     EXPECT_EQ(r.dimensions, nchw ? (std::vector<uint32_t>{1, 4, 1, 1}) : (std::vector<uint32_t>{1, 1, 1, 4}));
     expect_floats({1, 2, 6, 9}, r);
   }
+}
+
+// TENSOR_FLOAT16, multiplier 2, hand-checked: input [300, 0.1] (0.1 is stored as 0.0999755859375 =
+// 1638·2^-14), 1×1 filter [300, −300, 1, 3], bias 0. Channel 0: ±90000 is past fp16's 65504, so ±inf.
+// Channel 1: 0.0999755859375 and 3 × that = 4914·2^-14, a tie between 0.2998046875 and 0.30004882812
+// (the step in [0.25, 0.5) is 4·2^-14), to the even 0.2998046875.
+TEST(DepthwiseConv2D, Float16RangeAndRounding) {
+  constexpr auto F16 = OperandType::TENSOR_FLOAT16;
+  GraphBuilder g;
+  const uint32_t in = g.input(F16, {1, 1, 1, 2});
+  const uint32_t f = g.floats({1, 1, 1, 4}, {300, -300, 1, 3}, F16);
+  const uint32_t b = g.floats({4}, {0, 0, 0, 0}, F16);
+  const uint32_t out = g.output(F16, {1, 1, 1, 4});
+  g.op(OperationType::DEPTHWISE_CONV_2D, {in, f, b, g.i32(2), g.i32(1), g.i32(1), g.i32(2), g.i32(0)}, {out});
+  const Tensor r = run_one(g.build(), float_tensor({1, 1, 1, 2}, {300, 0.1f}, F16));
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(floats_of(r), (std::vector<float>{inf, -inf, 0.0999755859375f, 0.2998046875f}));
 }
 
 // Per-channel along dimension 3, signed: input zp 0 scale 1 [3, -2]; filter scales [0.5, 1] values
