@@ -294,7 +294,7 @@ std::string full_help(CLI::App& app) {
 }
 
 int sc_main(int argc, char* argv[]) {
-  CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager"};
+  CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager", "npusim"};
   app.set_help_flag();  // replaced by the generic full help below
   bool help = false;
   app.add_flag("-h,--help", help, "Explain every subcommand");
@@ -351,6 +351,24 @@ int sc_main(int argc, char* argv[]) {
 
   if (argc == 1) {
     std::fputs(full_help(app).c_str(), stdout);
+    return 0;
+  }
+  // `npusim SUB [SUB2] ... --help`: that subcommand's help, found before parsing, which would fail
+  // first on the subcommand's required arguments.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg != "-h" && arg != "--help") continue;
+    CLI::App* target = &app;
+    std::string parents = "npusim", usage_prefix;
+    for (int j = 1; j < argc; ++j)
+      for (CLI::App* sub : target->get_subcommands([](CLI::App*) { return true; }))
+        if (sub->get_name() == argv[j]) {
+          usage_prefix = parents;
+          parents += " " + sub->get_name();
+          target = sub;
+          break;
+        }
+    std::fputs(target == &app ? full_help(app).c_str() : target->help(usage_prefix).c_str(), stdout);
     return 0;
   }
   try {

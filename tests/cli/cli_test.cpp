@@ -42,6 +42,20 @@ TEST(Cli, ExampleRunsAndMatchesReference) {
   EXPECT_TRUE(stats.good());
 }
 
+// `npusim SUB --help` explains SUB even though SUB's required arguments are missing.
+TEST(Cli, SubcommandHelpNeedsNoArguments) {
+  for (const auto& [args, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"run --help", "--model"},
+           {"scenario -h", "--compare"},
+           {"bench --help", "--iterations"},
+           {"zoo list --help", "List the zoo's models"},
+           {"--help", "Explain every subcommand"}}) {
+    const CliRun r = npusim(args);
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(expect), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
 TEST(Cli, ExampleCreatesItsFolderOrSaysWhyNot) {
   const CliRun made = npusim("example fc-float --dir new/sub");
   EXPECT_EQ(made.status, 0) << made.output;
