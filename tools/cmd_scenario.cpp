@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "output_path.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/metrics.h"
 #include "npu/scenario/report.h"
@@ -36,6 +37,9 @@ int run_scenario(const ScenarioOptions& o) {
   using namespace npu::scenario;
   auto sc = load_scenario(o.file);
   if (!sc) return fail(sc.error());
+  for (const std::string* out : {&o.json, &o.report, &o.trace})
+    if (!out->empty())
+      if (auto why = unwritable_reason(*out); !why.empty()) return fail(why);
   const std::string main_policy = o.policy.empty() ? sc->policy : o.policy;
   if (!find_baseline(main_policy)) {
     std::string names;

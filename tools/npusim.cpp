@@ -27,6 +27,7 @@
 #include "cmd_zoo.h"
 #include "cmd_regress.h"
 #include "examples.h"
+#include "output_path.h"
 
 namespace {
 
@@ -99,6 +100,9 @@ int run_command(const RunOptions& o) {
   if (!inputs) return fail(inputs.error());
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return fail(cfg.error());
+  for (const std::string* out : {&o.outputs, &o.stats, &o.trace})
+    if (!out->empty())
+      if (auto why = npusim::unwritable_reason(*out); !why.empty()) return fail(why);
   cfg->waves_path = o.waves;
   cfg->trace = !o.trace.empty();
   auto sys = system::System::create(*cfg);

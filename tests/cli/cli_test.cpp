@@ -42,6 +42,23 @@ TEST(Cli, ExampleRunsAndMatchesReference) {
   EXPECT_TRUE(stats.good());
 }
 
+// Output paths are checked before simulating: a long scenario is not lost to a mistyped folder.
+TEST(Cli, UnwritableOutputsAreRefusedBeforeTheRun) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const CliRun r = npusim("run " + kHw +
+                          " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs unwritten.json"
+                          " --stats no_such_dir/s.json");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("no_such_dir/s.json: cannot write (no folder no_such_dir)"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::ifstream("unwritten.json").good()) << "nothing ran, nothing written";
+  const CliRun sc = npusim(std::string("scenario ") + NPUSIM_SOURCE_DIR "/configs/scenarios/camera_llm.json" +
+                           " --scale 0.01 --report .");
+  EXPECT_NE(sc.status, 0);
+  EXPECT_EQ(lines(sc.output), 1) << sc.output;
+  EXPECT_NE(sc.output.find(".: is a folder, not a file"), std::string::npos) << sc.output;
+}
+
 // `npusim SUB --help` explains SUB even though SUB's required arguments are missing.
 TEST(Cli, SubcommandHelpNeedsNoArguments) {
   for (const auto& [args, expect] : std::vector<std::pair<std::string, std::string>>{
