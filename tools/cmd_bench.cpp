@@ -7,6 +7,7 @@
 
 #include "npu/mlts/bench.h"
 #include "npu/mlts/report.h"
+#include "output_path.h"
 
 namespace npu::tools {
 namespace {
@@ -18,6 +19,11 @@ struct BenchCli {
 };
 
 int run(const BenchCli& c) {
+  if (!c.report.empty())
+    if (auto why = npusim::unwritable_reason(c.report); !why.empty()) {
+      std::fprintf(stderr, "npusim: %s\n", why.c_str());
+      return 1;
+    }
   auto r = mlts::run_bench(c.options);
   if (!r) {
     std::fprintf(stderr, "npusim: %s\n", r.error().c_str());

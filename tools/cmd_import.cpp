@@ -14,6 +14,7 @@
 #include "npu/models/validate.h"
 #include "npu/models/zoo.h"
 #include "npu/system/system.h"
+#include "output_path.h"
 
 namespace npu::tools {
 namespace {
@@ -114,6 +115,8 @@ int quantize_command(const QuantizeCliOptions& o) {
   auto model = load_model_file(o.model, *opt);
   if (!model) return fail(model.error());
   if (o.range.size() != 2) return fail("--range: expected two values LO HI");
+  // Calibration takes a while on a large model: check the output first.
+  if (auto why = npusim::unwritable_reason(o.output); !why.empty()) return fail(why);
   std::vector<models::TensorMap> calib;
   for (const auto& path : o.calib) {
     auto in = models::load_io_json(path, *model);
