@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "private_work_dir.h"
+
 namespace npu::testing {
 
 struct CliRun {
