@@ -4,6 +4,8 @@
 // of the full-length runs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -92,30 +94,73 @@ TEST(ScenarioMustShow, PremaMixRanksPremaFirst) {
   EXPECT_DOUBLE_EQ(*def.fairness, *hpf.fairness);
 }
 
-// Thermal fault, 3 s of the 6 s file: 6 W injected into the junction from 1 s to 1.5 s drives it past
-// CRITICAL. The default policy unloads the background LLM (SEVERE), the governor drops the clock, the
-// camera keeps every deadline and the LLM loads again once the device recovered.
+// Thermal fault, the whole 6 s file (the event's heating does not scale: see docs/scenarios.md): at 2 s
+// a failing power gate injects 6 W into the junction for 0.35 s. Measured: LIGHT to SEVERE within
+// 0.1 s, the governor at its slowest point by 2.07 s, the background LLM unloaded at SEVERE (2.15 s),
+// CRITICAL from 2.29 s, peak 98.1 °C at the end of the fault; the LLM loads again at 2.48 s and the
+// clock is back at 1 GHz at 2.47 s. The thermal-oblivious hpf keeps the LLM on the NPU through the
+// fault and peaks at 101.9 °C: EMERGENCY.
 TEST(ScenarioSituation, ThermalCriticalForegroundSurvivesBackgroundUnloadedAndBack) {
+  const Scenario s = shipped("thermal_critical");
+  ASSERT_EQ(s.events.size(), 1u);
+  const uint64_t fault_end_ns =
+      static_cast<uint64_t>(std::llround((s.events[0].at_s + s.events[0].duration_s) * 1e9));
   RunOptions o;
   o.policy = "default";
-  o.duration_scale = 0.5;
-  const RunResult r = run_checked(shipped("thermal_critical"), o);
+  const RunResult r = run_checked(s, o);
   const Metrics m = compute_metrics(r, {});
   print_thermal(m);
   const AppMetrics *cam = m.app("camera"), *llm = m.app("llm");
   ASSERT_NE(cam, nullptr);
   ASSERT_NE(llm, nullptr);
-  std::printf("llm: %u loads, %u unloads, %u load requests, load wait %.1f ms\n", llm->loads, llm->unloads,
-              llm->load_requests, llm->load_wait_ms);
-  EXPECT_GT(time_at_or_above(m, drv::ThermalSeverity::CRITICAL), 0.0);
-  EXPECT_GT(m.throttled_s, 0.0);
-  EXPECT_GE(cam->with_deadline, 89u);
+  ASSERT_EQ(r.apps.size(), 2u);
+  const AppRun& llm_run = r.apps[1];
+  ASSERT_EQ(llm_run.name, "llm");
+  std::printf("llm: %u loads, %u unloads, %u load requests, load wait %.1f ms; resident", llm->loads,
+              llm->unloads, llm->load_requests, llm->load_wait_ms);
+  for (const Span& sp : llm_run.resident) std::printf(" %.3f-%.3f s", sp.start_ns / 1e9, sp.end_ns / 1e9);
+  std::printf("\n");
+  // Reached CRITICAL, not EMERGENCY.
+  EXPECT_GT(m.severity_s[static_cast<size_t>(drv::ThermalSeverity::CRITICAL)], 0.0);
+  EXPECT_EQ(time_at_or_above(m, drv::ThermalSeverity::EMERGENCY), 0.0);
+  EXPECT_GE(m.peak_junction_c, 95.0);
+  EXPECT_LT(m.peak_junction_c, 100.0);
+  // The foreground camera keeps its deadlines.
+  EXPECT_GE(cam->with_deadline, 180u);
   EXPECT_LE(cam->miss_rate, 0.01);
-  EXPECT_GE(llm->unloads, 1u) << "asked to unload at SEVERE";
-  EXPECT_GE(llm->loads, 2u) << "loaded again after the fault";
+  // The background LLM was unloaded while the severity was SEVERE or worse, and loaded again.
   ASSERT_FALSE(r.samples.empty());
-  EXPECT_LE(r.samples.back().severity, static_cast<int>(drv::ThermalSeverity::LIGHT))
-      << "recovered by the end";
+  ASSERT_GE(llm_run.resident.size(), 2u);
+  const uint64_t unloaded_ns = llm_run.resident[0].end_ns;
+  int severity_at_unload = 0;
+  for (const Sample& smp : r.samples)
+    if (smp.t_ns <= unloaded_ns) severity_at_unload = smp.severity;
+  EXPECT_GE(severity_at_unload, static_cast<int>(drv::ThermalSeverity::SEVERE));
+  EXPECT_EQ(llm->unloads, 1u) << "asked to unload at SEVERE";
+  EXPECT_EQ(llm->loads, 2u) << "loaded again after the fault";
+  EXPECT_GT(llm_run.resident[1].start_ns, fault_end_ns);
+  // The governor cut the clock to its slowest point and gave it back soon after the fault.
+  double min_mhz = r.samples.front().mhz, max_mhz = 0;
+  uint64_t last_throttled_ns = 0;
+  for (const Sample& smp : r.samples) max_mhz = std::max(max_mhz, smp.mhz);
+  for (const Sample& smp : r.samples) {
+    min_mhz = std::min(min_mhz, smp.mhz);
+    if (smp.mhz < max_mhz) last_throttled_ns = smp.t_ns;
+  }
+  EXPECT_EQ(min_mhz, 400.0);
+  EXPECT_GT(last_throttled_ns, 0u);
+  EXPECT_LT(last_throttled_ns, fault_end_ns + 500'000'000u) << "full clock within 0.5 s of the fault's end";
+  EXPECT_LE(r.samples.back().severity, static_cast<int>(drv::ThermalSeverity::LIGHT)) << "recovered by the end";
+
+  // hpf, thermal-oblivious: the LLM stays through the fault, the junction runs hotter, into EMERGENCY.
+  o.policy = "hpf";
+  const Metrics obl = compute_metrics(run_checked(s, o), {});
+  print_thermal(obl);
+  ASSERT_NE(obl.app("llm"), nullptr);
+  EXPECT_EQ(obl.app("llm")->unloads, 0u);
+  EXPECT_GT(obl.peak_junction_c, m.peak_junction_c + 2);
+  EXPECT_GT(time_at_or_above(obl, drv::ThermalSeverity::EMERGENCY), 0.0);
+  EXPECT_LE(obl.app("camera")->miss_rate, 0.01);
 }
 
 // Assistant in the foreground, photo indexing in the background submitting job priority 0 ("urgent"),
