@@ -104,6 +104,7 @@ json RunResult::to_json() const {
                {"loads", a.loads},
                {"unloads", a.unloads},
                {"load_wait_ns", a.load_wait_ns},
+               {"load_wait_since_promotion_ns", a.load_wait_since_promotion_ns},
                {"load_ns", a.load_ns},
                {"errors", a.errors},
                {"device_cycles", a.device_cycles},
@@ -155,6 +156,7 @@ Result<RunResult> RunResult::from_json(const json& j) {
       a.loads = ja.at("loads");
       a.unloads = ja.at("unloads");
       a.load_wait_ns = ja.at("load_wait_ns");
+      a.load_wait_since_promotion_ns = ja.at("load_wait_since_promotion_ns");
       a.load_ns = ja.at("load_ns");
       a.device_cycles = ja.at("device_cycles");
       a.first_loaded_ns = ja.at("first_loaded_ns");

@@ -138,9 +138,9 @@ void TenantApp::main() {
       return;
     }
     while (!approved_ && !ended_ && os.now_ns() < end_ns_) wake_->wait_for(end_ns_ - os.now_ns());
+    count_load_wait(asked, std::min(os.now_ns(), end_ns_));
     if (os.now_ns() >= end_ns_) return;
     if (approved_ && !ended_) {
-      run_.load_wait_ns += os.now_ns() - asked;
       if (!load(request.id)) {
         manager_.cancel_model_load(request);
       } else {
@@ -154,6 +154,18 @@ void TenantApp::main() {
     const uint64_t again = os.now_ns() + ms_to_ns(spec_.rerequest_delay_ms);
     while (os.now_ns() < std::min(again, end_ns_)) wake_->wait_for(std::min(again, end_ns_) - os.now_ns());
   }
+}
+
+void TenantApp::count_load_wait(uint64_t asked_ns, uint64_t until_ns) {
+  run_.load_wait_ns += until_ns - asked_ns;
+  uint64_t from = asked_ns;
+  const auto& timeline = spec_.importance;
+  for (size_t k = 1; k < timeline.size(); ++k) {
+    // Importance is ordered FOREGROUND (most important) … CACHED: a promotion lowers the value.
+    const uint64_t at = static_cast<uint64_t>(std::llround(timeline[k].at_s * 1e9));
+    if (timeline[k].importance < timeline[k - 1].importance && at > from && at <= until_ns) from = at;
+  }
+  run_.load_wait_since_promotion_ns += until_ns - from;
 }
 
 bool TenantApp::load(int64_t request_id) {

@@ -186,8 +186,10 @@ TEST(ScenarioSituation, AssistantStaysResponsiveBesideUrgentBackgroundJobs) {
   EXPECT_GT(p->npu_s, 0.8 * def.channels * def.duration_s) << "the background still gets the NPU";
 }
 
-// Foreground load against a resident giant model, 4 s of the 8 s file (the translator turns foreground
-// at 1 s): the manager asks the giant to unload, the translator loads, the giant waits for its turn.
+// Foreground load against a resident giant model, 4 s of the 8 s file (the translator, CACHED, asks at
+// once and turns foreground at 1 s): the manager asks the giant to unload, the translator loads, the
+// giant waits for its turn. Load waits: the translator's total counts the second it asked while CACHED
+// (the manager rightly kept it waiting); counted from its promotion, the wait is the manager's own.
 TEST(ScenarioSituation, ForegroundLoadEvictsTheResidentGiant) {
   const Scenario s = shipped("foreground_load");
   RunOptions o;
@@ -198,10 +200,16 @@ TEST(ScenarioSituation, ForegroundLoadEvictsTheResidentGiant) {
   const AppRun &giant = r.apps[0], &fg = r.apps[1];
   const double foreground_at_ms = s.apps[1].importance.back().at_s * o.duration_scale * 1e3;
   const double loaded_after_ms = fg.first_loaded_ns / 1e6 - foreground_at_ms;
+  const Metrics m = compute_metrics(r, {});
+  const AppMetrics *giant_m = m.app("giant"), *fg_m = m.app("translator");
+  ASSERT_NE(giant_m, nullptr);
+  ASSERT_NE(fg_m, nullptr);
   std::printf(
-      "giant: %u loads, %u unloads, %u requests; translator loaded %.1f ms after turning foreground "
-      "(weights copied in %.1f ms), %zu sessions\n",
-      giant.loads, giant.unloads, giant.load_requests, loaded_after_ms, fg.load_ns / 1e6, fg.requests.size());
+      "giant: %u loads, %u unloads, %u requests, load wait %.1f ms (since promotion %.1f); translator loaded "
+      "%.1f ms after turning foreground (weights copied in %.1f ms), %zu sessions, load wait %.1f ms (since "
+      "promotion %.1f)\n",
+      giant.loads, giant.unloads, giant.load_requests, giant_m->load_wait_ms, giant_m->load_wait_since_promotion_ms,
+      loaded_after_ms, fg.load_ns / 1e6, fg.requests.size(), fg_m->load_wait_ms, fg_m->load_wait_since_promotion_ms);
   EXPECT_EQ(giant.unloads, 1u);
   EXPECT_GE(giant.load_requests, 2u) << "asks again and waits";
   EXPECT_EQ(giant.loads, 1u) << "the foreground keeps the memory";
@@ -209,6 +217,22 @@ TEST(ScenarioSituation, ForegroundLoadEvictsTheResidentGiant) {
   EXPECT_GT(loaded_after_ms, 0.0);
   EXPECT_LT(loaded_after_ms, 500.0);
   EXPECT_GE(fg.requests.size(), 1u);
+  // The translator asked at 0 while CACHED: its total wait holds the CACHED second, the wait since its
+  // promotion only the manager's (the giant finishing its job and unloading), after which it copied its
+  // weights.
+  EXPECT_EQ(fg.load_requests, 1u);
+  // (It asks 20 µs into the run.)
+  EXPECT_NEAR(fg_m->load_wait_ms - fg_m->load_wait_since_promotion_ms, foreground_at_ms, 0.1);
+  EXPECT_GT(fg_m->load_wait_since_promotion_ms, 0.0);
+  EXPECT_NEAR(fg_m->load_wait_since_promotion_ms + fg_m->load_ms, loaded_after_ms, 1e-6);
+  // The giant, never promoted, asked again after its unload and was still waiting at the end: counted
+  // up to the end, all of it the manager's.
+  EXPECT_DOUBLE_EQ(giant_m->load_wait_since_promotion_ms, giant_m->load_wait_ms);
+  EXPECT_GT(giant_m->load_wait_ms, 0.5 * (m.duration_s * 1e3 - foreground_at_ms));
+  const nlohmann::json j = m.to_json();
+  EXPECT_EQ(j["apps"][1]["load_wait_since_promotion_ms"].get<double>(),
+            std::round(fg_m->load_wait_since_promotion_ms * 1e6) / 1e6);
+  EXPECT_NE(app_table(m).find("since promo"), std::string::npos);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ struct AppMetrics {
   double energy_j = 0;  // dynamic energy of its jobs
   uint32_t loads = 0, unloads = 0, load_requests = 0;
   double load_wait_ms = 0, load_ms = 0;
+  double load_wait_since_promotion_ms = 0;  // see AppRun::load_wait_since_promotion_ns
   uint32_t errors = 0;
 };
 

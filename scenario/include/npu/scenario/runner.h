@@ -41,7 +41,12 @@ struct AppRun {
   std::vector<RequestRecord> requests;  // completed or dropped, in arrival order
   uint32_t arrivals = 0;                // requests that arrived before the end
   uint32_t load_requests = 0, loads = 0, unloads = 0;
-  uint64_t load_wait_ns = 0;        // Σ request → CAN_LOAD_NOW
+  // Σ request → CAN_LOAD_NOW (a request still waiting when the run ends: up to the end).
+  uint64_t load_wait_ns = 0;
+  // The same waits, each counted from the later of the request and the app's last promotion (its
+  // importance rising, e.g. CACHED → FOREGROUND) before the grant: the part the manager kept an app
+  // waiting at the importance it had when granted; waiting while it was less important is its own.
+  uint64_t load_wait_since_promotion_ns = 0;
   uint64_t load_ns = 0;             // Σ time copying weights in
   uint64_t device_cycles = 0;       // Σ busy channel cycles of all its jobs (finished requests or not)
   uint64_t energy_pj = 0;           // Σ dynamic energy of all its jobs

@@ -46,6 +46,8 @@ class TenantApp {
     uint32_t seq = 0;
   };
   void main();
+  // Adds one load request's wait (asked → granted, ended or the end of the run) to the run's totals.
+  void count_load_wait(uint64_t asked_ns, uint64_t until_ns);
   bool load(int64_t request_id);
   void unload();
   // Serves requests until the manager asks for the model back or the run ends.
