@@ -96,7 +96,7 @@ struct Program {
   uint32_t control_flow_operations = 0;
 };
 
-// Why the NPU cannot run operation `index` (empty = it can). Reasons are data type, layout, parameters
+// Why the NPU cannot run operation `index` (empty = it can). Reasons are data type, parameters
 // or SRAM limits, in words.
 std::string npu_unsupported_reason(const models::Model& model, uint32_t index, const NpuTarget& target);
 
