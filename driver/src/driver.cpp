@@ -110,6 +110,8 @@ Driver::Stats::Stats(stats::Registry& r)
       channel_resets(r.counter("driver.channel_resets", "", "Channel resets (cancel, kill, hang)")),
       channel_errors(r.counter("driver.channel_errors", "", "ERROR interrupts (DMA fault, ECC, bad descriptor)")),
       dvfs_changes(r.counter("driver.thermal.dvfs_changes", "", "Operating-point changes by the governor")),
+      thermal_shutdowns(r.counter("driver.thermal.shutdowns", "",
+                                  "Thermal shutdowns: the NPU halted at SHUTDOWN severity until it cooled")),
       severity_ns{} {
   for (int i = 0; i <= static_cast<int>(ThermalSeverity::SHUTDOWN); ++i) {
     std::string name = to_string(static_cast<ThermalSeverity>(i));

@@ -33,6 +33,7 @@ struct Driver::Stats {
   uint64_t& channel_resets;
   uint64_t& channel_errors;
   uint64_t& dvfs_changes;
+  uint64_t& thermal_shutdowns;
   std::array<double*, 7> severity_ns;  // time spent at each ThermalSeverity
 };
 

@@ -48,6 +48,7 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
     return make_error("submit: " + std::move(why));
   };
   if (!probed_) return refuse("device not probed");
+  if (halted_) return refuse("NPU halted by a thermal shutdown; it takes work again below the critical trip");
   auto c = context(ctx);
   if (!c) return refuse(c.error());
   const int uid = (*c)->uid;

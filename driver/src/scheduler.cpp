@@ -58,7 +58,7 @@ TaskView Driver::view(const Task* task, uint32_t channel) const {
 }
 
 void Driver::dispatch() {
-  if (!probed_) return;
+  if (!probed_ || halted_) return;
   for (;;) {
     std::vector<Task*> waiting;
     std::vector<TaskView> views;

@@ -108,6 +108,29 @@ void Driver::set_severity(ThermalSeverity s, double temp_c) {
   severity_ = s;
   if (tracer_) tracer_->instant(thermal_track_, to_string(s), now(), {{"temp_c", temp_c}});
   if (thermal_observer_) thermal_observer_->on_thermal_severity(s, temp_c);
+  if (s == ThermalSeverity::SHUTDOWN && !halted_) {
+    thermal_shutdown(temp_c);
+  } else if (halted_ && s < ThermalSeverity::CRITICAL) {
+    halted_ = false;
+    logger()->warn("thermal shutdown over at {:.2f} °C: the NPU takes work again", temp_c);
+    dispatch();
+  }
+}
+
+// What the silicon's thermal trip does when software let it get this far: the NPU stops. Running work
+// is aborted (channels reset) and fails, queued work fails, new work is refused; leakage alone then
+// cools it. Unlike a phone's THERMTRIP, which powers the whole system off, the simulation goes on so the
+// recovery can be studied.
+void Driver::thermal_shutdown(double temp_c) {
+  halted_ = true;
+  ++st_->thermal_shutdowns;
+  const std::string why = "thermal shutdown: junction " + std::to_string(static_cast<int>(temp_c)) +
+                          " °C, past the critical trip + " +
+                          std::to_string(static_cast<int>(cfg_.thermal.shutdown_margin_c)) + " °C";
+  logger()->error("{}; failing {} unfinished jobs", why, jobs_.size());
+  std::vector<std::shared_ptr<Job>> doomed;
+  for (auto& [id, job] : jobs_) doomed.push_back(job);
+  for (auto& job : doomed) end_job(job, JobStatus::FAILED, WorkEndReason::FAILED, why);
 }
 
 void Driver::update_stats() {

@@ -260,6 +260,8 @@ class Driver {
   void set_work_observer(WorkObserver* observer) { work_observer_ = observer; }
   void set_thermal_observer(ThermalObserver* observer) { thermal_observer_ = observer; }
   ThermalSeverity thermal_severity() const { return severity_; }
+  // True from reaching SHUTDOWN severity until the junction is back below the critical trip.
+  bool thermal_halted() const { return halted_; }
 
   // --- Observability. Called by the platform and tools (npusim, tests).
   // Records queue waits per run-queue level and jobs per channel (nullptr = off). Call before probe().
@@ -364,6 +366,9 @@ class Driver {
   void thermal_event();
   void thermal_loop();
   void set_severity(ThermalSeverity s, double temp_c);
+  // SHUTDOWN severity halts the NPU (every unfinished job fails, submissions are refused) until the
+  // junction is back below the critical trip.
+  void thermal_shutdown(double temp_c);
   ThermalSample thermal_sample();
 
   Hardware hw_;
@@ -412,6 +417,7 @@ class Driver {
   ThermalSeverity severity_ = ThermalSeverity::NONE;
   uint64_t severity_since_ns_ = 0;
   bool thermal_active_ = false;
+  bool halted_ = false;  // thermal shutdown in force
 
   stats::Registry* stats_ = nullptr;
   std::unique_ptr<stats::Registry> own_stats_;
