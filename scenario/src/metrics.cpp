@@ -138,11 +138,15 @@ Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>&
   m.peak_skin_c = shared.peak_skin_c;
   m.severity_s = shared.severity_s;
   m.dvfs_changes = shared.dvfs_changes;
-  double max_mhz = 0;
-  for (const auto& s : shared.samples) max_mhz = std::max(max_mhz, s.mhz);
-  for (size_t i = 1; i < shared.samples.size(); ++i)
-    if (shared.samples[i - 1].mhz < max_mhz)
-      m.throttled_s += (shared.samples[i].t_ns - shared.samples[i - 1].t_ns) / 1e9;
+  // Throttled: the clock below the fastest operating point (not merely below the fastest clock seen: a
+  // run may never reach it), each sample standing for the time up to the next one or the end.
+  double fastest = shared.fastest_mhz;
+  for (const auto& s : shared.samples) fastest = std::max(fastest, s.mhz);
+  for (size_t i = 0; i < shared.samples.size(); ++i) {
+    const double next_s =
+        i + 1 < shared.samples.size() ? shared.samples[i + 1].t_ns / 1e9 : shared.duration_s;
+    if (shared.samples[i].mhz < fastest) m.throttled_s += std::max(0.0, next_s - shared.samples[i].t_ns / 1e9);
+  }
   return m;
 }
 

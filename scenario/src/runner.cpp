@@ -87,6 +87,7 @@ json RunResult::to_json() const {
   j["duration_s"] = duration_s;
   j["channels"] = channels;
   j["clock_mhz"] = clock_mhz;
+  j["fastest_mhz"] = fastest_mhz;
   j["preemptions"] = preemptions;
   j["preempt_latency_ns"] = preempt_latency_ns;
   j["preempt_saved_bytes"] = preempt_saved_bytes;
@@ -138,6 +139,7 @@ Result<RunResult> RunResult::from_json(const json& j) {
     r.duration_s = j.at("duration_s");
     r.channels = j.at("channels");
     r.clock_mhz = j.at("clock_mhz");
+    r.fastest_mhz = j.at("fastest_mhz");
     r.preemptions = j.at("preemptions");
     r.preempt_latency_ns = j.at("preempt_latency_ns");
     r.preempt_saved_bytes = j.at("preempt_saved_bytes");
@@ -228,6 +230,7 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   result.duration_s = duration_s;
   result.channels = cfg->npu.channels;
   result.clock_mhz = cfg->npu.clock_mhz();
+  result.fastest_mhz = cfg->npu.dvfs.points.front().mhz;
   std::vector<std::unique_ptr<TenantApp>> tenants;
   std::string error;
 

@@ -61,6 +61,27 @@ TEST(ScenarioMustShow, CameraLlmFcfsMissesFarMore) {
   EXPECT_EQ(m.preemptions, 0u);
 }
 
+// Time throttled counts the clock below the fastest operating point, up to the end of the run, even when
+// the run never reaches that point: this one starts at opp1 (800 MHz) and, never hot, stays there (it
+// used to report 0 s, the clock never being below the fastest one it saw, and left out the last sample).
+TEST(ScenarioRun, ThrottledIsBelowTheFastestOperatingPointToTheEnd) {
+  auto s = parse_scenario(json::parse(R"({"name": "slow", "duration_s": 0.1, "seed": 9,
+    "hardware": {"set": {"npu.dvfs.initial_point": 1}},
+    "apps": [{"name": "cam", "uid": 10001, "model": "vision-small",
+              "workload": {"type": "periodic", "period_ms": 33.333333, "deadline_ms": 33.333333}}]})"),
+                          "slow.json", NPUSIM_SOURCE_DIR "/configs/scenarios");
+  ASSERT_TRUE(s.ok()) << s.error();
+  const RunResult r = run_checked(*s, {});
+  ASSERT_EQ(r.samples.size(), 10u);  // every 10 ms from 0
+  for (const Sample& smp : r.samples) EXPECT_EQ(smp.mhz, 800.0);
+  EXPECT_EQ(r.fastest_mhz, 1000.0);
+  EXPECT_DOUBLE_EQ(compute_metrics(r, {}).throttled_s, 0.1);
+  // Round trip through the forked child's JSON keeps it.
+  auto back = RunResult::from_json(r.to_json());
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->fastest_mhz, 1000.0);
+}
+
 TEST(ScenarioRun, SameSeedSameMetricsBytes) {
   const Scenario s = small();
   RunOptions o;
@@ -71,6 +92,7 @@ TEST(ScenarioRun, SameSeedSameMetricsBytes) {
   EXPECT_EQ(ja, jb);
   EXPECT_EQ(a->to_json().dump(), b->to_json().dump());
   EXPECT_GT(a->apps[1].requests.size(), 3u);
+  EXPECT_EQ(compute_metrics(*a, {}).throttled_s, 0.0) << "at the fastest point all along";
 }
 
 TEST(ScenarioRun, TraceIsChromeTraceEventJson) {

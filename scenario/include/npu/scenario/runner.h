@@ -74,7 +74,8 @@ struct RunResult {
   int only_uid = -1;  // ≥ 0: an isolated run of that app alone
   double duration_s = 0;
   uint32_t channels = 0;
-  double clock_mhz = 0;  // nominal (fastest operating point): converts busy cycles to time
+  double clock_mhz = 0;    // at reset (the initial operating point): converts busy cycles to time
+  double fastest_mhz = 0;  // the fastest operating point: below it the clock counts as throttled
   std::vector<AppRun> apps;
   std::vector<Sample> samples;
   std::vector<ChannelSpan> channel_spans;  // which app's work ran on which channel (channel_timeline)
