@@ -38,9 +38,14 @@ std::vector<ChannelSpan> channel_spans(const json& trace, const std::vector<AppS
     auto it = channel_of.find({e["pid"].get<int>(), e["tid"].get<int>()});
     if (it == channel_of.end()) continue;
     const std::string label = e.value("name", "");
+    // The longest name that prefixes the label: "cam" must not take "cam b request".
     int uid = -1;
+    size_t matched = 0;
     for (const auto& a : apps)
-      if (label.rfind(a.name + " ", 0) == 0) uid = a.uid;
+      if (label.rfind(a.name + " ", 0) == 0 && a.name.size() >= matched) {
+        uid = a.uid;
+        matched = a.name.size();
+      }
     if (uid < 0) continue;
     const double ts_us = e["ts"].get<double>(), dur_us = e["dur"].get<double>();
     out.push_back({it->second, static_cast<uint64_t>(std::llround(ts_us * 1000)),

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "npu/scenario/metrics.h"
@@ -80,6 +81,29 @@ TEST(ScenarioRun, ThrottledIsBelowTheFastestOperatingPointToTheEnd) {
   auto back = RunResult::from_json(r.to_json());
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(back->fastest_mhz, 1000.0);
+}
+
+// The channel timeline attributes each command buffer to its app by the job label "<app> <what>": an app
+// whose name begins with another's ("cam b" after "cam") gets its own spans.
+TEST(ScenarioRun, ChannelSpansGoToTheAppWithTheLongestMatchingName) {
+  auto s = parse_scenario(json::parse(R"({"name": "names", "duration_s": 0.1, "seed": 9,
+    "apps": [{"name": "cam b", "uid": 10002, "model": "vision-small",
+              "workload": {"type": "periodic", "period_ms": 33.333333, "start_s": 0.05}},
+             {"name": "cam", "uid": 10001, "model": "vision-small",
+              "workload": {"type": "periodic", "period_ms": 33.333333, "stop_s": 0.04}}]})"),
+                          "names.json", NPUSIM_SOURCE_DIR "/configs/scenarios");
+  ASSERT_TRUE(s.ok()) << s.error();
+  RunOptions o;
+  o.channel_timeline = true;
+  const RunResult r = run_checked(*s, o);
+  std::map<int, uint64_t> first_ns, last_ns;
+  for (const ChannelSpan& c : r.channel_spans) {
+    if (!first_ns.count(c.uid)) first_ns[c.uid] = c.start_ns;
+    last_ns[c.uid] = c.end_ns;
+  }
+  ASSERT_TRUE(first_ns.count(10001) && first_ns.count(10002)) << "both apps have spans";
+  EXPECT_LT(last_ns[10001], 50'000'000u) << "cam works before 50 ms only";
+  EXPECT_GE(first_ns[10002], 50'000'000u) << "cam b works from 50 ms on only";
 }
 
 TEST(ScenarioRun, SameSeedSameMetricsBytes) {
