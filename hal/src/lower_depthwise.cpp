@@ -58,13 +58,7 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
   Plan r{*p, {}, fd[1] * fd[2], fd[3]};
   const uint32_t taps = r.taps, dm = p->depth_multiplier, e = elem_bytes(t);
   const bool quant = is_quant8(t);
-  r.s.batch = x.n;
-  r.s.in_h = x.h;
-  r.s.in_w = x.w;
-  r.s.in_c = x.c;
-  r.s.out_h = y.h;
-  r.s.out_w = y.w;
-  r.s.nchw = p->conv.nchw;
+  r.s.set_extents(x, y, p->conv.nchw);
   r.s.kh = fd[1];
   r.s.stride_h = p->conv.stride_h;
   r.s.dil_h = p->conv.dilation_h;

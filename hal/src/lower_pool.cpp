@@ -35,13 +35,7 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
              y = nhwc_extents(g.operands[out], p->window.nchw);
   if (y.c != x.c) return make_error("output channels differ from the input's");
   Plan r{*p, {}};
-  r.s.batch = x.n;
-  r.s.in_h = x.h;
-  r.s.in_w = x.w;
-  r.s.in_c = x.c;
-  r.s.out_h = y.h;
-  r.s.out_w = y.w;
-  r.s.nchw = p->window.nchw;
+  r.s.set_extents(x, y, p->window.nchw);
   r.s.kh = p->filter_h;
   r.s.stride_h = p->window.stride_h;
   r.s.dil_h = 1;

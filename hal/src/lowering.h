@@ -116,6 +116,16 @@ struct SpatialOp {
   uint32_t elem;              // element bytes
   bool nchw = false;          // input and output are NCHW in the arena (dma_nchw_in / dma_nchw_out)
   std::function<uint64_t(uint32_t cb)> fixed_bytes;
+  // Batch and image extents from the input and output activations, in either layout.
+  void set_extents(const Nhwc& in, const Nhwc& out, bool layout_nchw) {
+    batch = in.n;
+    in_h = in.h;
+    in_w = in.w;
+    in_c = in.c;
+    out_h = out.h;
+    out_w = out.w;
+    nchw = layout_nchw;
+  }
 };
 struct SpatialTile {
   uint32_t rb, cb, buffers;
