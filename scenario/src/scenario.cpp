@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/models.h"
@@ -284,6 +285,22 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
       er.finish();
       s.events.push_back(e);
     }
+  }
+  // Points in time past the end would silently never happen: a typo (seconds for milliseconds) or a
+  // duration shortened without its events.
+  auto past_end = [&](double at_s, const std::string& path) {
+    if (r.ok() && at_s >= s.duration_s) {
+      std::ostringstream m;
+      m << at_s << " s is at or past the end of the run (duration_s " << s.duration_s << ")";
+      r.fail(path, m.str());
+    }
+  };
+  for (size_t i = 0; i < s.events.size(); ++i) past_end(s.events[i].at_s, "$.events[" + std::to_string(i) + "].at_s");
+  for (size_t i = 0; i < s.apps.size(); ++i) {
+    const std::string ap = "$.apps[" + std::to_string(i) + "]";
+    for (size_t j = 1; j < s.apps[i].importance.size(); ++j)
+      past_end(s.apps[i].importance[j].at_s, ap + ".importance[" + std::to_string(j) + "].at_s");
+    past_end(s.apps[i].workload.start_s, ap + ".workload.start_s");
   }
   r.finish();
   if (!error.empty()) return make_error(source + ": " + error);

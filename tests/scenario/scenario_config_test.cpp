@@ -74,6 +74,17 @@ TEST(ScenarioConfig, ErrorsNameTheJsonPath) {
   d = minimal();
   d["events"] = json::array({{{"type", "meteor"}, {"at_s", 1}, {"watts", 3}}});
   EXPECT_EQ(error_of(d), "s.json: $.events[0].type: \"meteor\" is not one of thermal_runaway");
+  // Points in time past the end of the run would never happen.
+  d = minimal();
+  d["events"] = json::array({{{"type", "thermal_runaway"}, {"at_s", 2}, {"watts", 3}}});
+  EXPECT_EQ(error_of(d), "s.json: $.events[0].at_s: 2 s is at or past the end of the run (duration_s 1)");
+  d = minimal();
+  d["apps"][0]["importance"] = json::array({{{"at_s", 0}, {"importance", "CACHED"}},
+                                            {{"at_s", 1.5}, {"importance", "FOREGROUND"}}});
+  EXPECT_EQ(error_of(d), "s.json: $.apps[0].importance[1].at_s: 1.5 s is at or past the end of the run (duration_s 1)");
+  d = minimal();
+  d["apps"][0]["workload"]["start_s"] = 1;
+  EXPECT_EQ(error_of(d), "s.json: $.apps[0].workload.start_s: 1 s is at or past the end of the run (duration_s 1)");
 }
 
 TEST(ScenarioConfig, UnreadableFiles) {
