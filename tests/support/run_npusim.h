@@ -1,29 +1,15 @@
-// Runs the npusim binary (NPUSIM_BIN, set by the test's CMake) as a user would, for command-line tests.
+// Runs the npusim binary (NPUSIM_BIN, set by the test's CMake) as a user would, for command-line tests:
+// npusim(args) is cli.h's run_shell on that binary, stdout and stderr together.
 #pragma once
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 
-#include "private_work_dir.h"
+#include "cli.h"
 
 namespace npu::test {
 
-struct CliRun {
-  int status;          // exit status, -1 when it did not exit normally
-  std::string output;  // stdout + stderr
-};
+using CliRun = npu::testing::CliRun;
 
-inline CliRun npusim(const std::string& args) {
-  const std::string cmd = std::string(NPUSIM_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int rc = p ? pclose(p) : -1;
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
-}
+inline CliRun npusim(const std::string& args) { return npu::testing::run_shell(std::string(NPUSIM_BIN) + " " + args); }
 
 }  // namespace npu::test
