@@ -19,11 +19,10 @@ struct BenchCli {
 };
 
 int run(const BenchCli& c) {
-  if (!c.report.empty())
-    if (auto why = npusim::unwritable_reason(c.report); !why.empty()) {
-      std::fprintf(stderr, "npusim: %s\n", why.c_str());
-      return 1;
-    }
+  if (auto why = npusim::unwritable_reason(c.report); !why.empty()) {
+    std::fprintf(stderr, "npusim: %s\n", why.c_str());
+    return 1;
+  }
   auto r = mlts::run_bench(c.options);
   if (!r) {
     std::fprintf(stderr, "npusim: %s\n", r.error().c_str());

@@ -38,8 +38,7 @@ int run_scenario(const ScenarioOptions& o) {
   auto sc = load_scenario(o.file);
   if (!sc) return fail(sc.error());
   for (const std::string* out : {&o.json, &o.report, &o.trace})
-    if (!out->empty())
-      if (auto why = unwritable_reason(*out); !why.empty()) return fail(why);
+    if (auto why = unwritable_reason(*out); !why.empty()) return fail(why);
   const std::string main_policy = o.policy.empty() ? sc->policy : o.policy;
   if (!find_baseline(main_policy)) {
     std::string names;

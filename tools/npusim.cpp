@@ -101,8 +101,7 @@ int run_command(const RunOptions& o) {
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return fail(cfg.error());
   for (const std::string* out : {&o.outputs, &o.stats, &o.trace})
-    if (!out->empty())
-      if (auto why = npusim::unwritable_reason(*out); !why.empty()) return fail(why);
+    if (auto why = npusim::unwritable_reason(*out); !why.empty()) return fail(why);
   cfg->waves_path = o.waves;
   cfg->trace = !o.trace.empty();
   auto sys = system::System::create(*cfg);

@@ -9,10 +9,11 @@
 
 namespace npusim {
 
-// Empty when `path` can be written (its folder exists and is writable, and it is not a folder itself);
-// else the one-line reason, naming the path.
+// Empty when `path` can be written (its folder exists and is writable, and it is not a folder itself)
+// or is empty (no such output was asked for); else the one-line reason, naming the path.
 inline std::string unwritable_reason(const std::string& path) {
   namespace fs = std::filesystem;
+  if (path.empty()) return {};
   std::error_code ec;
   if (fs::is_directory(path, ec)) return path + ": is a folder, not a file";
   const fs::path parent = fs::path(path).parent_path();
