@@ -200,9 +200,11 @@ Result<std::vector<uint8_t>> read_file(const std::string& path, const char (&mag
 }
 
 // Model file: per graph, whether it has a program, the fallback reason, the model JSON and the
-// program. Data file: per graph, its weights image then its constants, each with its length.
-void write_graph(Writer& w, Writer& data, const CompiledGraph& g) {
-  const SplitModel split = split_constants(g.model);
+// program. Data file: per graph, its weights image then its constants, each with its length. A
+// subgraph's model carries the main model's referenced list; it is written once, with the main graph.
+void write_graph(Writer& w, Writer& data, const CompiledGraph& g, bool is_subgraph) {
+  SplitModel split = split_constants(g.model);
+  if (is_subgraph) split.structure.referenced.clear();
   const std::vector<uint8_t> no_weights;
   const auto& weights = g.program ? g.program->weights.bytes() : no_weights;
   data.pod<uint64_t>(weights.size());
@@ -305,8 +307,9 @@ Result<Program> read_program(Reader& r, const models::Model& model, std::vector<
   return p;
 }
 
-Result<CompiledGraph> read_graph(Reader& r, Reader& data, const std::string& where,
-                                 const std::string& data_path) {
+// `referenced` (nullable): a subgraph's model gets the main model's referenced list back.
+Result<CompiledGraph> read_graph(Reader& r, Reader& data, const std::string& where, const std::string& data_path,
+                                 const std::vector<models::Subgraph>* referenced) {
   CompiledGraph out;
   const bool has_program = r.pod<uint8_t>() != 0;
   out.fallback = r.str();
@@ -315,6 +318,7 @@ Result<CompiledGraph> read_graph(Reader& r, Reader& data, const std::string& whe
   auto model = models::parse_model_json(doc, where, "");
   if (!model) return make_error(model.error());
   out.model = std::move(*model);
+  if (referenced) out.model.referenced = *referenced;
   std::vector<uint8_t> weights(data.count(1));
   data.bytes(weights.data(), weights.size());
   std::vector<uint8_t> constants(data.count(1));
@@ -355,8 +359,8 @@ Result<void> write_compilation_cache(const std::string& dir, const CacheToken& t
       return make_error("a timing-only program (omitted constant values) is not cached");
   const auto paths = cache_file_paths(dir, token);
   Writer data, graphs;
-  write_graph(graphs, data, main);
-  for (const auto& g : subgraphs) write_graph(graphs, data, g);
+  write_graph(graphs, data, main, false);
+  for (const auto& g : subgraphs) write_graph(graphs, data, g, true);
   if (auto d = write_file(paths.data, kDataMagic, data.data()); !d) return d;
   Writer w;
   w.str(version_string);
@@ -400,7 +404,7 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
   Reader d(data->data(), data->size());
   for (uint64_t i = 0; i < graphs; ++i) {
     const std::string what = where + (i == 0 ? "main graph: " : "subgraph " + std::to_string(i - 1) + ": ");
-    auto g = read_graph(r, d, what, paths.data);
+    auto g = read_graph(r, d, what, paths.data, i == 0 ? nullptr : &c.main.model.referenced);
     if (!g) return make_error(g.error());
     if (i == 0) {
       if (!g->program) return make_error(what + "no program");
