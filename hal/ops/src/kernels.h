@@ -9,6 +9,7 @@ const OperationKernel& abs_kernel();
 const OperationKernel& add_kernel();
 const OperationKernel& average_pool_2d_kernel();
 const OperationKernel& batch_to_space_nd_kernel();
+const OperationKernel& bidirectional_sequence_rnn_kernel();
 const OperationKernel& concatenation_kernel();
 const OperationKernel& conv_2d_kernel();
 const OperationKernel& depth_to_space_kernel();
@@ -23,6 +24,7 @@ const OperationKernel& fully_connected_kernel();
 const OperationKernel& gather_kernel();
 const OperationKernel& greater_equal_kernel();
 const OperationKernel& greater_kernel();
+const OperationKernel& grouped_conv_2d_kernel();
 const OperationKernel& hashtable_lookup_kernel();
 const OperationKernel& l2_normalization_kernel();
 const OperationKernel& less_kernel();
@@ -63,5 +65,7 @@ const OperationKernel& sub_kernel();
 const OperationKernel& svdf_kernel();
 const OperationKernel& tanh_kernel();
 const OperationKernel& transpose_kernel();
+const OperationKernel& transpose_conv_2d_kernel();
+const OperationKernel& unidirectional_sequence_rnn_kernel();
 
 }  // namespace npu::hal::ops

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 58;
+constexpr size_t kKernelCount = 62;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -17,6 +17,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &add_kernel(),
       &average_pool_2d_kernel(),
       &batch_to_space_nd_kernel(),
+      &bidirectional_sequence_rnn_kernel(),
       &concatenation_kernel(),
       &conv_2d_kernel(),
       &depth_to_space_kernel(),
@@ -31,6 +32,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &gather_kernel(),
       &greater_equal_kernel(),
       &greater_kernel(),
+      &grouped_conv_2d_kernel(),
       &hashtable_lookup_kernel(),
       &l2_normalization_kernel(),
       &less_kernel(),
@@ -71,6 +73,8 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &svdf_kernel(),
       &tanh_kernel(),
       &transpose_kernel(),
+      &transpose_conv_2d_kernel(),
+      &unidirectional_sequence_rnn_kernel(),
   };
   return kernels;
 }
