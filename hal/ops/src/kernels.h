@@ -13,6 +13,7 @@ const OperationKernel& average_pool_2d_kernel();
 const OperationKernel& batch_to_space_nd_kernel();
 const OperationKernel& cast_kernel();
 const OperationKernel& channel_shuffle_kernel();
+const OperationKernel& bidirectional_sequence_rnn_kernel();
 const OperationKernel& concatenation_kernel();
 const OperationKernel& conv_2d_kernel();
 const OperationKernel& depth_to_space_kernel();
@@ -31,6 +32,7 @@ const OperationKernel& gather_kernel();
 const OperationKernel& greater_equal_kernel();
 const OperationKernel& greater_kernel();
 const OperationKernel& hard_swish_kernel();
+const OperationKernel& grouped_conv_2d_kernel();
 const OperationKernel& hashtable_lookup_kernel();
 const OperationKernel& instance_normalization_kernel();
 const OperationKernel& l2_normalization_kernel();
@@ -89,5 +91,7 @@ const OperationKernel& tanh_kernel();
 const OperationKernel& tile_kernel();
 const OperationKernel& topk_v2_kernel();
 const OperationKernel& transpose_kernel();
+const OperationKernel& transpose_conv_2d_kernel();
+const OperationKernel& unidirectional_sequence_rnn_kernel();
 
 }  // namespace npu::hal::ops

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 84;
+constexpr size_t kKernelCount = 88;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -21,6 +21,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &batch_to_space_nd_kernel(),
       &cast_kernel(),
       &channel_shuffle_kernel(),
+      &bidirectional_sequence_rnn_kernel(),
       &concatenation_kernel(),
       &conv_2d_kernel(),
       &depth_to_space_kernel(),
@@ -39,6 +40,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &greater_equal_kernel(),
       &greater_kernel(),
       &hard_swish_kernel(),
+      &grouped_conv_2d_kernel(),
       &hashtable_lookup_kernel(),
       &instance_normalization_kernel(),
       &l2_normalization_kernel(),
@@ -97,6 +99,8 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &tile_kernel(),
       &topk_v2_kernel(),
       &transpose_kernel(),
+      &transpose_conv_2d_kernel(),
+      &unidirectional_sequence_rnn_kernel(),
   };
   return kernels;
 }
