@@ -308,8 +308,13 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::REDUCE_SUM:
       return &mean_lowering();
     case OperationType::RESHAPE:
+    case OperationType::EXPAND_DIMS:
     case OperationType::CONCATENATION:
       return &copy_lowering();
+    case OperationType::SLICE:
+    case OperationType::SPLIT:
+    case OperationType::TILE:
+      return &gather_rows_lowering();
     case OperationType::PAD:
       return &pad_lowering();
     default:

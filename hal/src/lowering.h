@@ -160,7 +160,9 @@ const Lowering& pool_lowering();        // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL
 const Lowering& depthwise_lowering();   // DEPTHWISE_CONV_2D
 const Lowering& softmax_lowering();     // SOFTMAX
 const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
-const Lowering& copy_lowering();        // RESHAPE, CONCATENATION
+const Lowering& copy_lowering();        // RESHAPE, EXPAND_DIMS, CONCATENATION
 const Lowering& pad_lowering();         // PAD
+
+const Lowering& gather_rows_lowering();  // SLICE, SPLIT, TILE
 
 }  // namespace npu::hal::lower
