@@ -4,6 +4,7 @@
 // 256-entry LUT indexed by the raw input byte, computed at compile time by running the CPU reference kernel
 // itself on all 256 input values with the operation's quantisation — so the NPU's result is the reference's
 // by construction, including NNAPI's fixed-point LOGISTIC/TANH and RELU with a different output scale.
+// HARD_SWISH (NNAPI 1.3) runs quant8 only, by the same table; the vector unit has no float hard-swish.
 #include <limits>
 #include <optional>
 
@@ -43,6 +44,8 @@ std::string reason(const models::Model& m, uint32_t index) {
   if (op.inputs.size() != 1 || op.outputs.size() != 1) return "expected 1 input and 1 output";
   if (auto r = unknown_dims_reason(m, {op.inputs[0], op.outputs[0]}); !r.empty()) return r;
   const OperandType t = g.operands[op.inputs[0]].type;
+  if (op.type == OperationType::HARD_SWISH && !is_quant8(t))
+    return "the vector unit has no float HARD_SWISH function (quant8 runs as a lookup table)";
   if (float_function(op.type) && t != OperandType::TENSOR_FLOAT32)
     return "data type " + std::string(models::to_string(t)) + " is not supported on the NPU";
   if (t != OperandType::TENSOR_FLOAT32 && !is_quant8(t))

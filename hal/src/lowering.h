@@ -161,8 +161,9 @@ const Lowering& depthwise_lowering();   // DEPTHWISE_CONV_2D
 const Lowering& softmax_lowering();     // SOFTMAX
 const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
 const Lowering& copy_lowering();        // RESHAPE, EXPAND_DIMS, CONCATENATION
-const Lowering& pad_lowering();         // PAD
+const Lowering& pad_lowering();         // PAD, PAD_V2
 
-const Lowering& gather_rows_lowering();  // SLICE, SPLIT, TILE
+// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR
+const Lowering& gather_rows_lowering();
 
 }  // namespace npu::hal::lower
