@@ -295,6 +295,8 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::RSQRT:
     case OperationType::SQRT:
     case OperationType::HARD_SWISH:
+    case OperationType::SIN:
+    case OperationType::ELU:
       return &activation_lowering();
     case OperationType::AVERAGE_POOL_2D:
     case OperationType::MAX_POOL_2D:

@@ -126,13 +126,14 @@ Plan plan_eltwise(const desc::Eltwise& d, const Planner& pl) {
 
 bool transcendental(desc::UnaryFunc f) {
   using F = desc::UnaryFunc;
-  return f == F::LOGISTIC || f == F::TANH || f == F::EXP || f == F::LOG || f == F::SQRT || f == F::RSQRT;
+  return f == F::LOGISTIC || f == F::TANH || f == F::EXP || f == F::LOG || f == F::SQRT || f == F::RSQRT ||
+         f == F::SIN || f == F::ELU;
 }
 
 Plan plan_unary(const desc::Unary& d, const Planner& pl) {
   using F = desc::UnaryFunc;
   if (!valid_dtype(d.in_type) || !valid_dtype(d.out_type) || d.count == 0) return pl.bad();
-  if (static_cast<uint32_t>(d.func) > static_cast<uint32_t>(F::LOG)) return pl.bad();
+  if (static_cast<uint32_t>(d.func) > static_cast<uint32_t>(F::ELU)) return pl.bad();
   const bool f32_in = d.in_type == desc::DType::F32, f32_out = d.out_type == desc::DType::F32;
   switch (d.func) {
     case F::CLAMP:
@@ -401,7 +402,7 @@ void run_eltwise(const desc::Eltwise& d, uint8_t* s) {
   std::memcpy(out, result.data(), result.size());
 }
 
-float unary_f32(desc::UnaryFunc f, float x) {
+float unary_f32(desc::UnaryFunc f, float x, float alpha) {
   using F = desc::UnaryFunc;
   switch (f) {
     case F::LOGISTIC:
@@ -422,6 +423,12 @@ float unary_f32(desc::UnaryFunc f, float x) {
       return 1.0f / std::sqrt(x);
     case F::LOG:
       return std::log(x);
+    case F::SIN:
+      return std::sin(x);
+    case F::HARD_SWISH:
+      return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+    case F::ELU:
+      return x < 0.0f ? alpha * (std::exp(x) - 1.0f) : x;
     default:
       return x;  // CLAMP
   }
@@ -433,7 +440,7 @@ void run_unary(const desc::Unary& d, uint8_t* s) {
   std::vector<uint8_t> result(d.count * desc::dtype_bytes(d.out_type));
   for (uint64_t i = 0; i < d.count; ++i) {
     if (d.in_type == desc::DType::F32) {
-      const float v = unary_f32(d.func, load_f32(in, i));
+      const float v = unary_f32(d.func, load_f32(in, i), f32_of(d.in_offset));
       store_f32(result.data(), i, clamp_f32(v, f32_of(d.clamp_lo), f32_of(d.clamp_hi)));
       continue;
     }

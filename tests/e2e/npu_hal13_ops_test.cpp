@@ -1,6 +1,7 @@
 // NN HAL 1.2/1.3 operations on the NPU: SLICE, SPLIT, TILE, EXPAND_DIMS, CHANNEL_SHUFFLE,
 // RESIZE_NEAREST_NEIGHBOR and same-type CAST lowered to DMA patterns (hal/src/lower_gather_rows.cpp,
-// lower_copy.cpp) and quant8 HARD_SWISH as a vector-unit lookup table (lower_activation.cpp), through the
+// lower_copy.cpp), quant8 HARD_SWISH as a vector-unit lookup table and float SIN, ELU and HARD_SWISH as
+// vector-unit functions (lower_activation.cpp), through the
 // whole stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for every element
 // type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it, TENSOR_QUANT8_ASYMM,
 // TENSOR_QUANT8_ASYMM_SIGNED). The element values are 0, 1, 2, ... (exact in every
@@ -8,6 +9,8 @@
 // (no CPU stage), device cycles > 0, both devices against the hand values, and NPU == CPU byte for byte.
 // Larger cases on a 16 KiB SRAM (many chunks over all channels) compare the NPU with the CPU device.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "../hal_ops/test_models.h"
 #include "npu/system/system.h"
@@ -270,13 +273,52 @@ TEST(NpuHardSwish, Quant8Signed) {
   expect_on_npu(run_both(g.build(), {{x, in}}), {y}, {{-64, -88, -21, 127}});
 }
 
-// Float HARD_SWISH has no vector-unit function: it runs as a CPU stage, with the CPU's result.
-TEST(NpuHardSwish, FloatFallsBackToTheCpu) {
+// Float functions of the vector unit with the reference's expressions: placement "npu", NPU == CPU byte
+// for byte, and the hand values within the SPEC's fp32 tolerance.
+void float_unary_case(OperationType op, const std::vector<float>& x, const std::vector<float>& want,
+                      float alpha = 0.0f) {
   const OperandType t = OperandType::TENSOR_FLOAT32;
+  const auto n = static_cast<uint32_t>(x.size());
+  GraphBuilder g;
+  const uint32_t in = g.input(t, {n});
+  const uint32_t y = g.output(t, {n});
+  std::vector<uint32_t> ins = {in};
+  if (op == OperationType::ELU) ins.push_back(g.floats({}, {alpha}, OperandType::FLOAT32));
+  g.op(op, ins, {y});
+  Tensor v;
+  v.type = t;
+  v.dimensions = {n};
+  v.data.resize(n * 4);
+  for (uint32_t i = 0; i < n; ++i) npu::models::write_element(t, v.data, i, x[i]);
+  const Outcome o = run_both(g.build(), {{in, v}});
+  expect_on_npu(o, {y}, {});
+  const Tensor& c = o.cpu.outputs.at(y);
+  ASSERT_EQ(c.element_count(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double got = npu::models::read_element(t, c.data, i);
+    EXPECT_LE(std::fabs(got - want[i]), 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(want[i]))
+        << "element " << i;
+  }
+}
+
+// x·relu6(x + 3)/6: -4 -> 0, -1.5 -> -0.375, 1 -> 2/3, 5 -> 5.
+TEST(NpuHardSwish, Float) {
+  float_unary_case(OperationType::HARD_SWISH, {-4, -1.5f, 1, 5}, {0, -0.375f, 0.6666667f, 5});
+}
+// sin 0 = 0, sin(pi/2) = 1, sin(-pi/6) = -0.5.
+TEST(NpuSin, Float) { float_unary_case(OperationType::SIN, {0, 1.5707964f, -0.5235988f}, {0, 1, -0.5f}); }
+// alpha 0.5: -2 -> 0.5 (e^-2 - 1) = -0.43233237, -1 -> 0.5 (e^-1 - 1) = -0.31606028, 0 and 3 unchanged.
+TEST(NpuElu, Float) {
+  float_unary_case(OperationType::ELU, {-2, -1, 0, 3}, {-0.43233237f, -0.31606028f, 0, 3}, 0.5f);
+}
+
+// FLOAT16 has no vector-unit datapath: it runs as a CPU stage, with the CPU's result.
+TEST(NpuElu, Float16FallsBackToTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT16;
   GraphBuilder g;
   const uint32_t x = g.input(t, {3});
   const uint32_t y = g.output(t, {3});
-  g.op(OperationType::HARD_SWISH, {x}, {y});
+  g.op(OperationType::ELU, {x, g.floats({}, {1.0f}, OperandType::FLOAT16)}, {y});
   const Outcome o = run_both(g.build(), {{x, iota(t, {3})}});
   ASSERT_TRUE(o.npu.status.ok()) << o.npu.status.message;
   EXPECT_NE(o.placement.find("cpu"), std::string::npos) << o.placement;

@@ -115,6 +115,9 @@ enum class UnaryFunc : uint32_t {
   LOGISTIC = 3,  // F32: 1 / (1 + exp(−x))
   TANH = 4,      // F32
   ABS = 5, NEG = 6, FLOOR = 7, EXP = 8, SQRT = 9, RSQRT = 10, LOG = 11,  // F32
+  SIN = 12,         // F32
+  HARD_SWISH = 13,  // F32: x·min(max(x + 3, 0), 6) / 6
+  ELU = 14,         // F32: x < 0 ? α·(exp(x) − 1) : x, α's float bits in in_offset
 };
 
 // CLAMP keeps the type; REQUANT is integer to integer (U8/S8/I32); LUT is 8-bit to 8-bit; the F32
