@@ -324,6 +324,9 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::PAD:
     case OperationType::PAD_V2:
       return &pad_lowering();
+    case OperationType::ARGMAX:
+    case OperationType::ARGMIN:
+      return &argminmax_lowering();
     default:
       return nullptr;
   }

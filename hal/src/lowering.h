@@ -165,5 +165,6 @@ const Lowering& pad_lowering();         // PAD, PAD_V2
 
 // SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR
 const Lowering& gather_rows_lowering();
+const Lowering& argminmax_lowering();  // ARGMAX, ARGMIN
 
 }  // namespace npu::hal::lower

@@ -1,10 +1,10 @@
 // NN HAL 1.2/1.3 operations on the NPU: SLICE, SPLIT, TILE, EXPAND_DIMS, CHANNEL_SHUFFLE,
 // RESIZE_NEAREST_NEIGHBOR and same-type CAST lowered to DMA patterns (hal/src/lower_gather_rows.cpp,
 // lower_copy.cpp), quant8 HARD_SWISH as a vector-unit lookup table and float SIN, ELU and HARD_SWISH as
-// vector-unit functions (lower_activation.cpp), through the
-// whole stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for every element
-// type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it, TENSOR_QUANT8_ASYMM,
-// TENSOR_QUANT8_ASYMM_SIGNED). The element values are 0, 1, 2, ... (exact in every
+// vector-unit functions (lower_activation.cpp), ARGMAX/ARGMIN as vector-unit REDUCE (lower_argminmax.cpp),
+// through the whole stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for
+// every element type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it,
+// TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED). The element values are 0, 1, 2, ... (exact in every
 // type), so the expected outputs are the hand-listed source positions. Every case checks placement "npu"
 // (no CPU stage), device cycles > 0, both devices against the hand values, and NPU == CPU byte for byte.
 // Larger cases on a 16 KiB SRAM (many chunks over all channels) compare the NPU with the CPU device.
@@ -351,5 +351,45 @@ void pad_v2_case(OperandType t, int32_t raw_pad, float float_pad, double expect_
 TEST(NpuPadV2, Float) { pad_v2_case(OperandType::TENSOR_FLOAT32, 0, -2.5f, -2.5); }
 TEST(NpuPadV2, Quant8) { pad_v2_case(OperandType::TENSOR_QUANT8_ASYMM, 200, 0, 200); }
 TEST(NpuPadV2, Quant8Signed) { pad_v2_case(OperandType::TENSOR_QUANT8_ASYMM_SIGNED, -5, 0, -5); }
+
+// ARGMAX/ARGMIN on the vector unit. Rows [1, 5, 5] and [-1, -7, 0] (quant8 raw values: those + 10 unsigned,
+// as is signed; the order is the same): along axis 1 the max is at 1 (first of the 5s) and 2, the min
+// at 0 and 1; along axis 0 the max row is 0 and the min row 1 in every column.
+class NpuArgMinMax : public ::testing::TestWithParam<OperandType> {};
+
+void arg_case(OperandType t, OperationType op, int32_t axis, std::vector<uint32_t> out_dims,
+              const std::vector<double>& want) {
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t y = g.output(I32, std::move(out_dims));
+  g.op(op, {x, g.i32(axis)}, {y});
+  Tensor in = iota(t, {2, 3});
+  const std::vector<double> v = {1, 5, 5, -1, -7, 0};
+  for (size_t i = 0; i < v.size(); ++i)
+    npu::models::write_element(t, in.data, i, v[i] + (t == OperandType::TENSOR_QUANT8_ASYMM ? 10 : 0));
+  expect_on_npu(run_both(g.build(), {{x, in}}), {y}, {want});
+}
+
+TEST_P(NpuArgMinMax, ArgMaxRows) { arg_case(GetParam(), OperationType::ARGMAX, 1, {2}, {1, 2}); }
+TEST_P(NpuArgMinMax, ArgMinRows) { arg_case(GetParam(), OperationType::ARGMIN, -1, {2}, {0, 1}); }
+TEST_P(NpuArgMinMax, ArgMaxColumns) { arg_case(GetParam(), OperationType::ARGMAX, 0, {3}, {0, 0, 0}); }
+TEST_P(NpuArgMinMax, ArgMinColumns) { arg_case(GetParam(), OperationType::ARGMIN, 0, {3}, {1, 1, 1}); }
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuArgMinMax,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// Many chunks on 16 KiB of SRAM, a middle axis: NPU == CPU.
+TEST(NpuArgMinMaxTiled, MiddleAxisMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {40, 37, 30}, 0.5f);
+  const uint32_t y = g.output(I32, {40, 30});
+  g.op(OperationType::ARGMAX, {x, g.i32(1)}, {y});
+  Tensor in = iota(t, {40, 37, 30});
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
+}
 
 }  // namespace

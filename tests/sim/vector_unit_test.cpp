@@ -241,6 +241,31 @@ TEST(VectorUnit, UnarySinHardSwishElu) {
   EXPECT_EQ(vu.footprint(desc::encode(u), s.bytes.size(), &fp), ChannelError::BAD_DESCRIPTOR);
 }
 
+// ARGMAX/ARGMIN over the extent of [1, 3, 2] floats: column 0 is 1, 7, 7 (max at 1, the first of the
+// two 7s; min at 0), column 1 is 5, 5, −1 (max at 0, min at 2); I32 out; cost P + ⌈6·4/64⌉ = 9.
+// Int8 [−3, 4, 4] (extent 3, inner 1): max at 1.
+TEST(VectorUnit, ReduceArgMaxArgMin) {
+  Sram s;
+  s.put<float>(0, {1.0f, 5.0f, 7.0f, 5.0f, 7.0f, -1.0f});
+  desc::Reduce d{};
+  d.h.opcode = desc::Opcode::REDUCE;
+  d.dtype = desc::DType::F32;
+  d.in_sram = 0, d.out_sram = 64, d.outer = 1, d.extent = 3, d.inner = 2;
+  d.func = desc::ReduceFunc::ARGMAX;
+  auto r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int32_t>(64, 2), (std::vector<int32_t>{1, 0}));
+  EXPECT_EQ(r.cycles, 9u);
+  d.func = desc::ReduceFunc::ARGMIN;
+  run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int32_t>(64, 2), (std::vector<int32_t>{0, 2}));
+  s.put<int8_t>(0, {-3, 4, 4});
+  d.dtype = desc::DType::S8;
+  d.func = desc::ReduceFunc::ARGMAX;
+  d.inner = 1;
+  run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int32_t>(64, 1), (std::vector<int32_t>{1}));
+}
+
 // 3×3 int8 band, 2×2 window, stride 2, one padding row/column at the bottom/right.
 TEST(VectorUnit, PoolAverageQuantisedSkipsPaddingAndRoundsHalfAway) {
   Sram s;

@@ -154,12 +154,14 @@ struct Pool {
   int32_t in_zero_point;       // quantised types: empty windows and L2
 };
 
-enum class ReduceFunc : uint32_t { MEAN = 0, SUM = 1, MAX = 2 };
+enum class ReduceFunc : uint32_t { MEAN = 0, SUM = 1, MAX = 2, ARGMAX = 3, ARGMIN = 4 };
 
 // Reduces a dense [outer × extent × inner] tensor over `extent`: out[o][i] = f_e(in[o][e][i]).
 // Quantised MEAN: trunc(Σ(in + in_offset) / extent) + out_offset, as NNAPI's reference (the output shares
 // the input's quantisation; `scale` is not read); SUM: rescale(Σ(in + in_offset), scale) + out_offset;
 // MAX: max(in + in_offset) + out_offset; then clamp. Sums wrap at 32 bits; F32 sums in ascending order.
+// ARGMAX/ARGMIN: the extent index of the first largest/smallest value (strict comparisons, so NaN is never
+// chosen after the first element), written as I32 (offsets, scale and clamp not read).
 struct Reduce {
   Header h;
   ReduceFunc func;
