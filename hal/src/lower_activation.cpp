@@ -4,6 +4,9 @@
 // 256-entry LUT indexed by the raw input byte, computed at compile time by running the CPU reference kernel
 // itself on all 256 input values with the operation's quantisation — so the NPU's result is the reference's
 // by construction, including NNAPI's fixed-point LOGISTIC/TANH and RELU with a different output scale.
+// NNAPI 1.2/1.3: SIN, ELU (alpha a constant, passed to the vector unit as float bits) and HARD_SWISH
+// as float functions with the reference's expressions; quant8 HARD_SWISH by the same lookup table.
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -32,6 +35,12 @@ std::optional<desc::UnaryFunc> float_function(OperationType t) {
       return desc::UnaryFunc::RSQRT;
     case OperationType::SQRT:
       return desc::UnaryFunc::SQRT;
+    case OperationType::SIN:
+      return desc::UnaryFunc::SIN;
+    case OperationType::ELU:
+      return desc::UnaryFunc::ELU;
+    case OperationType::HARD_SWISH:
+      return desc::UnaryFunc::HARD_SWISH;
     default:
       return std::nullopt;
   }
@@ -40,10 +49,15 @@ std::optional<desc::UnaryFunc> float_function(OperationType t) {
 std::string reason(const models::Model& m, uint32_t index) {
   const auto& g = m.main;
   const auto& op = g.operations[index];
-  if (op.inputs.size() != 1 || op.outputs.size() != 1) return "expected 1 input and 1 output";
+  const size_t n_in = op.type == OperationType::ELU ? 2 : 1;  // ELU: input, alpha
+  if (op.inputs.size() != n_in || op.outputs.size() != 1) return "unexpected operand counts";
+  if (n_in == 2 &&
+      (!g.operands[op.inputs[1]].is_constant() || g.operands[op.inputs[1]].type != OperandType::FLOAT32))
+    return "alpha must be a FLOAT32 constant";
   if (auto r = unknown_dims_reason(m, {op.inputs[0], op.outputs[0]}); !r.empty()) return r;
   const OperandType t = g.operands[op.inputs[0]].type;
-  if (float_function(op.type) && t != OperandType::TENSOR_FLOAT32)
+  const bool lut_too = op.type == OperationType::HARD_SWISH && is_quant8(t);
+  if (float_function(op.type) && !lut_too && t != OperandType::TENSOR_FLOAT32)
     return "data type " + std::string(models::to_string(t)) + " is not supported on the NPU";
   if (t != OperandType::TENSOR_FLOAT32 && !is_quant8(t))
     return "data type " + std::string(models::to_string(t)) + " is not supported on the NPU";
@@ -112,6 +126,7 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
     d.func = op.type == OperationType::LOGISTIC ? desc::UnaryFunc::LOGISTIC
              : op.type == OperationType::TANH   ? desc::UnaryFunc::TANH
                                                 : float_function(op.type).value_or(desc::UnaryFunc::CLAMP);
+    if (op.type == OperationType::ELU) std::memcpy(&d.in_offset, g.operands[op.inputs[1]].data.data(), 4);
   }
   const Source in = operand_source(m, op.inputs[0], prog);
   const uint64_t out_base = prog.arena.at(op.outputs[0]).offset;

@@ -1,7 +1,8 @@
-// Data movement on the NPU's DMA engines through SRAM, no arithmetic: RESHAPE (the bytes are
-// unchanged) and CONCATENATION (each input's rows land side by side in an SRAM row of the output,
-// then whole rows go out). Any element type; CONCATENATION of quant8 inputs whose scale or zero point
-// differ from the output's needs requantisation and stays on the CPU.
+// Data movement on the NPU's DMA engines through SRAM, no arithmetic: RESHAPE, EXPAND_DIMS and CAST to
+// the input's own type (the bytes are unchanged; a CAST between types stays on the CPU) and CONCATENATION
+// (each input's rows land side by side in an SRAM row of the output, then whole rows go out). Any element
+// type; CONCATENATION of quant8 inputs whose scale or zero point differ from the output's needs
+// requantisation and stays on the CPU.
 #include "lowering.h"
 
 namespace npu::hal::lower {
@@ -25,7 +26,12 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
   if (models::element_size(o.type) == 0)
     return make_error("data type " + std::string(models::to_string(o.type)) + " has no fixed element size");
   Plan p;
-  if (op.type == OperationType::RESHAPE) {
+  if (op.type == OperationType::CAST && g.operands[op.inputs[0]].type != o.type)
+    return make_error("the vector unit has no type conversion for CAST from " +
+                      std::string(models::to_string(g.operands[op.inputs[0]].type)) + " to " +
+                      std::string(models::to_string(o.type)));
+  if (op.type == OperationType::RESHAPE || op.type == OperationType::EXPAND_DIMS ||
+      op.type == OperationType::CAST) {
     if (auto r = unknown_dims_reason(m, {op.inputs[0]}); !r.empty()) return make_error(r);
     p.out_row = o.byte_size();
     p.rows = {p.out_row};
@@ -61,7 +67,9 @@ FlatWork work_of(const Plan& p) {
 std::string unsupported(const models::Model& m, uint32_t index, const NpuTarget& target) {
   auto p = plan(m, index);
   if (!p) return p.error();
-  if (m.main.operations[index].type == OperationType::RESHAPE) return "";  // any size: chunked bytes
+  const OperationType t = m.main.operations[index].type;
+  if (t == OperationType::RESHAPE || t == OperationType::EXPAND_DIMS || t == OperationType::CAST)
+    return "";  // any size: chunked bytes
   return flat_fits(work_of(*p), target);
 }
 
@@ -71,7 +79,8 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   auto p = plan(m, index);
   if (!p) return make_error(p.error());
   const uint64_t out_base = prog.arena.at(op.outputs[0]).offset;
-  if (op.type == OperationType::RESHAPE) {
+  if (op.type == OperationType::RESHAPE || op.type == OperationType::EXPAND_DIMS ||
+      op.type == OperationType::CAST) {
     const Source src = operand_source(m, op.inputs[0], prog);
     FlatWork w;
     w.count = p->out_row;

@@ -1,6 +1,7 @@
-// PAD on the NPU (rank 1..4, float32 and both quant8 types): each chunk of output rows (the last two
-// dimensions of the rank-4 view [N, H, W, C]) is filled with the padding value (0.0, or the zero point
-// as the CPU reference uses) by a FILL descriptor, the input rows that land in it are DMAed in at
+// PAD and PAD_V2 on the NPU (rank 1..4, float32 and both quant8 types): each chunk of output rows (the
+// last two dimensions of the rank-4 view [N, H, W, C]) is filled with the padding value (PAD: 0.0, or the
+// zero point as the CPU reference uses; PAD_V2: its constant pad value, the float's bits or the raw
+// quantised byte) by a FILL descriptor, the input rows that land in it are DMAed in at
 // their padded position (pixel-strided when C is padded), and the chunk goes out in one DMA.
 #include <cstring>
 
@@ -18,7 +19,10 @@ struct Plan {
 Result<Plan> plan(const models::Model& m, uint32_t index) {
   const auto& g = m.main;
   const auto& op = g.operations[index];
-  if (op.inputs.size() != 2 || op.outputs.size() != 1) return make_error("expected 2 inputs and 1 output");
+  const size_t n_in = op.type == models::OperationType::PAD_V2 ? 3 : 2;
+  if (op.inputs.size() != n_in || op.outputs.size() != 1) return make_error("unexpected operand counts");
+  if (n_in == 3 && !g.operands[op.inputs[2]].is_constant())
+    return make_error("the pad value must be a constant");
   if (auto r = unknown_dims_reason(m, {op.inputs[0], op.outputs[0]}); !r.empty()) return make_error(r);
   const auto& x = g.operands[op.inputs[0]];
   const auto& o = g.operands[op.outputs[0]];
@@ -68,7 +72,14 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   const Plan& p = *pl;
   const auto& o = g.operands[op.outputs[0]];
   const uint64_t e = elem_bytes(o.type);
-  const uint8_t fill = is_quant8(o.type) ? static_cast<uint8_t>(o.zero_point) : 0;
+  // The FILL pattern repeats its 4 bytes: one quant8 byte four times, or a float32's bits.
+  uint32_t pattern = is_quant8(o.type) ? static_cast<uint8_t>(o.zero_point) * 0x01010101u : 0;
+  if (op.type == models::OperationType::PAD_V2) {
+    const auto& v = g.operands[op.inputs[2]];
+    if (v.data.size() < 4) return make_error("pad value has no data");
+    std::memcpy(&pattern, v.data.data(), 4);  // FLOAT32 bits, or the INT32 quantised value
+    if (is_quant8(o.type)) pattern = (pattern & 0xffu) * 0x01010101u;
+  }
   const uint64_t out_row = uint64_t{p.out[2]} * p.out[3] * e, in_row = uint64_t{p.in[2]} * p.in[3] * e;
   const Source src = operand_source(m, op.inputs[0], prog);
   const uint64_t out_base = prog.arena.at(op.outputs[0]).offset;
@@ -77,7 +88,7 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
     f.h.opcode = desc::Opcode::FILL;
     f.sram = static_cast<uint32_t>(buffer);
     f.bytes = static_cast<uint32_t>(rows * out_row);
-    f.pattern = fill * 0x01010101u;
+    f.pattern = pattern;
     emit.op(f);
     for (uint64_t r = first; r < first + rows; ++r) {
       const int64_t n = static_cast<int64_t>(r / p.out[1]) - p.before[0];

@@ -294,6 +294,9 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::NEG:
     case OperationType::RSQRT:
     case OperationType::SQRT:
+    case OperationType::HARD_SWISH:
+    case OperationType::SIN:
+    case OperationType::ELU:
       return &activation_lowering();
     case OperationType::AVERAGE_POOL_2D:
     case OperationType::MAX_POOL_2D:
@@ -308,10 +311,22 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::REDUCE_SUM:
       return &mean_lowering();
     case OperationType::RESHAPE:
+    case OperationType::EXPAND_DIMS:
+    case OperationType::CAST:
     case OperationType::CONCATENATION:
       return &copy_lowering();
+    case OperationType::SLICE:
+    case OperationType::SPLIT:
+    case OperationType::TILE:
+    case OperationType::CHANNEL_SHUFFLE:
+    case OperationType::RESIZE_NEAREST_NEIGHBOR:
+      return &gather_rows_lowering();
     case OperationType::PAD:
+    case OperationType::PAD_V2:
       return &pad_lowering();
+    case OperationType::ARGMAX:
+    case OperationType::ARGMIN:
+      return &argminmax_lowering();
     default:
       return nullptr;
   }

@@ -160,7 +160,11 @@ const Lowering& pool_lowering();        // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL
 const Lowering& depthwise_lowering();   // DEPTHWISE_CONV_2D
 const Lowering& softmax_lowering();     // SOFTMAX
 const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
-const Lowering& copy_lowering();        // RESHAPE, CONCATENATION
-const Lowering& pad_lowering();         // PAD
+const Lowering& copy_lowering();        // RESHAPE, EXPAND_DIMS, CONCATENATION
+const Lowering& pad_lowering();         // PAD, PAD_V2
+
+// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR
+const Lowering& gather_rows_lowering();
+const Lowering& argminmax_lowering();  // ARGMAX, ARGMIN
 
 }  // namespace npu::hal::lower

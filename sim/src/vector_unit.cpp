@@ -126,13 +126,14 @@ Plan plan_eltwise(const desc::Eltwise& d, const Planner& pl) {
 
 bool transcendental(desc::UnaryFunc f) {
   using F = desc::UnaryFunc;
-  return f == F::LOGISTIC || f == F::TANH || f == F::EXP || f == F::LOG || f == F::SQRT || f == F::RSQRT;
+  return f == F::LOGISTIC || f == F::TANH || f == F::EXP || f == F::LOG || f == F::SQRT || f == F::RSQRT ||
+         f == F::SIN || f == F::ELU;
 }
 
 Plan plan_unary(const desc::Unary& d, const Planner& pl) {
   using F = desc::UnaryFunc;
   if (!valid_dtype(d.in_type) || !valid_dtype(d.out_type) || d.count == 0) return pl.bad();
-  if (static_cast<uint32_t>(d.func) > static_cast<uint32_t>(F::LOG)) return pl.bad();
+  if (static_cast<uint32_t>(d.func) > static_cast<uint32_t>(F::ELU)) return pl.bad();
   const bool f32_in = d.in_type == desc::DType::F32, f32_out = d.out_type == desc::DType::F32;
   switch (d.func) {
     case F::CLAMP:
@@ -181,16 +182,17 @@ Plan plan_pool(const desc::Pool& d, const Planner& pl) {
 }
 
 Plan plan_reduce(const desc::Reduce& d, const Planner& pl) {
-  if (!valid_dtype(d.dtype) || d.dtype == desc::DType::I32 || static_cast<uint32_t>(d.func) > 2)
+  if (!valid_dtype(d.dtype) || d.dtype == desc::DType::I32 || static_cast<uint32_t>(d.func) > 4)
     return pl.bad();
   if (!d.outer || !d.extent || !d.inner) return pl.bad();
   const uint64_t n = static_cast<uint64_t>(d.outer) * d.extent * d.inner;
   if (n > (1ull << 32)) return pl.bad();
   const uint64_t e = desc::dtype_bytes(d.dtype);
+  const bool arg = d.func == desc::ReduceFunc::ARGMAX || d.func == desc::ReduceFunc::ARGMIN;
   Plan p;
   pl.read(p, d.in_sram, n * e);
-  pl.write(p, d.out_sram, static_cast<uint64_t>(d.outer) * d.inner * e);
-  if (d.func != desc::ReduceFunc::MAX) {
+  pl.write(p, d.out_sram, static_cast<uint64_t>(d.outer) * d.inner * (arg ? 4 : e));
+  if (d.func != desc::ReduceFunc::MAX && !arg) {
     p.macs = n;
     p.mac_kind = kind_of(d.dtype);
   }
@@ -401,7 +403,7 @@ void run_eltwise(const desc::Eltwise& d, uint8_t* s) {
   std::memcpy(out, result.data(), result.size());
 }
 
-float unary_f32(desc::UnaryFunc f, float x) {
+float unary_f32(desc::UnaryFunc f, float x, float alpha) {
   using F = desc::UnaryFunc;
   switch (f) {
     case F::LOGISTIC:
@@ -422,6 +424,12 @@ float unary_f32(desc::UnaryFunc f, float x) {
       return 1.0f / std::sqrt(x);
     case F::LOG:
       return std::log(x);
+    case F::SIN:
+      return std::sin(x);
+    case F::HARD_SWISH:
+      return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+    case F::ELU:
+      return x < 0.0f ? alpha * (std::exp(x) - 1.0f) : x;
     default:
       return x;  // CLAMP
   }
@@ -433,7 +441,7 @@ void run_unary(const desc::Unary& d, uint8_t* s) {
   std::vector<uint8_t> result(d.count * desc::dtype_bytes(d.out_type));
   for (uint64_t i = 0; i < d.count; ++i) {
     if (d.in_type == desc::DType::F32) {
-      const float v = unary_f32(d.func, load_f32(in, i));
+      const float v = unary_f32(d.func, load_f32(in, i), f32_of(d.in_offset));
       store_f32(result.data(), i, clamp_f32(v, f32_of(d.clamp_lo), f32_of(d.clamp_hi)));
       continue;
     }
@@ -515,11 +523,26 @@ void run_reduce(const desc::Reduce& d, uint8_t* s) {
   using F = desc::ReduceFunc;
   const uint8_t* in = s + d.in_sram;
   const uint64_t e = desc::dtype_bytes(d.dtype);
-  std::vector<uint8_t> result(uint64_t{d.outer} * d.inner * e);
+  const bool arg = d.func == F::ARGMAX || d.func == F::ARGMIN;
+  std::vector<uint8_t> result(uint64_t{d.outer} * d.inner * (arg ? 4 : e));
   for (uint64_t o = 0; o < d.outer; ++o)
     for (uint64_t i = 0; i < d.inner; ++i) {
       const uint64_t out = o * d.inner + i;
       auto at = [&](uint64_t k) { return (o * d.extent + k) * d.inner + i; };
+      if (arg) {
+        // Compared as double: exact for F32 and the integer types alike.
+        auto value = [&](uint64_t k) {
+          return d.dtype == desc::DType::F32 ? static_cast<double>(load_f32(in, at(k)))
+                                             : static_cast<double>(load_int(in, at(k), d.dtype));
+        };
+        uint64_t best = 0;
+        for (uint64_t k = 1; k < d.extent; ++k) {
+          const double v = value(k), b = value(best);
+          if (d.func == F::ARGMAX ? v > b : v < b) best = k;
+        }
+        store_int(result.data(), out, desc::DType::I32, static_cast<int32_t>(best));
+        continue;
+      }
       if (d.dtype == desc::DType::F32) {
         float acc = d.func == F::MAX ? std::numeric_limits<float>::lowest() : 0.0f;
         for (uint64_t k = 0; k < d.extent; ++k)

@@ -198,6 +198,74 @@ TEST(VectorUnit, UnaryLutRequantAndFloatFunctions) {
   EXPECT_EQ(r.cycles, 12u);
 }
 
+// NNAPI 1.2/1.3 float functions. SIN: sin 0 = 0, sin(π/2 as float) = 1 (to float precision), cost
+// P + ⌈2·4/64⌉·4 = 12. HARD_SWISH x·min(max(x + 3, 0), 6)/6: −4 → −0, −1.5 → −1.5·1.5/6 = −0.375,
+// 1 → 4/6, 5 → 5, cost 8 + 1 = 9 (not transcendental). ELU with α = 0.5 (float bits in in_offset):
+// −2 → 0.5·(e^−2 − 1) = −0.43233237, 3 → 3, cost 12.
+TEST(VectorUnit, UnarySinHardSwishElu) {
+  Sram s;
+  desc::Unary u{};
+  u.h.opcode = desc::Opcode::UNARY;
+  u.in_type = u.out_type = desc::DType::F32;
+  u.in_sram = 0, u.out_sram = 64;
+  u.clamp_lo = bits(-kInf), u.clamp_hi = bits(kInf);
+  s.put<float>(0, {0.0f, 1.5707964f});
+  u.func = desc::UnaryFunc::SIN;
+  u.count = 2;
+  auto r = run(desc::encode(u), s);
+  EXPECT_EQ(s.get<float>(64, 2), (std::vector<float>{0.0f, 1.0f}));
+  EXPECT_EQ(r.cycles, 12u);
+  s.put<float>(0, {-4.0f, -1.5f, 1.0f, 5.0f});
+  u.func = desc::UnaryFunc::HARD_SWISH;
+  u.count = 4;
+  r = run(desc::encode(u), s);
+  const auto hs = s.get<float>(64, 4);
+  EXPECT_EQ(hs[0], 0.0f);
+  EXPECT_EQ(hs[1], -0.375f);
+  EXPECT_NEAR(hs[2], 2.0f / 3.0f, 1e-7f);
+  EXPECT_EQ(hs[3], 5.0f);
+  EXPECT_EQ(r.cycles, 9u);
+  s.put<float>(0, {-2.0f, 3.0f});
+  u.func = desc::UnaryFunc::ELU;
+  u.in_offset = bits(0.5f);
+  u.count = 2;
+  r = run(desc::encode(u), s);
+  const auto e = s.get<float>(64, 2);
+  EXPECT_NEAR(e[0], -0.43233237f, 1e-7f);
+  EXPECT_EQ(e[1], 3.0f);
+  EXPECT_EQ(r.cycles, 12u);
+  // A function code past the last is rejected.
+  u.func = static_cast<desc::UnaryFunc>(15);
+  const VectorUnit vu(VectorUnitConfig{});
+  sim::SramFootprint fp;
+  EXPECT_EQ(vu.footprint(desc::encode(u), s.bytes.size(), &fp), ChannelError::BAD_DESCRIPTOR);
+}
+
+// ARGMAX/ARGMIN over the extent of [1, 3, 2] floats: column 0 is 1, 7, 7 (max at 1, the first of the
+// two 7s; min at 0), column 1 is 5, 5, −1 (max at 0, min at 2); I32 out; cost P + ⌈6·4/64⌉ = 9.
+// Int8 [−3, 4, 4] (extent 3, inner 1): max at 1.
+TEST(VectorUnit, ReduceArgMaxArgMin) {
+  Sram s;
+  s.put<float>(0, {1.0f, 5.0f, 7.0f, 5.0f, 7.0f, -1.0f});
+  desc::Reduce d{};
+  d.h.opcode = desc::Opcode::REDUCE;
+  d.dtype = desc::DType::F32;
+  d.in_sram = 0, d.out_sram = 64, d.outer = 1, d.extent = 3, d.inner = 2;
+  d.func = desc::ReduceFunc::ARGMAX;
+  auto r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int32_t>(64, 2), (std::vector<int32_t>{1, 0}));
+  EXPECT_EQ(r.cycles, 9u);
+  d.func = desc::ReduceFunc::ARGMIN;
+  run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int32_t>(64, 2), (std::vector<int32_t>{0, 2}));
+  s.put<int8_t>(0, {-3, 4, 4});
+  d.dtype = desc::DType::S8;
+  d.func = desc::ReduceFunc::ARGMAX;
+  d.inner = 1;
+  run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int32_t>(64, 1), (std::vector<int32_t>{1}));
+}
+
 // 3×3 int8 band, 2×2 window, stride 2, one padding row/column at the bottom/right.
 TEST(VectorUnit, PoolAverageQuantisedSkipsPaddingAndRoundsHalfAway) {
   Sram s;

@@ -115,6 +115,9 @@ enum class UnaryFunc : uint32_t {
   LOGISTIC = 3,  // F32: 1 / (1 + exp(−x))
   TANH = 4,      // F32
   ABS = 5, NEG = 6, FLOOR = 7, EXP = 8, SQRT = 9, RSQRT = 10, LOG = 11,  // F32
+  SIN = 12,         // F32
+  HARD_SWISH = 13,  // F32: x·min(max(x + 3, 0), 6) / 6
+  ELU = 14,         // F32: x < 0 ? α·(exp(x) − 1) : x, α's float bits in in_offset
 };
 
 // CLAMP keeps the type; REQUANT is integer to integer (U8/S8/I32); LUT is 8-bit to 8-bit; the F32
@@ -151,12 +154,14 @@ struct Pool {
   int32_t in_zero_point;       // quantised types: empty windows and L2
 };
 
-enum class ReduceFunc : uint32_t { MEAN = 0, SUM = 1, MAX = 2 };
+enum class ReduceFunc : uint32_t { MEAN = 0, SUM = 1, MAX = 2, ARGMAX = 3, ARGMIN = 4 };
 
 // Reduces a dense [outer × extent × inner] tensor over `extent`: out[o][i] = f_e(in[o][e][i]).
 // Quantised MEAN: trunc(Σ(in + in_offset) / extent) + out_offset, as NNAPI's reference (the output shares
 // the input's quantisation; `scale` is not read); SUM: rescale(Σ(in + in_offset), scale) + out_offset;
 // MAX: max(in + in_offset) + out_offset; then clamp. Sums wrap at 32 bits; F32 sums in ascending order.
+// ARGMAX/ARGMIN: the extent index of the first largest/smallest value (strict comparisons, so NaN is never
+// chosen after the first element), written as I32 (offsets, scale and clamp not read).
 struct Reduce {
   Header h;
   ReduceFunc func;

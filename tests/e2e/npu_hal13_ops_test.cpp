@@ -1,0 +1,395 @@
+// NN HAL 1.2/1.3 operations on the NPU: SLICE, SPLIT, TILE, EXPAND_DIMS, CHANNEL_SHUFFLE,
+// RESIZE_NEAREST_NEIGHBOR and same-type CAST lowered to DMA patterns (hal/src/lower_gather_rows.cpp,
+// lower_copy.cpp), quant8 HARD_SWISH as a vector-unit lookup table and float SIN, ELU and HARD_SWISH as
+// vector-unit functions (lower_activation.cpp), ARGMAX/ARGMIN as vector-unit REDUCE (lower_argminmax.cpp),
+// through the whole stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for
+// every element type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it,
+// TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED). The element values are 0, 1, 2, ... (exact in every
+// type), so the expected outputs are the hand-listed source positions. Every case checks placement "npu"
+// (no CPU stage), device cycles > 0, both devices against the hand values, and NPU == CPU byte for byte.
+// Larger cases on a 16 KiB SRAM (many chunks over all channels) compare the NPU with the CPU device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../hal_ops/test_models.h"
+#include "npu/system/system.h"
+
+namespace {
+
+using npu::hal::ops::test::GraphBuilder;
+using npu::models::Model;
+using npu::models::OperandType;
+using npu::models::OperationType;
+using npu::models::Tensor;
+
+constexpr auto I32 = OperandType::TENSOR_INT32;
+
+struct Outcome {
+  npu::hal::ExecutionResult npu, cpu;
+  std::string placement;
+};
+
+Outcome run_both(const Model& model, const npu::hal::TensorMap& inputs,
+                 const std::vector<std::string>& overrides = {}) {
+  auto cfg = npu::system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", overrides);
+  EXPECT_TRUE(cfg.ok()) << cfg.error();
+  auto sys = npu::system::System::create(*cfg);
+  EXPECT_TRUE(sys.ok()) << sys.error();
+  Outcome o;
+  auto end = (*sys)->run([&](npu::system::System& s) {
+    auto prepared = s.npu_device().prepare_model(model);
+    ASSERT_TRUE(prepared.status.ok()) << prepared.status.message;
+    o.placement = prepared.model->placement();
+    o.npu = prepared.model->execute_synchronously(inputs, true);
+    auto ref = s.cpu_device().prepare_model(model);
+    ASSERT_TRUE(ref.status.ok()) << ref.status.message;
+    o.cpu = ref.model->execute_synchronously(inputs, false);
+  });
+  EXPECT_TRUE(end.ok()) << end.error();
+  return o;
+}
+
+// Quantisation of the quant8 operands (any: the operations copy bytes).
+float scale_of(OperandType t) {
+  return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 0.5f : 0.0f;
+}
+
+// A tensor holding 0, 1, ..., n - 1.
+Tensor iota(OperandType t, std::vector<uint32_t> dims) {
+  Tensor x;
+  x.type = t;
+  x.dimensions = std::move(dims);
+  x.scale = scale_of(t);
+  const uint64_t n = x.element_count();
+  x.data.resize(n * npu::models::element_size(t));
+  for (uint64_t i = 0; i < n; ++i) npu::models::write_element(t, x.data, i, static_cast<double>(i % 100));
+  return x;
+}
+
+// Placement, cycles, both devices against `expected` (element values), and NPU == CPU bytes.
+void expect_on_npu(const Outcome& o, const std::vector<uint32_t>& outs,
+                   const std::vector<std::vector<double>>& expected) {
+  ASSERT_TRUE(o.npu.status.ok()) << o.npu.status.message;
+  ASSERT_TRUE(o.cpu.status.ok()) << o.cpu.status.message;
+  EXPECT_EQ(o.placement, "npu");
+  EXPECT_GT(o.npu.device_cycles, 0u);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const Tensor& n = o.npu.outputs.at(outs[k]);
+    const Tensor& c = o.cpu.outputs.at(outs[k]);
+    EXPECT_EQ(n.data, c.data) << "output " << k;
+    EXPECT_EQ(n.dimensions, c.dimensions) << "output " << k;
+    if (k >= expected.size()) continue;
+    ASSERT_EQ(c.element_count(), expected[k].size()) << "output " << k;
+    for (size_t i = 0; i < expected[k].size(); ++i)
+      EXPECT_EQ(npu::models::read_element(c.type, c.data, i), expected[k][i])
+          << "output " << k << " element " << i;
+  }
+}
+
+class NpuDataMovement : public ::testing::TestWithParam<OperandType> {};
+
+std::string type_name(const ::testing::TestParamInfo<OperandType>& info) {
+  return std::string(npu::models::to_string(info.param)).substr(7);  // drop "TENSOR_"
+}
+
+TEST_P(NpuDataMovement, Slice) {
+  // [2, 3, 4] of 0..23, begin [0, 1, 1], size [2, 2, -1]: rows (b, 1..2) and columns 1..3 of each.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3, 4}, scale_of(t));
+  const uint32_t out = g.output(t, {2, 2, 3}, scale_of(t));
+  g.op(OperationType::SLICE, {x, g.ints(I32, {3}, {0, 1, 1}), g.ints(I32, {3}, {2, 2, -1})}, {out});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3, 4})}}), {out},
+                {{5, 6, 7, 9, 10, 11, 17, 18, 19, 21, 22, 23}});
+}
+
+TEST_P(NpuDataMovement, Split) {
+  // [2, 6] of 0..11 split in 3 along axis 1: columns {0, 1}, {2, 3}, {4, 5} of both rows.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 6}, scale_of(t));
+  std::vector<uint32_t> outs;
+  for (int k = 0; k < 3; ++k) outs.push_back(g.output(t, {2, 2}, scale_of(t)));
+  g.op(OperationType::SPLIT, {x, g.i32(1), g.i32(3)}, outs);
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 6})}}), outs,
+                {{0, 1, 6, 7}, {2, 3, 8, 9}, {4, 5, 10, 11}});
+}
+
+TEST_P(NpuDataMovement, Tile) {
+  // [[0, 1, 2], [3, 4, 5]] tiled [2, 2]: each row twice side by side, the block twice.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t out = g.output(t, {4, 6}, scale_of(t));
+  g.op(OperationType::TILE, {x, g.ints(I32, {2}, {2, 2})}, {out});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3})}}), {out},
+                {{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}});
+}
+
+TEST_P(NpuDataMovement, ExpandDimsThenSplitOnTheNewAxis) {
+  // [2, 3] -> EXPAND_DIMS axis 0 -> [1, 2, 3] -> SPLIT axis 1 in 2: rows [0, 1, 2] and [3, 4, 5];
+  // both operations on the NPU.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t e = g.temp(t, {1, 2, 3}, scale_of(t));
+  g.op(OperationType::EXPAND_DIMS, {x, g.i32(0)}, {e});
+  const uint32_t a = g.output(t, {1, 1, 3}, scale_of(t));
+  const uint32_t b = g.output(t, {1, 1, 3}, scale_of(t));
+  g.op(OperationType::SPLIT, {e, g.i32(-2), g.i32(2)}, {a, b});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3})}}), {a, b}, {{0, 1, 2}, {3, 4, 5}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuDataMovement,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, I32,
+                                           OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// CHANNEL_SHUFFLE and RESIZE_NEAREST_NEIGHBOR take the float and quant8 types (not INT32).
+class NpuShuffleResize : public ::testing::TestWithParam<OperandType> {};
+
+TEST_P(NpuShuffleResize, ChannelShuffleLastAxis) {
+  // Rows of 6 channels in 3 groups of 2: output channel c copies input channel (c % 3) * 2 + c / 3, so
+  // [0..5] -> [0, 2, 4, 1, 3, 5].
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 6}, scale_of(t));
+  const uint32_t out = g.output(t, {1, 2, 6}, scale_of(t));
+  g.op(OperationType::CHANNEL_SHUFFLE, {x, g.i32(3), g.i32(-1)}, {out});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {1, 2, 6})}}), {out},
+                {{0, 2, 4, 1, 3, 5, 6, 8, 10, 7, 9, 11}});
+}
+
+TEST_P(NpuShuffleResize, ChannelShuffleMiddleAxis) {
+  // [2, 4, 3]: 4 channels of 3 in 2 groups: channels 0, 2, 1, 3 in that order.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 4, 3}, scale_of(t));
+  const uint32_t out = g.output(t, {2, 4, 3}, scale_of(t));
+  g.op(OperationType::CHANNEL_SHUFFLE, {x, g.i32(2), g.i32(1)}, {out});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 4, 3})}}), {out},
+                {{0, 1, 2, 6, 7, 8, 3, 4, 5, 9, 10, 11, 12, 13, 14, 18, 19, 20, 15, 16, 17, 21, 22, 23}});
+}
+
+Model nearest(OperandType t, std::vector<uint32_t> in, std::vector<uint32_t> out, int32_t w, int32_t h,
+              bool nchw, std::vector<bool> flags, uint32_t* x, uint32_t* y) {
+  GraphBuilder g;
+  *x = g.input(t, std::move(in), scale_of(t));
+  *y = g.output(t, std::move(out), scale_of(t));
+  std::vector<uint32_t> ins = {*x, g.i32(w), g.i32(h), g.boolean(nchw)};
+  for (bool f : flags) ins.push_back(g.boolean(f));
+  g.op(OperationType::RESIZE_NEAREST_NEIGHBOR, ins, {*y});
+  return g.build();
+}
+
+TEST_P(NpuShuffleResize, ResizeNearestUpscale) {
+  // 2x2 pixels of 2 channels (pixel p holds 2p, 2p + 1) to 3x3: source rows and columns 0, 0, 1.
+  const OperandType t = GetParam();
+  uint32_t x = 0, y = 0;
+  const Model m = nearest(t, {1, 2, 2, 2}, {1, 3, 3, 2}, 3, 3, false, {}, &x, &y);
+  expect_on_npu(run_both(m, {{x, iota(t, {1, 2, 2, 2})}}), {y},
+                {{0, 1, 0, 1, 2, 3, 0, 1, 0, 1, 2, 3, 4, 5, 4, 5, 6, 7}});
+}
+
+TEST_P(NpuShuffleResize, ResizeNearestHalfPixelDownscale) {
+  // Width 4 -> 2 with half-pixel centres: sources floor(0.5 * 2) = 1 and floor(1.5 * 2) = 3.
+  const OperandType t = GetParam();
+  uint32_t x = 0, y = 0;
+  const Model m = nearest(t, {1, 1, 4, 2}, {1, 1, 2, 2}, 2, 1, false, {false, true}, &x, &y);
+  expect_on_npu(run_both(m, {{x, iota(t, {1, 1, 4, 2})}}), {y}, {{2, 3, 6, 7}});
+}
+
+TEST_P(NpuShuffleResize, ResizeNearestNchw) {
+  // NCHW [1, 2, 1, 2]: channel 0 [0, 1], channel 1 [2, 3]; width 2 -> 4: sources 0, 0, 1, 1.
+  const OperandType t = GetParam();
+  uint32_t x = 0, y = 0;
+  const Model m = nearest(t, {1, 2, 1, 2}, {1, 2, 1, 4}, 4, 1, true, {}, &x, &y);
+  expect_on_npu(run_both(m, {{x, iota(t, {1, 2, 1, 2})}}), {y}, {{0, 0, 1, 1, 2, 2, 3, 3}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuShuffleResize,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                                           OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// Many chunks on 16 KiB of SRAM: NPU == CPU byte for byte.
+TEST(NpuDataMovementTiled, ChannelShuffleAndAlignedResizeMatchCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 30, 30, 12}, 0.5f);
+  const uint32_t s = g.output(t, {2, 30, 30, 12}, 0.5f);
+  g.op(OperationType::CHANNEL_SHUFFLE, {x, g.i32(4), g.i32(3)}, {s});
+  const uint32_t r = g.output(t, {2, 41, 53, 12}, 0.5f);
+  g.op(OperationType::RESIZE_NEAREST_NEIGHBOR, {s, g.i32(53), g.i32(41), g.boolean(false), g.boolean(true)},
+       {r});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 30, 30, 12})}}, {"npu.channel.sram.kib=16"}), {s, r},
+                {});
+}
+
+// Large enough for many chunks on 16 KiB of SRAM across every channel; NPU == CPU byte for byte.
+TEST(NpuDataMovementTiled, SliceSplitTileChainMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 40, 40, 6});
+  const uint32_t s = g.temp(t, {2, 30, 33, 4});
+  g.op(OperationType::SLICE, {x, g.ints(I32, {4}, {0, 5, 3, 1}), g.ints(I32, {4}, {-1, 30, 33, 4})}, {s});
+  const uint32_t a = g.output(t, {2, 30, 33, 2});
+  const uint32_t b = g.output(t, {2, 30, 33, 2});
+  g.op(OperationType::SPLIT, {s, g.i32(3), g.i32(2)}, {a, b});
+  const uint32_t r = g.output(t, {4, 30, 66, 2});
+  g.op(OperationType::TILE, {b, g.ints(I32, {4}, {2, 1, 2, 1})}, {r});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 40, 40, 6})}}, {"npu.channel.sram.kib=16"}), {a, b, r},
+                {});
+}
+
+// Quant8 HARD_SWISH as a 256-entry table built from the CPU reference. In scale 0.125 zp 128 (signed 0):
+// q [96, 116, 136, 152] = x [-4, -1.5, 1, 3] -> x * relu6(x + 3) / 6 = [0, -0.375, 2/3, 3]; out scale 1/64
+// zp 64 (signed -64): 64 + round(64 y) = [64, 40, 107, 256 -> 255] (signed: each - 128).
+TEST(NpuHardSwish, Quant8Unsigned) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {4}, 0.125f, 128);
+  const uint32_t y = g.output(t, {4}, 1.0f / 64, 64);
+  g.op(OperationType::HARD_SWISH, {x}, {y});
+  Tensor in = iota(t, {4});
+  in.scale = 0.125f;
+  in.zero_point = 128;
+  in.data = {96, 116, 136, 152};
+  expect_on_npu(run_both(g.build(), {{x, in}}), {y}, {{64, 40, 107, 255}});
+}
+
+TEST(NpuHardSwish, Quant8Signed) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {4}, 0.125f, 0);
+  const uint32_t y = g.output(t, {4}, 1.0f / 64, -64);
+  g.op(OperationType::HARD_SWISH, {x}, {y});
+  Tensor in = iota(t, {4});
+  in.scale = 0.125f;
+  in.data = {static_cast<uint8_t>(-32), static_cast<uint8_t>(-12), 8, 24};
+  expect_on_npu(run_both(g.build(), {{x, in}}), {y}, {{-64, -88, -21, 127}});
+}
+
+// Float functions of the vector unit with the reference's expressions: placement "npu", NPU == CPU byte
+// for byte, and the hand values within the SPEC's fp32 tolerance.
+void float_unary_case(OperationType op, const std::vector<float>& x, const std::vector<float>& want,
+                      float alpha = 0.0f) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  const auto n = static_cast<uint32_t>(x.size());
+  GraphBuilder g;
+  const uint32_t in = g.input(t, {n});
+  const uint32_t y = g.output(t, {n});
+  std::vector<uint32_t> ins = {in};
+  if (op == OperationType::ELU) ins.push_back(g.floats({}, {alpha}, OperandType::FLOAT32));
+  g.op(op, ins, {y});
+  Tensor v;
+  v.type = t;
+  v.dimensions = {n};
+  v.data.resize(n * 4);
+  for (uint32_t i = 0; i < n; ++i) npu::models::write_element(t, v.data, i, x[i]);
+  const Outcome o = run_both(g.build(), {{in, v}});
+  expect_on_npu(o, {y}, {});
+  const Tensor& c = o.cpu.outputs.at(y);
+  ASSERT_EQ(c.element_count(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double got = npu::models::read_element(t, c.data, i);
+    EXPECT_LE(std::fabs(got - want[i]), 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(want[i]))
+        << "element " << i;
+  }
+}
+
+// x·relu6(x + 3)/6: -4 -> 0, -1.5 -> -0.375, 1 -> 2/3, 5 -> 5.
+TEST(NpuHardSwish, Float) {
+  float_unary_case(OperationType::HARD_SWISH, {-4, -1.5f, 1, 5}, {0, -0.375f, 0.6666667f, 5});
+}
+// sin 0 = 0, sin(pi/2) = 1, sin(-pi/6) = -0.5.
+TEST(NpuSin, Float) { float_unary_case(OperationType::SIN, {0, 1.5707964f, -0.5235988f}, {0, 1, -0.5f}); }
+// alpha 0.5: -2 -> 0.5 (e^-2 - 1) = -0.43233237, -1 -> 0.5 (e^-1 - 1) = -0.31606028, 0 and 3 unchanged.
+TEST(NpuElu, Float) {
+  float_unary_case(OperationType::ELU, {-2, -1, 0, 3}, {-0.43233237f, -0.31606028f, 0, 3}, 0.5f);
+}
+
+// FLOAT16 has no vector-unit datapath: it runs as a CPU stage, with the CPU's result.
+TEST(NpuElu, Float16FallsBackToTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT16;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {3});
+  const uint32_t y = g.output(t, {3});
+  g.op(OperationType::ELU, {x, g.floats({}, {1.0f}, OperandType::FLOAT16)}, {y});
+  const Outcome o = run_both(g.build(), {{x, iota(t, {3})}});
+  ASSERT_TRUE(o.npu.status.ok()) << o.npu.status.message;
+  EXPECT_NE(o.placement.find("cpu"), std::string::npos) << o.placement;
+  EXPECT_EQ(o.npu.outputs.at(y).data, o.cpu.outputs.at(y).data);
+}
+
+// CAST to the input's own type is a byte copy on the NPU (NN HAL 1.3 allows it for every listed type).
+TEST(NpuCast, SameTypeIsACopy) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, 0.5f, -3);
+  const uint32_t y = g.output(t, {2, 3}, 0.5f, -3);
+  g.op(OperationType::CAST, {x}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3})}}), {y}, {{0, 1, 2, 3, 4, 5}});
+}
+
+// PAD_V2: FILL with the pad value, input rows DMAed into place. [0, 1] padded by (0, 1) rows and (1, 1)
+// columns: [[v, 0, 1, v], [v, v, v, v]]; the quant8 pad value is the raw byte (not shifted between the
+// two forms).
+void pad_v2_case(OperandType t, int32_t raw_pad, float float_pad, double expect_pad) {
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2}, scale_of(t));
+  const uint32_t v =
+      t == OperandType::TENSOR_FLOAT32 ? g.floats({}, {float_pad}, OperandType::FLOAT32) : g.i32(raw_pad);
+  const uint32_t y = g.output(t, {2, 4}, scale_of(t));
+  g.op(OperationType::PAD_V2, {x, g.ints(I32, {2, 2}, {0, 1, 1, 1}), v}, {y});
+  const double p = expect_pad;
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {1, 2})}}), {y}, {{p, 0, 1, p, p, p, p, p}});
+}
+TEST(NpuPadV2, Float) { pad_v2_case(OperandType::TENSOR_FLOAT32, 0, -2.5f, -2.5); }
+TEST(NpuPadV2, Quant8) { pad_v2_case(OperandType::TENSOR_QUANT8_ASYMM, 200, 0, 200); }
+TEST(NpuPadV2, Quant8Signed) { pad_v2_case(OperandType::TENSOR_QUANT8_ASYMM_SIGNED, -5, 0, -5); }
+
+// ARGMAX/ARGMIN on the vector unit. Rows [1, 5, 5] and [-1, -7, 0] (quant8 raw values: those + 10 unsigned,
+// as is signed; the order is the same): along axis 1 the max is at 1 (first of the 5s) and 2, the min
+// at 0 and 1; along axis 0 the max row is 0 and the min row 1 in every column.
+class NpuArgMinMax : public ::testing::TestWithParam<OperandType> {};
+
+void arg_case(OperandType t, OperationType op, int32_t axis, std::vector<uint32_t> out_dims,
+              const std::vector<double>& want) {
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t y = g.output(I32, std::move(out_dims));
+  g.op(op, {x, g.i32(axis)}, {y});
+  Tensor in = iota(t, {2, 3});
+  const std::vector<double> v = {1, 5, 5, -1, -7, 0};
+  for (size_t i = 0; i < v.size(); ++i)
+    npu::models::write_element(t, in.data, i, v[i] + (t == OperandType::TENSOR_QUANT8_ASYMM ? 10 : 0));
+  expect_on_npu(run_both(g.build(), {{x, in}}), {y}, {want});
+}
+
+TEST_P(NpuArgMinMax, ArgMaxRows) { arg_case(GetParam(), OperationType::ARGMAX, 1, {2}, {1, 2}); }
+TEST_P(NpuArgMinMax, ArgMinRows) { arg_case(GetParam(), OperationType::ARGMIN, -1, {2}, {0, 1}); }
+TEST_P(NpuArgMinMax, ArgMaxColumns) { arg_case(GetParam(), OperationType::ARGMAX, 0, {3}, {0, 0, 0}); }
+TEST_P(NpuArgMinMax, ArgMinColumns) { arg_case(GetParam(), OperationType::ARGMIN, 0, {3}, {1, 1, 1}); }
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuArgMinMax,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// Many chunks on 16 KiB of SRAM, a middle axis: NPU == CPU.
+TEST(NpuArgMinMaxTiled, MiddleAxisMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {40, 37, 30}, 0.5f);
+  const uint32_t y = g.output(I32, {40, 30});
+  g.op(OperationType::ARGMAX, {x, g.i32(1)}, {y});
+  Tensor in = iota(t, {40, 37, 30});
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
+}
+
+}  // namespace
