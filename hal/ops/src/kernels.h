@@ -9,6 +9,7 @@ const OperationKernel& abs_kernel();
 const OperationKernel& add_kernel();
 const OperationKernel& average_pool_2d_kernel();
 const OperationKernel& batch_to_space_nd_kernel();
+const OperationKernel& bidirectional_sequence_lstm_kernel();
 const OperationKernel& bidirectional_sequence_rnn_kernel();
 const OperationKernel& concatenation_kernel();
 const OperationKernel& conv_2d_kernel();
@@ -66,6 +67,7 @@ const OperationKernel& svdf_kernel();
 const OperationKernel& tanh_kernel();
 const OperationKernel& transpose_kernel();
 const OperationKernel& transpose_conv_2d_kernel();
+const OperationKernel& unidirectional_sequence_lstm_kernel();
 const OperationKernel& unidirectional_sequence_rnn_kernel();
 
 }  // namespace npu::hal::ops

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 62;
+constexpr size_t kKernelCount = 64;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -17,6 +17,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &add_kernel(),
       &average_pool_2d_kernel(),
       &batch_to_space_nd_kernel(),
+      &bidirectional_sequence_lstm_kernel(),
       &bidirectional_sequence_rnn_kernel(),
       &concatenation_kernel(),
       &conv_2d_kernel(),
@@ -74,6 +75,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &tanh_kernel(),
       &transpose_kernel(),
       &transpose_conv_2d_kernel(),
+      &unidirectional_sequence_lstm_kernel(),
       &unidirectional_sequence_rnn_kernel(),
   };
   return kernels;
