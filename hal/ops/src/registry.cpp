@@ -9,13 +9,14 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 64;
+constexpr size_t kKernelCount = 67;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
       &abs_kernel(),
       &add_kernel(),
       &average_pool_2d_kernel(),
+      &axis_aligned_bbox_transform_kernel(),
       &batch_to_space_nd_kernel(),
       &bidirectional_sequence_lstm_kernel(),
       &bidirectional_sequence_rnn_kernel(),
@@ -54,6 +55,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &pad_kernel(),
       &pow_kernel(),
       &quantize_kernel(),
+      &random_multinomial_kernel(),
       &reduce_max_kernel(),
       &reduce_min_kernel(),
       &reduce_sum_kernel(),
@@ -63,6 +65,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &reshape_kernel(),
       &resize_bilinear_kernel(),
       &rnn_kernel(),
+      &roi_align_kernel(),
       &rsqrt_kernel(),
       &softmax_kernel(),
       &space_to_batch_nd_kernel(),

@@ -1,0 +1,189 @@
+// AXIS_ALIGNED_BBOX_TRANSFORM, ROI_ALIGN and RANDOM_MULTINOMIAL on the CPU reference: hand-worked boxes
+// and bins (arithmetic in the comments), the quantised forms (quant16 boxes, quant8 asymm and signed
+// features; signed = unsigned − 128), validation and data errors naming the input, and the seeded
+// sampler's determinism and distribution.
+#include <cmath>
+#include <limits>
+
+#include "op_test_util.h"
+
+namespace npu::hal::ops::test {
+namespace {
+
+constexpr auto Q16 = OperandType::TENSOR_QUANT16_ASYMM;
+
+// Roi 0 [0, 0, 10, 10] (centre 5, 5, size 10 × 10) in a 20 × 20 image:
+//   deltas (0, 0, 0, 0) → [0, 0, 10, 10]; (0.1, −0.2, 0, 0) → centre (6, 3) → [1, −2 → 0, 11, 8];
+//   (0, 0, ln 2, −ln 2) → size 20 × 5 → [−5 → 0, 2.5, 15, 7.5].
+// Roi 1 [4, 4, 8, 6] (centre 6, 5, size 4 × 2) in batch 1, image height 5, width 100:
+//   (0, 0, 0, 0) → [4, 4, 8, 6 → 5]; (0.5, 0, 0, 0) → centre x 8 → [6, 4, 10, 5]; zeros again.
+TEST(AxisAlignedBboxTransform, FloatHandWorked) {
+  for (OperandType t : {F32, F16}) {
+    GraphBuilder g;
+    const uint32_t rois = g.input(t, {2, 4});
+    const uint32_t deltas = g.input(t, {2, 12});
+    const uint32_t out = g.output(t, {});
+    g.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
+         {rois, deltas, g.ints(I32, {2}, {0, 1}), g.floats({2, 2}, {20, 20, 5, 100}, t)}, {out});
+    const float ln2 = std::log(2.0f);
+    auto r = run_ok(g.build(), {{rois, float_tensor({2, 4}, {0, 0, 10, 10, 4, 4, 8, 6}, t)},
+                                {deltas, float_tensor({2, 12}, {0, 0, 0, 0, 0.1f, -0.2f, 0, 0, 0, 0, ln2, -ln2,  //
+                                                                0, 0, 0, 0, 0.5f, 0, 0, 0, 0, 0, 0, 0},
+                                                      t)}});
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r.at(out).dimensions, (std::vector<uint32_t>{2, 12}));
+    const std::vector<float> want{0, 0, 10, 10, 1, 0, 11, 8, 0, 2.5f, 15, 7.5f, 4, 4, 8, 5, 6, 4, 10, 5, 4, 4, 8, 5};
+    const std::vector<float> got = floats_of(r.at(out));
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], t == F16 ? 0.01 : 1e-5) << i;  // fp16 deltas: ln 2 rounds to 0.6929
+  }
+}
+
+// Quant16 boxes (scale 0.125: q = 8·v) with quant8 deltas of scale 0.1 (zero point 128, or 0 signed):
+// the first two classes above, outputs 8·v.
+TEST(AxisAlignedBboxTransform, Quant16BoxesQuant8Deltas) {
+  for (OperandType dt : {Q8, S8}) {
+    const int32_t zp = dt == Q8 ? 128 : 0;
+    GraphBuilder g;
+    const uint32_t out = g.output(Q16, {2, 8}, 0.125f, 0);
+    g.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
+         {g.ints(Q16, {2, 4}, {0, 0, 80, 80, 32, 32, 64, 48}, 0.125f, 0),
+          g.ints(dt, {2, 8}, {zp, zp, zp, zp, zp + 1, zp - 2, zp, zp, zp, zp, zp, zp, zp + 5, zp, zp, zp}, 0.1f, zp),
+          g.ints(I32, {2}, {0, 1}), g.ints(Q16, {2, 2}, {160, 160, 40, 800}, 0.125f, 0)},
+         {out});
+    Model m = g.build();
+    m.main.input_indexes.clear();  // everything constant: no graph inputs
+    auto r = run_ok(m, {});
+    expect_ints({0, 0, 80, 80, 8, 0, 88, 64, 32, 32, 64, 40, 48, 32, 80, 40}, r.at(out));
+  }
+}
+
+TEST(AxisAlignedBboxTransform, ErrorsNameTheInput) {
+  GraphBuilder g;
+  const uint32_t out = g.output(F32, {});
+  g.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
+       {g.floats({1, 4}, {0, 0, 1, 1}), g.floats({1, 6}, {0, 0, 0, 0, 0, 0}), g.ints(I32, {1}, {0}),
+        g.floats({1, 2}, {5, 5})},
+       {out});
+  EXPECT_EQ(validation_error(g.build()),
+            "operations[0] (AXIS_ALIGNED_BBOX_TRANSFORM): input 1 (bbox deltas): has 6 columns, not a multiple of 4");
+  GraphBuilder h;
+  const uint32_t o2 = h.output(F32, {});
+  h.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
+       {h.floats({1, 4}, {0, 0, 1, 1}), h.floats({1, 4}, {0, 0, 0, 0}), h.ints(I32, {1}, {3}), h.floats({1, 2}, {5, 5})},
+       {o2});
+  Model m = h.build();
+  m.main.input_indexes.clear();
+  auto r = run_reference(m, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(),
+            "operations[0] (AXIS_ALIGNED_BBOX_TRANSFORM): input 2 (batch indices): roi 0 names batch 3, the image "
+            "info has 1");
+}
+
+// Feature map 4 × 4, one channel, v(y, x) = 4y + x; roi [0, 0, 4, 4], output 2 × 2 (bins 2 × 2).
+// Sampling 1: each bin's centre (1, 1), (1, 3), (3, 1), (3, 3) — x or y = 3 is the last column/row:
+// 5, 7, 13, 15. Sampling 2 (sub-bin centres at 0.5 and 1.5 from the bin start; 3.5 is past the last
+// column and reads column 3): bin (0,0) = mean(2.5, 3.5, 6.5, 7.5) = 5; bin (0,1) = mean(4.5, 5, 8.5, 9)
+// = 6.75; bin (1,0) = mean(10.5, 11.5, 12.5, 13.5) = 12; bin (1,1) = mean(12.5, 13, 14.5, 15) = 13.75.
+// Stride 2 with roi [0, 0, 8, 8] is the same region.
+Model roi_align(OperandType t, int32_t ratio, float stride, float roi_scale, bool nchw = false) {
+  GraphBuilder g;
+  const bool q = t == Q8 || t == S8;
+  const int32_t zp = t == S8 ? -128 : 0;
+  const uint32_t x = g.input(t, nchw ? std::vector<uint32_t>{1, 1, 4, 4} : std::vector<uint32_t>{1, 4, 4, 1},
+                             q ? 1.0f : 0.0f, zp);
+  const uint32_t out = g.output(t, {}, q ? 0.25f : 0.0f, zp);
+  const float e = 4 * roi_scale;
+  const uint32_t rois = q ? g.ints(Q16, {1, 4}, {0, 0, static_cast<int32_t>(e * 8), static_cast<int32_t>(e * 8)}, 0.125f, 0)
+                          : g.floats({1, 4}, {0, 0, e, e}, t);
+  const OperandType st = t == F16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+  g.op(OperationType::ROI_ALIGN,
+       {x, rois, g.ints(I32, {1}, {0}), g.i32(2), g.i32(2), g.floats({}, {stride}, st), g.floats({}, {stride}, st),
+        g.i32(ratio), g.i32(ratio), g.boolean(nchw)},
+       {out});
+  return g.build();
+}
+
+std::vector<float> ramp() {
+  std::vector<float> v;
+  for (int i = 0; i < 16; ++i) v.push_back(static_cast<float>(i));
+  return v;
+}
+
+TEST(RoiAlign, FloatHandWorked) {
+  for (OperandType t : {F32, F16}) {
+    const Tensor x = float_tensor({1, 4, 4, 1}, ramp(), t);
+    expect_floats_near({5, 7, 13, 15}, run_single(roi_align(t, 1, 1.0f, 1.0f), x));
+    expect_floats_near({5, 6.75f, 12, 13.75f}, run_single(roi_align(t, 2, 1.0f, 1.0f), x));
+    expect_floats_near({5, 6.75f, 12, 13.75f}, run_single(roi_align(t, 2, 2.0f, 2.0f), x));
+    // Adaptive sampling: ⌈bin size 2⌉ = 2 samples per side, as ratio 2.
+    expect_floats_near({5, 6.75f, 12, 13.75f}, run_single(roi_align(t, 0, 1.0f, 1.0f), x));
+  }
+  const Tensor x = float_tensor({1, 1, 4, 4}, ramp());
+  const Tensor o = run_single(roi_align(F32, 2, 1.0f, 1.0f, true), x);
+  EXPECT_EQ(o.dimensions, (std::vector<uint32_t>{1, 1, 2, 2}));
+  expect_floats_near({5, 6.75f, 12, 13.75f}, o);
+}
+
+// Quant8: input scale 1 (q = v), output scale 0.25 (q = 4v). Bilinear weights become multiples of 1/255:
+// 0.25 → 64/255, 0.5 → 128/255, 1 → 255/255. Bin (0,0): 64·(0+1+4+5) + 64·(1+2+5+6) + 64·(4+5+8+9) +
+// 64·(5+6+9+10) = 5120, ×1/(255·0.25·4) → 20.08 → 20. Bin (0,1): 64·18 + 128·(3+7) + 64·34 + 128·(7+11)
+// = 6912 → 27.11 → 27. Bin (1,0): 64·42 + 64·46 + 128·(12+13) + 128·(13+14) = 12288 → 48.19 → 48.
+// Bin (1,1): 64·50 + 128·(11+15) + 128·(14+15) + 255·15 = 14065 → 55.16 → 55. Signed: zero points −128.
+TEST(RoiAlign, Quant8AsymmAndSigned) {
+  std::vector<int32_t> q;
+  for (float v : ramp()) q.push_back(static_cast<int32_t>(v));
+  expect_ints({20, 27, 48, 55}, run_single(roi_align(Q8, 2, 1.0f, 1.0f), int_tensor(Q8, {1, 4, 4, 1}, q, 1.0f, 0)));
+  std::vector<int32_t> s;
+  for (int32_t v : q) s.push_back(v - 128);
+  expect_ints({20 - 128, 27 - 128, 48 - 128, 55 - 128},
+              run_single(roi_align(S8, 2, 1.0f, 1.0f), int_tensor(S8, {1, 4, 4, 1}, s, 1.0f, -128)));
+}
+
+TEST(RoiAlign, ErrorsNameTheInput) {
+  Model m = roi_align(F32, 2, 1.0f, 1.0f);
+  m.main.operands[m.main.operations[0].inputs[7]].data = {0xff, 0xff, 0xff, 0xff};  // −1
+  EXPECT_EQ(validation_error(m),
+            "operations[0] (ROI_ALIGN): input 7 (height sampling ratio): expected a value >= 0, got -1");
+  // A roi past the 4 × 4 map (x2 = 8 at stride 1).
+  auto r = run_reference(roi_align(F32, 2, 1.0f, 2.0f), {{0, float_tensor({1, 4, 4, 1}, ramp())}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(),
+            "operations[0] (ROI_ALIGN): input 1 (rois): roi 0 lies outside the feature map or has x2 < x1 or y2 < y1");
+}
+
+Model multinomial(const std::vector<uint32_t>& dims, int32_t samples, int32_t seed0, int32_t seed1) {
+  GraphBuilder g;
+  const uint32_t x = g.input(F32, dims);
+  const uint32_t out = g.output(I32, {});
+  g.op(OperationType::RANDOM_MULTINOMIAL, {x, g.i32(samples), g.ints(I32, {2}, {seed0, seed1})}, {out});
+  return g.build();
+}
+
+// A class of logit −inf has probability 0: rows with one finite logit always draw that class.
+TEST(RandomMultinomial, CertainClassesAndDeterminism) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const Tensor x = float_tensor({2, 3}, {0, ninf, ninf, ninf, 5, ninf});
+  const Tensor o = run_single(multinomial({2, 3}, 4, 1, 2), x);
+  EXPECT_EQ(o.dimensions, (std::vector<uint32_t>{2, 4}));
+  EXPECT_EQ(ints_of(o), (std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
+  const Tensor y = float_tensor({1, 4}, {0, 0, 0, 0});
+  const auto a = ints_of(run_single(multinomial({1, 4}, 64, 7, 9), y));
+  EXPECT_EQ(a, ints_of(run_single(multinomial({1, 4}, 64, 7, 9), y)));  // same seeds, same draws
+  EXPECT_NE(a, ints_of(run_single(multinomial({1, 4}, 64, 8, 9), y)));  // 4^-64 chance of equality
+}
+
+// logits [0, ln 3]: p = 0.25, 0.75. Over 20000 draws the share of class 1 is within 5 standard
+// deviations (sqrt(0.75·0.25/20000) = 0.0031) of 0.75.
+TEST(RandomMultinomial, FollowsTheSoftmax) {
+  const auto draws = ints_of(run_single(multinomial({1, 2}, 20000, 3, 4), float_tensor({1, 2}, {0, std::log(3.0f)})));
+  ASSERT_EQ(draws.size(), 20000u);
+  double ones = 0;
+  for (int32_t d : draws) ones += d;
+  EXPECT_NEAR(ones / 20000, 0.75, 5 * 0.0031);
+}
+
+}  // namespace
+}  // namespace npu::hal::ops::test
