@@ -154,6 +154,43 @@ TEST(RoiAlign, ErrorsNameTheInput) {
             "operations[0] (ROI_ALIGN): input 1 (rois): roi 0 lies outside the feature map or has x2 < x1 or y2 < y1");
 }
 
+// ROI_POOLING on the same 4 × 4 ramp, output 2 × 2. Roi [0, 0, 3, 3]: pixels 0..3 (4 wide), bins of 2:
+// maxima v(1,1) = 5, v(1,3) = 7, v(3,1) = 13, v(3,3) = 15. Roi [0, 0, 2, 2]: 3 wide, bins of 1.5 →
+// [0, 2) and [1, 3): 5, 6, 9, 10. Quant8 (zero point 100, q = v + 100) keeps the input's quantisation.
+Model roi_pool(OperandType t, float x2, int32_t zp) {
+  GraphBuilder g;
+  const bool q = t == Q8 || t == S8;
+  const uint32_t x = g.input(t, {1, 4, 4, 1}, q ? 0.5f : 0.0f, zp);
+  const uint32_t out = g.output(t, {}, q ? 0.5f : 0.0f, zp);
+  const uint32_t rois = q ? g.ints(Q16, {1, 4}, {0, 0, static_cast<int32_t>(x2 * 8), static_cast<int32_t>(x2 * 8)}, 0.125f, 0)
+                          : g.floats({1, 4}, {0, 0, x2, x2}, t);
+  const OperandType st = t == F16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+  g.op(OperationType::ROI_POOLING,
+       {x, rois, g.ints(I32, {1}, {0}), g.i32(2), g.i32(2), g.floats({}, {1.0f}, st), g.floats({}, {1.0f}, st),
+        g.boolean(false)},
+       {out});
+  return g.build();
+}
+
+TEST(RoiPooling, HandWorkedAllTypes) {
+  for (OperandType t : {F32, F16}) {
+    const Tensor x = float_tensor({1, 4, 4, 1}, ramp(), t);
+    expect_floats_near({5, 7, 13, 15}, run_single(roi_pool(t, 3, 0), x));
+    expect_floats_near({5, 6, 9, 10}, run_single(roi_pool(t, 2, 0), x));
+  }
+  for (OperandType t : {Q8, S8}) {
+    const int32_t zp = t == Q8 ? 100 : -28;
+    std::vector<int32_t> q;
+    for (float v : ramp()) q.push_back(static_cast<int32_t>(v) + zp);
+    expect_ints({5 + zp, 7 + zp, 13 + zp, 15 + zp}, run_single(roi_pool(t, 3, zp), int_tensor(t, {1, 4, 4, 1}, q, 0.5f, zp)));
+    expect_ints({5 + zp, 6 + zp, 9 + zp, 10 + zp}, run_single(roi_pool(t, 2, zp), int_tensor(t, {1, 4, 4, 1}, q, 0.5f, zp)));
+  }
+  Model m = roi_pool(Q8, 3, 100);
+  m.main.operands[m.main.output_indexes[0]].zero_point = 99;
+  EXPECT_EQ(validation_error(m),
+            "operations[0] (ROI_POOLING): output 0: quantisation must equal the input's (scale 0.500000, zeroPoint 100)");
+}
+
 Model multinomial(const std::vector<uint32_t>& dims, int32_t samples, int32_t seed0, int32_t seed1) {
   GraphBuilder g;
   const uint32_t x = g.input(F32, dims);

@@ -16,6 +16,10 @@
 //     requantised by input_scale / (255 · output_scale · samples) and clamped; signed = unsigned − 128.
 //     Rois must lie inside the feature map, x1 ≤ x2, y1 ≤ y2; a bad roi or batch index is an error
 //     naming it.
+//   ROI_POOLING: inputs as ROI_ALIGN's without the sampling ratios (0-6, 7 layout). The roi's corners
+//     scaled by 1/stride and rounded to whole pixels (x1..x2 inclusive, at least 1 × 1), each bin
+//     [floor(start), ceil(end)) clipped to the map, the maximum of its raw values (quant8 keeps the input's
+//     quantisation; an empty bin gives the zero point).
 //   RANDOM_MULTINOMIAL: 0 logits [batches, classes] (float32/16), 1 samples (INT32 > 0), 2 seeds
 //     TENSOR_INT32 [2]. Output TENSOR_INT32 [batches, samples]: class indices drawn from softmax(logits)
 //     per row by inverse CDF on a splitmix64 stream seeded from both seeds (and the row), so the same
@@ -289,6 +293,117 @@ class RoiAlignKernel final : public OperationKernel {
   }
 };
 
+class RoiPoolingKernel final : public OperationKernel {
+ public:
+  models::OperationType type() const override { return models::OperationType::ROI_POOLING; }
+
+  Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
+                                                     std::span<const OperandInfo> out) const override {
+    if (in.size() != 8) return make_error("expected 8 inputs, got " + std::to_string(in.size()));
+    if (auto r = expect_type(in, 0, "input", kFloatAndQuant8); !r) return make_error(r.error());
+    const OperandType t = in[0].type;
+    const OperandType box = is_quant8(t) ? OperandType::TENSOR_QUANT16_ASYMM : t;
+    const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+    if (auto r = expect_type(in, 1, "rois", {box}); !r) return make_error(r.error());
+    if (auto r = expect_box_quant(in[1], 1, "rois"); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
+    auto oh = int_param_in_range(in, 3, "output height", 1, std::numeric_limits<int32_t>::max());
+    if (!oh) return make_error(oh.error());
+    auto ow = int_param_in_range(in, 4, "output width", 1, std::numeric_limits<int32_t>::max());
+    if (!ow) return make_error(ow.error());
+    for (size_t i : {size_t{5}, size_t{6}}) {
+      const char* role = i == 5 ? "height stride" : "width stride";
+      if (auto r = expect_type(in, i, role, {scalar}); !r) return make_error(r.error());
+      const auto v = float_param(in[i]);
+      if (v && !(*v > 0.0f)) return input_error(i, role, "must be > 0");
+    }
+    if (auto r = expect_type(in, 7, "NCHW layout", {OperandType::BOOL}); !r) return make_error(r.error());
+    if (auto r = expect_rank(in[0], 0, "input", 4); !r) return make_error(r.error());
+    if (auto r = expect_2d(in[1], 1, "rois", 0, 4); !r) return make_error(r.error());
+    const uint32_t n = dim(in[1], 0);
+    if (auto r = expect_rank(in[2], 2, "batch indices", 1); !r) return make_error(r.error());
+    if (n && dim(in[2], 0) && dim(in[2], 0) != n)
+      return input_error(2, "batch indices", "must have one entry per roi (" + std::to_string(n) + ")");
+    if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
+    if (auto r = expect_output_like_input(out, in[0]); !r) return make_error(r.error());
+    const std::optional<bool> nchw = bool_param(in[7]);
+    if (!nchw) return std::vector<std::vector<uint32_t>>{{n, 0, 0, 0}};
+    const Nhwc x = input_extents(in[0], nchw);
+    const uint32_t h = *oh ? static_cast<uint32_t>(**oh) : 0, w = *ow ? static_cast<uint32_t>(**ow) : 0;
+    return std::vector<std::vector<uint32_t>>{*nchw ? std::vector<uint32_t>{n, x.c, h, w}
+                                                    : std::vector<uint32_t>{n, h, w, x.c}};
+  }
+
+  // Max over each bin, on the raw element values (quant8 keeps the input's quantisation); an empty bin
+  // gives the zero point (real 0).
+  Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
+    const bool nchw = bool_param(in[7]).value_or(false);
+    const Nhwc x = input_extents(in[0], nchw);
+    const uint32_t oh = static_cast<uint32_t>(int_param(in[3]).value_or(1));
+    const uint32_t ow = static_cast<uint32_t>(int_param(in[4]).value_or(1));
+    const float h_scale = 1.0f / float_param(in[5]).value_or(1.0f), w_scale = 1.0f / float_param(in[6]).value_or(1.0f);
+    const uint64_t n = in[1].dimensions[0];
+    const std::vector<float> rois = real_values(in[1]);
+    const std::vector<int32_t> batch = read_ints(in[2]);
+    const bool quant = is_quant8(in[0].type);
+    const std::vector<float> v = quant ? std::vector<float>{} : read_floats(in[0]);
+    const std::vector<int32_t> q = quant ? read_ints(in[0]) : std::vector<int32_t>{};
+    const Strides is = layout_strides(nchw, x.h, x.w, x.c);
+    const Strides os = layout_strides(nchw, oh, ow, x.c);
+    std::vector<float> fout(quant ? 0 : n * os.b);
+    std::vector<int32_t> qout(quant ? n * os.b : 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      const std::string roi = "roi " + std::to_string(i);
+      if (batch[i] < 0 || static_cast<uint32_t>(batch[i]) >= x.n)
+        return input_error(2, "batch indices",
+                           roi + " names batch " + std::to_string(batch[i]) + ", the input has " + std::to_string(x.n));
+      const float* r = &rois[i * 4];
+      if (!(r[0] >= 0 && r[1] >= 0 && r[2] * w_scale <= static_cast<float>(x.w) &&
+            r[3] * h_scale <= static_cast<float>(x.h) && r[0] <= r[2] && r[1] <= r[3]))
+        return input_error(1, "rois", roi + " lies outside the feature map or has x2 < x1 or y2 < y1");
+      const auto x1 = static_cast<int32_t>(std::round(r[0] * w_scale)), y1 = static_cast<int32_t>(std::round(r[1] * h_scale));
+      const auto x2 = static_cast<int32_t>(std::round(r[2] * w_scale)), y2 = static_cast<int32_t>(std::round(r[3] * h_scale));
+      const float step_w = static_cast<float>(std::max(x2 - x1 + 1, 1)) / static_cast<float>(ow);
+      const float step_h = static_cast<float>(std::max(y2 - y1 + 1, 1)) / static_cast<float>(oh);
+      const uint64_t base = static_cast<uint64_t>(batch[i]) * is.b;
+      for (uint32_t py = 0; py < oh; ++py)
+        for (uint32_t px = 0; px < ow; ++px) {
+          const auto ys = std::min(static_cast<uint32_t>(std::floor(step_h * py + y1)), x.h);
+          const auto ye = std::min(static_cast<uint32_t>(std::ceil(step_h * (py + 1) + y1)), x.h);
+          const auto xs = std::min(static_cast<uint32_t>(std::floor(step_w * px + x1)), x.w);
+          const auto xe = std::min(static_cast<uint32_t>(std::ceil(step_w * (px + 1) + x1)), x.w);
+          for (uint32_t c = 0; c < x.c; ++c) {
+            const uint64_t oi = i * os.b + py * os.y + px * os.x + c * os.c;
+            bool first = true;
+            float fm = 0.0f;
+            int32_t qm = in[0].zero_point;
+            for (uint32_t yy = ys; yy < ye; ++yy)
+              for (uint32_t xx = xs; xx < xe; ++xx) {
+                const uint64_t ii = base + yy * is.y + xx * is.x + c * is.c;
+                if (quant) {
+                  if (first || q[ii] > qm) qm = q[ii];
+                } else if (first || v[ii] > fm) {
+                  fm = v[ii];
+                }
+                first = false;
+              }
+            if (quant) {
+              qout[oi] = qm;
+            } else {
+              fout[oi] = fm;
+            }
+          }
+        }
+    }
+    if (quant) {
+      write_ints(*out[0], qout);
+    } else {
+      write_floats(*out[0], fout);
+    }
+    return {};
+  }
+};
+
 uint64_t splitmix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -353,6 +468,10 @@ const OperationKernel& axis_aligned_bbox_transform_kernel() {
 }
 const OperationKernel& roi_align_kernel() {
   static const RoiAlignKernel kernel;
+  return kernel;
+}
+const OperationKernel& roi_pooling_kernel() {
+  static const RoiPoolingKernel kernel;
   return kernel;
 }
 const OperationKernel& random_multinomial_kernel() {

@@ -58,6 +58,7 @@ const OperationKernel& reshape_kernel();
 const OperationKernel& resize_bilinear_kernel();
 const OperationKernel& rnn_kernel();
 const OperationKernel& roi_align_kernel();
+const OperationKernel& roi_pooling_kernel();
 const OperationKernel& rsqrt_kernel();
 const OperationKernel& softmax_kernel();
 const OperationKernel& space_to_batch_nd_kernel();

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 67;
+constexpr size_t kKernelCount = 68;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -66,6 +66,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &resize_bilinear_kernel(),
       &rnn_kernel(),
       &roi_align_kernel(),
+      &roi_pooling_kernel(),
       &rsqrt_kernel(),
       &softmax_kernel(),
       &space_to_batch_nd_kernel(),
