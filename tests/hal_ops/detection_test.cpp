@@ -191,6 +191,90 @@ TEST(RoiPooling, HandWorkedAllTypes) {
             "operations[0] (ROI_POOLING): output 0: quantisation must equal the input's (scale 0.500000, zeroPoint 100)");
 }
 
+// BOX_WITH_NMS_LIMIT, two classes (0 = background). Batch 0: class-1 boxes A [0,0,10,10] 0.9,
+// B [1,1,11,11] 0.8, C [20,20,30,30] 0.7; batch 1: D [0,0,5,5] 0.6. IoU(A, B) = 81 / (100 + 100 − 81) =
+// 0.680672; C and D overlap nothing in their batch. Hard NMS (IoU threshold 0.5, NMS score threshold
+// 0.1): B's score × 0 → dropped: A 0.9, C 0.7 | D 0.6. Linear: B × (1 − 0.680672) = 0.255462, kept
+// and sorted last. Gaussian (sigma 0.5): B × exp(−0.680672² / 0.5) = 0.316709. Max detections 1: A | D.
+struct Nms {
+  Model model;
+  uint32_t scores, boxes, classes, batches;
+};
+
+Nms nms_model(OperandType t, int32_t kernel, int32_t max_detections) {
+  GraphBuilder g;
+  const bool q = t == Q8 || t == S8;
+  const int32_t zp = t == S8 ? -128 : 0;
+  Nms m;
+  const std::vector<float> score_values{0.1f, 0.9f, 0.2f, 0.8f, 0.3f, 0.7f, 0.4f, 0.6f};
+  std::vector<float> box_values;
+  for (const std::vector<float>& b : std::vector<std::vector<float>>{
+           {0, 0, 1, 1}, {0, 0, 10, 10}, {0, 0, 1, 1}, {1, 1, 11, 11}, {0, 0, 1, 1}, {20, 20, 30, 30}, {0, 0, 1, 1}, {0, 0, 5, 5}})
+    box_values.insert(box_values.end(), b.begin(), b.end());
+  uint32_t scores = 0, boxes = 0;
+  if (q) {
+    std::vector<int32_t> sq, bq;
+    for (float v : score_values) sq.push_back(static_cast<int32_t>(std::lround(v * 100)) + zp);
+    for (float v : box_values) bq.push_back(static_cast<int32_t>(v * 8));
+    scores = g.ints(t, {4, 2}, sq, 0.01f, zp);
+    boxes = g.ints(Q16, {4, 8}, bq, 0.125f, 0);
+  } else {
+    scores = g.floats({4, 2}, score_values, t);
+    boxes = g.floats({4, 8}, box_values, t);
+  }
+  const OperandType st = t == F16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+  m.scores = g.output(t, {}, q ? 0.01f : 0.0f, zp);
+  m.boxes = g.output(q ? Q16 : t, {}, q ? 0.125f : 0.0f, 0);
+  m.classes = g.output(I32, {});
+  m.batches = g.output(I32, {});
+  g.op(OperationType::BOX_WITH_NMS_LIMIT,
+       {scores, boxes, g.ints(I32, {4}, {0, 0, 0, 1}), g.floats({}, {0.05f}, st), g.i32(max_detections),
+        g.i32(kernel), g.floats({}, {0.5f}, st), g.floats({}, {0.5f}, st), g.floats({}, {0.1f}, st)},
+       {m.scores, m.boxes, m.classes, m.batches});
+  m.model = g.build();
+  m.model.main.input_indexes.clear();
+  return m;
+}
+
+TEST(BoxWithNmsLimit, HardLinearGaussianAndLimit) {
+  struct Case {
+    int32_t kernel, max;
+    std::vector<float> scores, boxes;
+    std::vector<int32_t> batches;
+  };
+  const std::vector<Case> cases{
+      {0, -1, {0.9f, 0.7f, 0.6f}, {0, 0, 10, 10, 20, 20, 30, 30, 0, 0, 5, 5}, {0, 0, 1}},
+      {1, -1, {0.9f, 0.7f, 0.255462f, 0.6f}, {0, 0, 10, 10, 20, 20, 30, 30, 1, 1, 11, 11, 0, 0, 5, 5}, {0, 0, 0, 1}},
+      {2, -1, {0.9f, 0.7f, 0.316709f, 0.6f}, {0, 0, 10, 10, 20, 20, 30, 30, 1, 1, 11, 11, 0, 0, 5, 5}, {0, 0, 0, 1}},
+      {0, 1, {0.9f, 0.6f}, {0, 0, 10, 10, 0, 0, 5, 5}, {0, 1}}};
+  for (const Case& c : cases) {
+    const Nms m = nms_model(F32, c.kernel, c.max);
+    auto r = run_ok(m.model, {});
+    ASSERT_EQ(r.size(), 4u);
+    expect_floats_near(c.scores, r.at(m.scores));
+    expect_floats_near(c.boxes, r.at(m.boxes));
+    EXPECT_EQ(ints_of(r.at(m.classes)), std::vector<int32_t>(c.batches.size(), 1));
+    EXPECT_EQ(ints_of(r.at(m.batches)), c.batches);
+  }
+}
+
+// Quant8 scores (scale 0.01) and quant16 boxes (q = 8·v), hard NMS: A 90, C 70 | D 60; signed scores
+// (zero point −128) give the same boxes and scores − 128.
+TEST(BoxWithNmsLimit, QuantisedAsymmAndSigned) {
+  for (OperandType t : {Q8, S8}) {
+    const int32_t zp = t == S8 ? -128 : 0;
+    const Nms m = nms_model(t, 0, -1);
+    auto r = run_ok(m.model, {});
+    ASSERT_EQ(r.size(), 4u);
+    expect_ints({90 + zp, 70 + zp, 60 + zp}, r.at(m.scores));
+    expect_ints({0, 0, 80, 80, 160, 160, 240, 240, 0, 0, 40, 40}, r.at(m.boxes));
+    EXPECT_EQ(ints_of(r.at(m.batches)), (std::vector<int32_t>{0, 0, 1}));
+  }
+  Nms m = nms_model(F32, 3, -1);
+  EXPECT_EQ(validation_error(m.model),
+            "operations[0] (BOX_WITH_NMS_LIMIT): input 5 (NMS kernel): expected a value in [0, 2], got 3");
+}
+
 Model multinomial(const std::vector<uint32_t>& dims, int32_t samples, int32_t seed0, int32_t seed1) {
   GraphBuilder g;
   const uint32_t x = g.input(F32, dims);

@@ -6,6 +6,17 @@
 //     Output [n, 4·classes] of the rois' type. Types: float32, float16, or quant16 asymm rois / image info
 //     (scale 0.125, zero point 0) with quant8 asymm (or signed) deltas: computed on the dequantised values,
 //     the output rounded to the nearest 0.125 step.
+//   BOX_WITH_NMS_LIMIT: 0 scores [n, classes], 1 boxes [n, 4·classes], 2 batch index [n] (boxes of one
+//     batch consecutive), 3 score threshold, 4 max detections per batch (< 0: no limit), 5 NMS kernel
+//     (0 hard, 1 linear, 2 Gaussian), 6 IoU threshold, 7 sigma, 8 NMS score threshold. Per batch and
+//     class ≥ 1 (class 0 is the background): boxes scoring above the threshold; repeatedly the best
+//     (first of equals) is kept and every other box's score multiplied by the kernel of its IoU with it
+//     (hard: 0 at IoU ≥ threshold; linear: 1 − IoU there; Gaussian: exp(−IoU²/sigma)), dropping those
+//     below the NMS score threshold, up to max detections per class. The batch's boxes are then sorted by
+//     score, cut to max detections, and ordered by class then score. Outputs: scores [k] (updated), boxes
+//     [k, 4] (as given), classes [k], batch indices [k]; k depends on the values, so the outputs are
+//     sized at execution (k = 0 is an error: zero-sized tensors are not represented here). Quant8
+//     scores are dequantised, the kept scores requantised with the output's parameters.
 //   ROI_ALIGN: 0 input [batches, h, w, depth] (NHWC, or NCHW with input 9), 1 rois [n, 4] in the original
 //     image's coordinates, 2 batch index [n], 3 out_h, 4 out_w, 5 height stride, 6 width stride (image /
 //     feature-map ratio), 7 height and 8 width sampling ratio (0 = adaptive ⌈bin size⌉), 9 layout.
@@ -404,6 +415,159 @@ class RoiPoolingKernel final : public OperationKernel {
   }
 };
 
+// BOX_WITH_NMS_LIMIT's selection: boxes kept per batch group, as indices roi · classes + class.
+struct NmsResult {
+  std::vector<uint32_t> selected;  // in output order
+  std::vector<uint32_t> group_start, group_size_out;
+  std::vector<float> scores;  // updated scores (soft NMS), indexed like the input
+};
+
+float iou(const float* a, const float* b) {
+  const float area_a = (a[2] - a[0]) * (a[3] - a[1]), area_b = (b[2] - b[0]) * (b[3] - b[1]);
+  const float w = std::max(std::min(a[2], b[2]) - std::max(a[0], b[0]), 0.0f);
+  const float h = std::max(std::min(a[3], b[3]) - std::max(a[1], b[1]), 0.0f);
+  const float inter = w * h;
+  return inter / (area_a + area_b - inter);
+}
+
+Result<NmsResult> box_nms(std::span<const OperandInfo> in) {
+  NmsResult r;
+  r.scores = real_values(in[0]);
+  const std::vector<float> rois = real_values(in[1]);
+  const std::vector<int32_t> batch = read_ints(in[2]);
+  const float score_threshold = float_param(in[3]).value_or(0.0f);
+  const int32_t max_detections = int_param(in[4]).value_or(-1);
+  const int32_t kernel_kind = int_param(in[5]).value_or(0);
+  const float iou_threshold = float_param(in[6]).value_or(0.0f), sigma = float_param(in[7]).value_or(1.0f);
+  const float nms_threshold = float_param(in[8]).value_or(0.0f);
+  const uint32_t num_rois = in[0].dimensions[0], classes = in[0].dimensions[1];
+  auto decay = [&](float v) {
+    if (kernel_kind == 0) return v < iou_threshold ? 1.0f : 0.0f;
+    if (kernel_kind == 1) return v < iou_threshold ? 1.0f : 1.0f - v;
+    return std::exp(-v * v / sigma);
+  };
+  for (uint32_t i = 0; i < num_rois; ++i)
+    if (rois.size() >= (uint64_t{i} + 1) * classes * 4)
+      for (uint32_t c = 0; c < classes; ++c) {
+        const float* b = &rois[(uint64_t{i} * classes + c) * 4];
+        if (b[2] < b[0] || b[3] < b[1])
+          return input_error(1, "rois", "box " + std::to_string(i) + " class " + std::to_string(c) + " has x2 < x1 or y2 < y1");
+      }
+  for (uint32_t start = 0; start < num_rois;) {
+    uint32_t end = start + 1;
+    while (end < num_rois && batch[end] == batch[start]) ++end;
+    std::vector<uint32_t> keep;
+    // Class 0 is the background: never selected.
+    for (uint32_t c = 1; c < classes; ++c) {
+      const size_t first = keep.size();
+      for (uint32_t i = start; i < end; ++i)
+        if (r.scores[i * classes + c] > score_threshold) keep.push_back(i * classes + c);
+      size_t lo = first, hi = keep.size();
+      uint32_t found = 0;
+      while (lo < hi && (max_detections < 0 || found < static_cast<uint32_t>(max_detections))) {
+        // The best remaining box (the first of equal scores) moves to the front of what is left.
+        size_t best = lo;
+        for (size_t k = lo + 1; k < hi; ++k)
+          if (r.scores[keep[k]] > r.scores[keep[best]]) best = k;
+        std::swap(keep[best], keep[lo]);
+        const float* top = &rois[uint64_t{keep[lo]} * 4];
+        for (size_t k = lo + 1; k < hi; ++k) {
+          r.scores[keep[k]] *= decay(iou(&rois[uint64_t{keep[k]} * 4], top));
+          if (r.scores[keep[k]] < nms_threshold) std::swap(keep[k--], keep[--hi]);
+        }
+        ++lo;
+        ++found;
+      }
+      keep.resize(lo);
+    }
+    std::sort(keep.begin(), keep.end(), [&](uint32_t a, uint32_t b) { return r.scores[a] > r.scores[b]; });
+    if (max_detections >= 0 && keep.size() > static_cast<size_t>(max_detections)) keep.resize(max_detections);
+    std::sort(keep.begin(), keep.end(), [&](uint32_t a, uint32_t b) {
+      return a % classes == b % classes ? r.scores[a] > r.scores[b] : a % classes < b % classes;
+    });
+    r.selected.insert(r.selected.end(), keep.begin(), keep.end());
+    r.group_start.push_back(start);
+    r.group_size_out.push_back(static_cast<uint32_t>(keep.size()));
+    start = end;
+  }
+  return r;
+}
+
+class BoxWithNmsLimitKernel final : public OperationKernel {
+ public:
+  models::OperationType type() const override { return models::OperationType::BOX_WITH_NMS_LIMIT; }
+
+  Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
+                                                     std::span<const OperandInfo> out) const override {
+    if (in.size() != 9) return make_error("expected 9 inputs, got " + std::to_string(in.size()));
+    if (auto r = expect_type(in, 0, "scores", kFloatAndQuant8); !r) return make_error(r.error());
+    const OperandType t = in[0].type;
+    const OperandType box = is_quant8(t) ? OperandType::TENSOR_QUANT16_ASYMM : t;
+    const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+    if (auto r = expect_type(in, 1, "rois", {box}); !r) return make_error(r.error());
+    if (auto r = expect_box_quant(in[1], 1, "rois"); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
+    static constexpr const char* kScalars[] = {"score threshold", "", "", "IoU threshold", "sigma",
+                                               "NMS score threshold"};
+    for (size_t i : {size_t{3}, size_t{6}, size_t{7}, size_t{8}})
+      if (auto r = expect_type(in, i, kScalars[i - 3], {scalar}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 4, "max detections", {OperandType::INT32}); !r) return make_error(r.error());
+    auto kernel = int_param_in_range(in, 5, "NMS kernel", 0, 2);
+    if (!kernel) return make_error(kernel.error());
+    if (const auto sigma = float_param(in[7]); sigma && *kernel && **kernel == 2 && !(*sigma > 0.0f))
+      return input_error(7, "sigma", "must be > 0 for the Gaussian kernel");
+    if (auto r = expect_2d(in[0], 0, "scores", 0, 0); !r) return make_error(r.error());
+    const uint32_t n = dim(in[0], 0), classes = dim(in[0], 1);
+    if (auto r = expect_2d(in[1], 1, "rois", n, classes ? classes * 4 : 0); !r) return make_error(r.error());
+    if (auto r = expect_rank(in[2], 2, "batch indices", 1); !r) return make_error(r.error());
+    if (n && dim(in[2], 0) && dim(in[2], 0) != n)
+      return input_error(2, "batch indices", "must have one entry per roi (" + std::to_string(n) + ")");
+    if (auto r = expect_output_count(out, 4); !r) return make_error(r.error());
+    if (auto r = expect_output_type(out, 0, t); !r) return make_error(r.error());
+    if (auto r = expect_output_type(out, 1, box); !r) return make_error(r.error());
+    for (size_t i : {size_t{2}, size_t{3}})
+      if (auto r = expect_output_type(out, i, OperandType::TENSOR_INT32); !r) return make_error(r.error());
+    if (box == OperandType::TENSOR_QUANT16_ASYMM && (out[1].scale != 0.125f || out[1].zero_point != 0))
+      return make_error("output 1: quant16 asymm boxes need scale 0.125 and zero point 0");
+    // The number of boxes kept depends on the values: known only once every input is.
+    uint32_t kept = 0;
+    bool known = n != 0 && classes != 0;
+    for (const OperandInfo& i : in) known = known && i.has_value();
+    if (known) {
+      auto r = box_nms(in);
+      if (!r) return make_error(r.error());
+      if (r->selected.empty())
+        return make_error("no box passed the thresholds (zero-sized outputs are not supported)");
+      kept = static_cast<uint32_t>(r->selected.size());
+    }
+    return std::vector<std::vector<uint32_t>>{{kept}, {kept, 4}, {kept}, {kept}};
+  }
+
+  Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
+    auto r = box_nms(in);
+    if (!r) return make_error(r.error());
+    const uint32_t classes = in[0].dimensions[1];
+    const std::vector<int32_t> batch = read_ints(in[2]);
+    const uint32_t es = models::element_size(in[1].type);
+    std::vector<float> scores;
+    std::vector<int32_t> cls, batches;
+    uint64_t k = 0;
+    for (size_t g = 0; g < r->group_start.size(); ++g)
+      for (uint32_t j = 0; j < r->group_size_out[g]; ++j, ++k) {
+        const uint32_t index = r->selected[k];
+        scores.push_back(r->scores[index]);
+        // The box as given (raw bytes, so quant16 boxes are copied exactly).
+        std::copy_n(in[1].value->begin() + uint64_t{index} * 4 * es, 4 * es, out[1]->data.begin() + k * 4 * es);
+        cls.push_back(static_cast<int32_t>(index % classes));
+        batches.push_back(batch[r->group_start[g]]);
+      }
+    write_reals(*out[0], scores);
+    write_ints(*out[2], cls);
+    write_ints(*out[3], batches);
+    return {};
+  }
+};
+
 uint64_t splitmix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -468,6 +632,10 @@ const OperationKernel& axis_aligned_bbox_transform_kernel() {
 }
 const OperationKernel& roi_align_kernel() {
   static const RoiAlignKernel kernel;
+  return kernel;
+}
+const OperationKernel& box_with_nms_limit_kernel() {
+  static const BoxWithNmsLimitKernel kernel;
   return kernel;
 }
 const OperationKernel& roi_pooling_kernel() {

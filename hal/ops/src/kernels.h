@@ -12,6 +12,7 @@ const OperationKernel& axis_aligned_bbox_transform_kernel();
 const OperationKernel& batch_to_space_nd_kernel();
 const OperationKernel& bidirectional_sequence_lstm_kernel();
 const OperationKernel& bidirectional_sequence_rnn_kernel();
+const OperationKernel& box_with_nms_limit_kernel();
 const OperationKernel& concatenation_kernel();
 const OperationKernel& conv_2d_kernel();
 const OperationKernel& depth_to_space_kernel();

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 68;
+constexpr size_t kKernelCount = 69;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -20,6 +20,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &batch_to_space_nd_kernel(),
       &bidirectional_sequence_lstm_kernel(),
       &bidirectional_sequence_rnn_kernel(),
+      &box_with_nms_limit_kernel(),
       &concatenation_kernel(),
       &conv_2d_kernel(),
       &depth_to_space_kernel(),
