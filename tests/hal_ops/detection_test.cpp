@@ -275,6 +275,38 @@ TEST(BoxWithNmsLimit, QuantisedAsymmAndSigned) {
             "operations[0] (BOX_WITH_NMS_LIMIT): input 5 (NMS kernel): expected a value in [0, 2], got 3");
 }
 
+// HEATMAP_MAX_KEYPOINT, one 3 × 3 heatmap pair in box [10, 20, 16, 26] (6 × 6).
+// Keypoint 0: f(x, y) = 10 − (x − 1.2)² − (y − 0.9)² at the integer points; maximum at (1, 1) = 9.95;
+// gradient b = (−(9.35 − 8.55)/2, −(8.75 − 9.15)/2) = (−0.4, 0.2), Hessian diag(−2, −2) → offset
+// (0.2, −0.1), score 9.95 + 0.08 + 0.02 − 0.05 = 10; keypoint ((1.2 + 0.5)/3·6 + 10, (0.9 + 0.5)/3·6 + 20)
+// = (13.4, 22.8). Keypoint 1: f = 5 − x − y, maximum at the corner (0, 0); the mirrored grid is symmetric
+// ([3 4 3; 4 5 4; 3 4 3]): no offset, score 5, keypoint (0.5/3·6 + 10, 0.5/3·6 + 20) = (11, 21).
+TEST(HeatmapMaxKeypoint, QuadraticRefinementAndMirroredEdge) {
+  std::vector<float> heat;
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 3; ++x) {
+      heat.push_back(10.0f - (x - 1.2f) * (x - 1.2f) - (y - 0.9f) * (y - 0.9f));
+      heat.push_back(5.0f - static_cast<float>(x) - static_cast<float>(y));
+    }
+  GraphBuilder g;
+  const uint32_t x = g.input(F32, {1, 3, 3, 2});
+  const uint32_t scores = g.output(F32, {});
+  const uint32_t points = g.output(F32, {});
+  g.op(OperationType::HEATMAP_MAX_KEYPOINT, {x, g.floats({1, 4}, {10, 20, 16, 26}), g.boolean(false)}, {scores, points});
+  auto r = run_ok(g.build(), {{x, float_tensor({1, 3, 3, 2}, heat)}});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r.at(points).dimensions, (std::vector<uint32_t>{1, 2, 2}));
+  const auto sc = floats_of(r.at(scores)), pt = floats_of(r.at(points));
+  ASSERT_EQ(sc.size(), 2u);
+  ASSERT_EQ(pt.size(), 4u);
+  EXPECT_NEAR(sc[0], 10.0f, 1e-4);
+  EXPECT_NEAR(sc[1], 5.0f, 1e-5);
+  EXPECT_NEAR(pt[0], 13.4f, 1e-4);
+  EXPECT_NEAR(pt[1], 22.8f, 1e-4);
+  EXPECT_NEAR(pt[2], 11.0f, 1e-5);
+  EXPECT_NEAR(pt[3], 21.0f, 1e-5);
+}
+
 Model multinomial(const std::vector<uint32_t>& dims, int32_t samples, int32_t seed0, int32_t seed1) {
   GraphBuilder g;
   const uint32_t x = g.input(F32, dims);

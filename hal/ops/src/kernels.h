@@ -29,6 +29,7 @@ const OperationKernel& greater_equal_kernel();
 const OperationKernel& greater_kernel();
 const OperationKernel& grouped_conv_2d_kernel();
 const OperationKernel& hashtable_lookup_kernel();
+const OperationKernel& heatmap_max_keypoint_kernel();
 const OperationKernel& l2_normalization_kernel();
 const OperationKernel& less_kernel();
 const OperationKernel& less_equal_kernel();

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 69;
+constexpr size_t kKernelCount = 70;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -37,6 +37,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &greater_kernel(),
       &grouped_conv_2d_kernel(),
       &hashtable_lookup_kernel(),
+      &heatmap_max_keypoint_kernel(),
       &l2_normalization_kernel(),
       &less_kernel(),
       &less_equal_kernel(),
