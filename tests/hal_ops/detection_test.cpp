@@ -307,6 +307,38 @@ TEST(HeatmapMaxKeypoint, QuadraticRefinementAndMirroredEdge) {
   EXPECT_NEAR(pt[3], 21.0f, 1e-5);
 }
 
+// GENERATE_PROPOSALS, one batch, a 1 × 2 grid (stride 8), anchors a0 [0,0,4,4] and a1 [1,0,5,4], zero
+// deltas, image 10 high, 12 wide. Boxes: cell 0 a0 [0,0,4,4] 0.9, a1 [1,0,5,4] 0.7; cell 1 a0 [8,0,12,4]
+// 0.8, a1 [9,0,13,4] clipped to [9,0,12,4] 0.95. IoU(a0, a1) in cell 0 = 12/20 = 0.6, in cell 1 =
+// 12/16 = 0.75, both ≥ 0.5. Min size 1: 0.95 [9,0,12,4] suppresses 0.8, then 0.9 [0,0,4,4] suppresses 0.7.
+// Min size 3.5: the clipped box (3 wide) is dropped first, so 0.9 [0,0,4,4] and 0.8 [8,0,12,4] remain.
+TEST(GenerateProposals, TransformFilterAndNms) {
+  for (float min_size : {1.0f, 3.5f}) {
+    GraphBuilder g;
+    const uint32_t scores = g.output(F32, {});
+    const uint32_t boxes = g.output(F32, {});
+    const uint32_t batches = g.output(I32, {});
+    g.op(OperationType::GENERATE_PROPOSALS,
+         {g.floats({1, 1, 2, 2}, {0.9f, 0.7f, 0.8f, 0.95f}), g.floats({1, 1, 2, 8}, std::vector<float>(16, 0.0f)),
+          g.floats({2, 4}, {0, 0, 4, 4, 1, 0, 5, 4}), g.floats({1, 2}, {10, 12}),
+          g.floats({}, {8.0f}, OperandType::FLOAT32), g.floats({}, {8.0f}, OperandType::FLOAT32), g.i32(-1), g.i32(-1),
+          g.floats({}, {0.5f}, OperandType::FLOAT32), g.floats({}, {min_size}, OperandType::FLOAT32), g.boolean(false)},
+         {scores, boxes, batches});
+    Model m = g.build();
+    m.main.input_indexes.clear();
+    auto r = run_ok(m, {});
+    ASSERT_EQ(r.size(), 3u);
+    if (min_size < 2) {
+      expect_floats_near({0.95f, 0.9f}, r.at(scores));
+      expect_floats_near({9, 0, 12, 4, 0, 0, 4, 4}, r.at(boxes));
+    } else {
+      expect_floats_near({0.9f, 0.8f}, r.at(scores));
+      expect_floats_near({0, 0, 4, 4, 8, 0, 12, 4}, r.at(boxes));
+    }
+    EXPECT_EQ(ints_of(r.at(batches)), (std::vector<int32_t>{0, 0}));
+  }
+}
+
 Model multinomial(const std::vector<uint32_t>& dims, int32_t samples, int32_t seed0, int32_t seed1) {
   GraphBuilder g;
   const uint32_t x = g.input(F32, dims);

@@ -17,6 +17,14 @@
 //     [k, 4] (as given), classes [k], batch indices [k]; k depends on the values, so the outputs are
 //     sized at execution (k = 0 is an error: zero-sized tensors are not represented here). Quant8
 //     scores are dequantised, the kept scores requantised with the output's parameters.
+//   GENERATE_PROPOSALS: 0 scores [batches, h, w, anchors], 1 deltas [batches, h, w, 4·anchors] (or NCHW,
+//     input 10), 2 anchors [anchors, 4], 3 image info [batches, 2], 4 height and 5 width stride, 6 pre-NMS
+//     top N and 7 post-NMS top N (≤ 0: all), 8 IoU threshold, 9 min size. Per batch: each anchor moved
+//     to every cell (x·w_stride, y·h_stride) and transformed by its deltas as AXIS_ALIGNED_BBOX_TRANSFORM
+//     does (clipped to the image), the pre-NMS best (stable order among equals), boxes with a side not
+//     above min size or centred outside the image dropped, hard NMS up to post-NMS top N. Outputs scores
+//     [k], boxes [k, 4], batch indices [k] (sized at execution; k = 0 is an error). Quant8 scores and
+//     deltas with quant16 symm anchors and quant16 asymm image info (scale 0.125) run on dequantised values.
 //   HEATMAP_MAX_KEYPOINT: 0 heatmaps [boxes, size, size, keypoints] (or NCHW, input 2), 1 boxes [boxes, 4].
 //     Per box and keypoint: the first maximum (row-major), refined to sub-pixel by the quadratic fit of
 //     its 3 × 3 neighbourhood (mirrored at the edges; offset clipped to 1.5); keypoint = ((index + offset
@@ -670,6 +678,159 @@ class HeatmapMaxKeypointKernel final : public OperationKernel {
   }
 };
 
+// Hard NMS over `select` (indices into scores / 4-float boxes): repeatedly the best remaining (first of
+// equals) is kept and every box with IoU ≥ threshold against it dropped, at most `max_keep` (< 0: all).
+void hard_nms(const std::vector<float>& scores, const std::vector<float>& boxes, float threshold, int32_t max_keep,
+              std::vector<uint32_t>* select) {
+  std::vector<uint32_t>& v = *select;
+  size_t lo = 0, hi = v.size();
+  while (lo < hi && (max_keep < 0 || lo < static_cast<size_t>(max_keep))) {
+    size_t best = lo;
+    for (size_t k = lo + 1; k < hi; ++k)
+      if (scores[v[k]] > scores[v[best]]) best = k;
+    std::swap(v[best], v[lo]);
+    for (size_t k = lo + 1; k < hi; ++k)
+      if (iou(&boxes[uint64_t{v[k]} * 4], &boxes[uint64_t{v[lo]} * 4]) >= threshold) std::swap(v[k--], v[--hi]);
+    ++lo;
+  }
+  v.resize(lo);
+}
+
+struct Proposals {
+  std::vector<float> scores, boxes;
+  std::vector<int32_t> batches;
+};
+
+Result<Proposals> generate_proposals(std::span<const OperandInfo> in) {
+  const bool nchw = bool_param(in[10]).value_or(false);
+  const auto& d = in[0].dimensions;
+  const uint32_t batches = d[0], h = nchw ? d[2] : d[1], w = nchw ? d[3] : d[2], anchors = nchw ? d[1] : d[3];
+  const std::vector<float> scores = real_values(in[0]), deltas = real_values(in[1]), anchor = real_values(in[2]),
+                           info = real_values(in[3]);
+  const float h_stride = float_param(in[4]).value_or(1.0f), w_stride = float_param(in[5]).value_or(1.0f);
+  const int32_t pre = int_param(in[6]).value_or(-1);
+  int32_t post = int_param(in[7]).value_or(-1);
+  if (post <= 0) post = -1;  // not positive: no limit
+  const float threshold = float_param(in[8]).value_or(1.0f), min_size = float_param(in[9]).value_or(0.0f);
+  const uint64_t per_batch = uint64_t{h} * w * anchors;
+  Proposals p;
+  for (uint32_t b = 0; b < batches; ++b) {
+    const float height = info[b * 2], width = info[b * 2 + 1];
+    std::vector<float> s(per_batch), boxes(per_batch * 4);
+    // Index (y, x, a) in NHWC order whatever the layout.
+    for (uint32_t y = 0; y < h; ++y)
+      for (uint32_t x = 0; x < w; ++x)
+        for (uint32_t a = 0; a < anchors; ++a) {
+          const uint64_t i = (uint64_t{y} * w + x) * anchors + a;
+          auto delta = [&](uint32_t k) {
+            return nchw ? deltas[((uint64_t{b} * anchors * 4 + a * 4 + k) * h + y) * w + x]
+                        : deltas[(uint64_t{b} * per_batch + i) * 4 + k];
+          };
+          s[i] = nchw ? scores[((uint64_t{b} * anchors + a) * h + y) * w + x] : scores[b * per_batch + i];
+          const float* an = &anchor[a * 4];
+          const float x1 = an[0] + x * w_stride, y1 = an[1] + y * h_stride, x2 = an[2] + x * w_stride,
+                      y2 = an[3] + y * h_stride;
+          const float bw = x2 - x1, bh = y2 - y1, cx = (x1 + x2) / 2, cy = (y1 + y2) / 2;
+          const float nx = cx + delta(0) * bw, ny = cy + delta(1) * bh;
+          const float nw = std::exp(delta(2)) * bw, nh = std::exp(delta(3)) * bh;
+          float* o = &boxes[i * 4];
+          o[0] = std::min(std::max(nx - nw / 2, 0.0f), width);
+          o[1] = std::min(std::max(ny - nh / 2, 0.0f), height);
+          o[2] = std::min(std::max(nx + nw / 2, 0.0f), width);
+          o[3] = std::min(std::max(ny + nh / 2, 0.0f), height);
+        }
+    std::vector<uint32_t> select(per_batch);
+    for (uint32_t i = 0; i < per_batch; ++i) select[i] = i;
+    if (pre > 0 && static_cast<uint64_t>(pre) < per_batch) {
+      std::stable_sort(select.begin(), select.end(), [&](uint32_t l, uint32_t r) { return s[l] > s[r]; });
+      select.resize(pre);
+    }
+    // Boxes no larger than min_size on a side, or centred outside the image, are dropped.
+    std::vector<uint32_t> kept;
+    for (uint32_t i : select) {
+      const float* o = &boxes[uint64_t{i} * 4];
+      const float bw = o[2] - o[0], bh = o[3] - o[1];
+      if (bw > min_size && bh > min_size && o[0] + bw / 2 < width && o[1] + bh / 2 < height) kept.push_back(i);
+    }
+    hard_nms(s, boxes, threshold, post, &kept);
+    for (uint32_t i : kept) {
+      p.scores.push_back(s[i]);
+      p.boxes.insert(p.boxes.end(), boxes.begin() + uint64_t{i} * 4, boxes.begin() + uint64_t{i} * 4 + 4);
+      p.batches.push_back(static_cast<int32_t>(b));
+    }
+  }
+  return p;
+}
+
+class GenerateProposalsKernel final : public OperationKernel {
+ public:
+  models::OperationType type() const override { return models::OperationType::GENERATE_PROPOSALS; }
+
+  Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
+                                                     std::span<const OperandInfo> out) const override {
+    if (in.size() != 11) return make_error("expected 11 inputs, got " + std::to_string(in.size()));
+    if (auto r = expect_type(in, 0, "scores", kFloatAndQuant8); !r) return make_error(r.error());
+    const OperandType t = in[0].type;
+    const bool quant = is_quant8(t);
+    const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+    if (auto r = expect_type(in, 1, "bbox deltas", {t}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "anchors", {quant ? OperandType::TENSOR_QUANT16_SYMM : t}); !r)
+      return make_error(r.error());
+    if (quant && in[2].scale != 0.125f) return input_error(2, "anchors", "quant16 symm anchors need scale 0.125");
+    if (auto r = expect_type(in, 3, "image info", {quant ? OperandType::TENSOR_QUANT16_ASYMM : t}); !r)
+      return make_error(r.error());
+    if (auto r = expect_box_quant(in[3], 3, "image info"); !r) return make_error(r.error());
+    static constexpr const char* kNames[] = {"height stride", "width stride", "pre-NMS top N", "post-NMS top N",
+                                             "IoU threshold", "min size"};
+    for (size_t i = 4; i <= 9; ++i) {
+      const bool integer = i == 6 || i == 7;
+      if (auto r = expect_type(in, i, kNames[i - 4], {integer ? OperandType::INT32 : scalar}); !r)
+        return make_error(r.error());
+      if (!integer && i != 9)
+        if (const auto v = float_param(in[i]); v && !(*v > 0.0f)) return input_error(i, kNames[i - 4], "must be > 0");
+    }
+    if (auto r = expect_type(in, 10, "NCHW layout", {OperandType::BOOL}); !r) return make_error(r.error());
+    if (auto r = expect_rank(in[0], 0, "scores", 4); !r) return make_error(r.error());
+    if (auto r = expect_rank(in[1], 1, "bbox deltas", 4); !r) return make_error(r.error());
+    if (auto r = expect_2d(in[2], 2, "anchors", 0, 4); !r) return make_error(r.error());
+    if (auto r = expect_2d(in[3], 3, "image info", dim(in[0], 0), 2); !r) return make_error(r.error());
+    if (const auto nchw = bool_param(in[10]); nchw && in[0].rank_known() && in[1].rank_known()) {
+      const uint32_t a = dim(in[0], *nchw ? 1 : 3);
+      const uint32_t a4 = dim(in[1], *nchw ? 1 : 3);
+      if (a && a4 && a4 != 4 * a)
+        return input_error(1, "bbox deltas", "must have 4 values per anchor (" + std::to_string(4 * a) + ")");
+      if (a && dim(in[2], 0) && dim(in[2], 0) != a)
+        return input_error(2, "anchors", "must have one box per anchor (" + std::to_string(a) + ")");
+    }
+    if (auto r = expect_output_count(out, 3); !r) return make_error(r.error());
+    if (auto r = expect_output_type(out, 0, t); !r) return make_error(r.error());
+    if (auto r = expect_output_type(out, 1, quant ? OperandType::TENSOR_QUANT16_ASYMM : t); !r)
+      return make_error(r.error());
+    if (auto r = expect_output_type(out, 2, OperandType::TENSOR_INT32); !r) return make_error(r.error());
+    if (quant && (out[1].scale != 0.125f || out[1].zero_point != 0))
+      return make_error("output 1: quant16 asymm boxes need scale 0.125 and zero point 0");
+    uint32_t kept = 0;
+    bool known = true;
+    for (const OperandInfo& i : in) known = known && i.has_value();
+    if (known) {
+      auto p = generate_proposals(in);
+      if (!p) return make_error(p.error());
+      if (p->scores.empty()) return make_error("no proposal survived (zero-sized outputs are not supported)");
+      kept = static_cast<uint32_t>(p->scores.size());
+    }
+    return std::vector<std::vector<uint32_t>>{{kept}, {kept, 4}, {kept}};
+  }
+
+  Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
+    auto p = generate_proposals(in);
+    if (!p) return make_error(p.error());
+    write_reals(*out[0], p->scores);
+    write_reals(*out[1], p->boxes);
+    write_ints(*out[2], p->batches);
+    return {};
+  }
+};
+
 uint64_t splitmix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -738,6 +899,10 @@ const OperationKernel& roi_align_kernel() {
 }
 const OperationKernel& box_with_nms_limit_kernel() {
   static const BoxWithNmsLimitKernel kernel;
+  return kernel;
+}
+const OperationKernel& generate_proposals_kernel() {
+  static const GenerateProposalsKernel kernel;
   return kernel;
 }
 const OperationKernel& heatmap_max_keypoint_kernel() {

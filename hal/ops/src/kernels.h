@@ -32,6 +32,7 @@ const OperationKernel& fill_kernel();
 const OperationKernel& floor_kernel();
 const OperationKernel& fully_connected_kernel();
 const OperationKernel& gather_kernel();
+const OperationKernel& generate_proposals_kernel();
 const OperationKernel& greater_equal_kernel();
 const OperationKernel& greater_kernel();
 const OperationKernel& hard_swish_kernel();

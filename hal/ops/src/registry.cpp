@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 96;
+constexpr size_t kKernelCount = 97;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -40,6 +40,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &floor_kernel(),
       &fully_connected_kernel(),
       &gather_kernel(),
+      &generate_proposals_kernel(),
       &greater_equal_kernel(),
       &greater_kernel(),
       &hard_swish_kernel(),
