@@ -372,3 +372,40 @@ TEST(RandomMultinomial, FollowsTheSoftmax) {
 
 }  // namespace
 }  // namespace npu::hal::ops::test
+
+namespace npu::hal::ops::test {
+namespace {
+
+TEST(DetectionValidation, NamesTheParameter) {
+  {
+    GraphBuilder g;
+    const uint32_t x = g.input(F32, {1, 2});
+    g.op(OperationType::RANDOM_MULTINOMIAL, {x, g.i32(3), g.ints(I32, {3}, {1, 2, 3})}, {g.output(I32, {})});
+    EXPECT_EQ(validation_error(g.build()),
+              "operations[0] (RANDOM_MULTINOMIAL): input 2 (seeds): expected 2 values, got 3");
+  }
+  {
+    GraphBuilder g;
+    const uint32_t x = g.input(F32, {1, 3, 4, 1});
+    g.op(OperationType::HEATMAP_MAX_KEYPOINT, {x, g.floats({1, 4}, {0, 0, 1, 1}), g.boolean(false)},
+         {g.output(F32, {}), g.output(F32, {})});
+    EXPECT_EQ(validation_error(g.build()),
+              "operations[0] (HEATMAP_MAX_KEYPOINT): input 0 (heatmaps): must be square, got 3 × 4");
+  }
+  {
+    GraphBuilder g;
+    const uint32_t s = g.input(F32, {1, 1, 2, 1});
+    const uint32_t d = g.input(F32, {1, 1, 3, 4});
+    g.op(OperationType::GENERATE_PROPOSALS,
+         {s, d, g.floats({1, 4}, {0, 0, 4, 4}), g.floats({1, 2}, {10, 12}), g.floats({}, {8.0f}, OperandType::FLOAT32),
+          g.floats({}, {8.0f}, OperandType::FLOAT32), g.i32(-1), g.i32(-1), g.floats({}, {0.5f}, OperandType::FLOAT32),
+          g.floats({}, {1.0f}, OperandType::FLOAT32), g.boolean(false)},
+         {g.output(F32, {}), g.output(F32, {}), g.output(I32, {})});
+    EXPECT_EQ(validation_error(g.build()),
+              "operations[0] (GENERATE_PROPOSALS): input 1 (bbox deltas): must cover the scores' batches and grid, "
+              "got [1,1,3,4]");
+  }
+}
+
+}  // namespace
+}  // namespace npu::hal::ops::test

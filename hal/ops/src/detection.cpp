@@ -799,6 +799,10 @@ class GenerateProposalsKernel final : public OperationKernel {
       const uint32_t a4 = dim(in[1], *nchw ? 1 : 3);
       if (a && a4 && a4 != 4 * a)
         return input_error(1, "bbox deltas", "must have 4 values per anchor (" + std::to_string(4 * a) + ")");
+      for (size_t d : {size_t{0}, size_t{*nchw ? 2u : 1u}, size_t{*nchw ? 3u : 2u}})
+        if (dim(in[0], d) && dim(in[1], d) && dim(in[0], d) != dim(in[1], d))
+          return input_error(1, "bbox deltas", "must cover the scores' batches and grid, got " +
+                                                   models::dims_to_string(in[1].dimensions));
       if (a && dim(in[2], 0) && dim(in[2], 0) != a)
         return input_error(2, "anchors", "must have one box per anchor (" + std::to_string(a) + ")");
     }
