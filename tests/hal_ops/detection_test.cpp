@@ -409,3 +409,72 @@ TEST(DetectionValidation, NamesTheParameter) {
 
 }  // namespace
 }  // namespace npu::hal::ops::test
+
+namespace npu::hal::ops::test {
+namespace {
+
+// DETECTION_POSTPROCESSING, one batch, anchors (cy, cx, h, w) a0 (5,5,10,10), a1 (6,6,10,10),
+// a2 (25,25,10,10); encodings 0 except a2's (10, 0, 5·ln 2, 0) with scales (10, 10, 5, 5): a2's centre
+// y 25 + 10·10/10 = 35, height 10·e^(ln 2) = 20 → boxes (y1,x1,y2,x2) a0 [0,0,10,10], a1 [1,1,11,11],
+// a2 [25,20,45,30]; IoU(a0, a1) = 81/119 = 0.68. Scores (background, c1, c2): a0 (0, 0.9, 0.1),
+// a1 (0, 0.8, 0.85), a2 (0, 0.2, 0.7); thresholds score 0.5, IoU 0.5; labels are class − 1.
+// Regular NMS (2 per class): c1 keeps a0 (a1 suppressed), c2 keeps a1 and a2 → 0.9 a0 label 0, 0.85 a1
+// label 1, 0.7 a2 label 1. Fast NMS (1 class per detection): anchor maxima 0.9, 0.85, 0.7; a0 suppresses
+// a1 → 0.9 a0 label 0, 0.7 a2 label 1, the third slot empty (count 2). Fast with 2 classes per detection:
+// a0 gives (0.9, 0), (0.1, 1); a2 gives (0.7, 1), (0.2, 0): count 4 of 6 slots.
+struct Dpp {
+  Model model;
+  uint32_t scores, boxes, classes, count;
+};
+
+Dpp dpp(bool regular, int32_t max_det, int32_t per_det) {
+  GraphBuilder g;
+  Dpp m;
+  m.scores = g.output(F32, {});
+  m.boxes = g.output(F32, {});
+  m.classes = g.output(I32, {});
+  m.count = g.output(I32, {});
+  auto f = [&](float v) { return g.floats({}, {v}, OperandType::FLOAT32); };
+  g.op(OperationType::DETECTION_POSTPROCESSING,
+       {g.floats({1, 3, 3}, {0, 0.9f, 0.1f, 0, 0.8f, 0.85f, 0, 0.2f, 0.7f}),
+        g.floats({1, 3, 4}, {0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 5 * std::log(2.0f), 0}),
+        g.floats({3, 4}, {5, 5, 10, 10, 6, 6, 10, 10, 25, 25, 10, 10}), f(10), f(10), f(5), f(5), g.boolean(regular),
+        g.i32(max_det), g.i32(per_det), g.i32(2), f(0.5f), f(0.5f), g.boolean(false)},
+       {m.scores, m.boxes, m.classes, m.count});
+  m.model = g.build();
+  m.model.main.input_indexes.clear();
+  return m;
+}
+
+TEST(DetectionPostprocessing, RegularAndFastNms) {
+  {
+    const Dpp m = dpp(true, 3, 1);
+    auto r = run_ok(m.model, {});
+    ASSERT_EQ(r.size(), 4u);
+    expect_floats_near({0.9f, 0.85f, 0.7f}, r.at(m.scores));
+    expect_floats_near({0, 0, 10, 10, 1, 1, 11, 11, 25, 20, 45, 30}, r.at(m.boxes));
+    EXPECT_EQ(ints_of(r.at(m.classes)), (std::vector<int32_t>{0, 1, 1}));
+    EXPECT_EQ(ints_of(r.at(m.count)), (std::vector<int32_t>{3}));
+  }
+  {
+    const Dpp m = dpp(false, 3, 1);
+    auto r = run_ok(m.model, {});
+    expect_floats_near({0.9f, 0.7f, 0}, r.at(m.scores));
+    expect_floats_near({0, 0, 10, 10, 25, 20, 45, 30, 0, 0, 0, 0}, r.at(m.boxes));
+    EXPECT_EQ(ints_of(r.at(m.classes)), (std::vector<int32_t>{0, 1, 0}));
+    EXPECT_EQ(ints_of(r.at(m.count)), (std::vector<int32_t>{2}));
+  }
+  {
+    const Dpp m = dpp(false, 3, 2);
+    auto r = run_ok(m.model, {});
+    EXPECT_EQ(r.at(m.scores).dimensions, (std::vector<uint32_t>{1, 6}));
+    expect_floats_near({0.9f, 0.1f, 0.7f, 0.2f, 0, 0}, r.at(m.scores));
+    EXPECT_EQ(ints_of(r.at(m.classes)), (std::vector<int32_t>{0, 1, 1, 0, 0, 0}));
+    EXPECT_EQ(ints_of(r.at(m.count)), (std::vector<int32_t>{4}));
+  }
+  EXPECT_EQ(validation_error(dpp(true, 0, 1).model),
+            "operations[0] (DETECTION_POSTPROCESSING): input 8 (max detections): expected a value >= 1, got 0");
+}
+
+}  // namespace
+}  // namespace npu::hal::ops::test

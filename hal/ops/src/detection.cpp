@@ -17,6 +17,18 @@
 //     [k, 4] (as given), classes [k], batch indices [k]; k depends on the values, so the outputs are
 //     sized at execution (k = 0 is an error: zero-sized tensors are not represented here). Quant8
 //     scores are dequantised, the kept scores requantised with the output's parameters.
+//   DETECTION_POSTPROCESSING: 0 class scores [batches, anchors, classes], 1 box encodings [batches,
+//     anchors, ≥ 4] (ty, tx, th, tw), 2 anchors [anchors, 4] (centre y, centre x, h, w), 3-6 scales y, x,
+//     h, w, 7 regular NMS (BOOL), 8 max detections, 9 max classes per detection, 10 max detections per
+//     class, 11 score threshold, 12 IoU threshold, 13 background in label (BOOL). Boxes decode to centre
+//     (a_y + a_h·ty/s_y, a_x + a_w·tx/s_x), size (a_h·e^(th/s_h), a_w·e^(tw/s_w)), written (y1, x1, y2, x2).
+//     Regular: per class ≥ 1, hard NMS of the boxes above the score threshold (up to max per class), all
+//     sorted by score (stable), the first max detections. Fast: each anchor's best class score, hard NMS
+//     of the anchors above the threshold up to max detections, each kept anchor giving its best
+//     min(classes − 1, max classes per detection) classes (stable order among equal scores). Class labels
+//     are the class index − 1 unless the background is in the label. Outputs scores [batches, k], boxes
+//     [batches, k, 4], classes [batches, k] (k = max detections, × max classes per detection when fast;
+//     unused slots 0) and the count per batch. Float32/16.
 //   GENERATE_PROPOSALS: 0 scores [batches, h, w, anchors], 1 deltas [batches, h, w, 4·anchors] (or NCHW,
 //     input 10), 2 anchors [anchors, 4], 3 image info [batches, 2], 4 height and 5 width stride, 6 pre-NMS
 //     top N and 7 post-NMS top N (≤ 0: all), 8 IoU threshold, 9 min size. Per batch: each anchor moved
@@ -678,9 +690,11 @@ class HeatmapMaxKeypointKernel final : public OperationKernel {
   }
 };
 
-// Hard NMS over `select` (indices into scores / 4-float boxes): repeatedly the best remaining (first of
-// equals) is kept and every box with IoU ≥ threshold against it dropped, at most `max_keep` (< 0: all).
-void hard_nms(const std::vector<float>& scores, const std::vector<float>& boxes, float threshold, int32_t max_keep,
+// Hard NMS over `select` (indices into `scores`; box_of(index) gives its 4 floats): repeatedly the best
+// remaining (first of equals) is kept and every box with IoU ≥ threshold against it dropped, at most
+// `max_keep` (< 0: all).
+template <class BoxOf>
+void hard_nms(const std::vector<float>& scores, BoxOf box_of, float threshold, int32_t max_keep,
               std::vector<uint32_t>* select) {
   std::vector<uint32_t>& v = *select;
   size_t lo = 0, hi = v.size();
@@ -690,7 +704,7 @@ void hard_nms(const std::vector<float>& scores, const std::vector<float>& boxes,
       if (scores[v[k]] > scores[v[best]]) best = k;
     std::swap(v[best], v[lo]);
     for (size_t k = lo + 1; k < hi; ++k)
-      if (iou(&boxes[uint64_t{v[k]} * 4], &boxes[uint64_t{v[lo]} * 4]) >= threshold) std::swap(v[k--], v[--hi]);
+      if (iou(box_of(v[k]), box_of(v[lo])) >= threshold) std::swap(v[k--], v[--hi]);
     ++lo;
   }
   v.resize(lo);
@@ -752,7 +766,7 @@ Result<Proposals> generate_proposals(std::span<const OperandInfo> in) {
       const float bw = o[2] - o[0], bh = o[3] - o[1];
       if (bw > min_size && bh > min_size && o[0] + bw / 2 < width && o[1] + bh / 2 < height) kept.push_back(i);
     }
-    hard_nms(s, boxes, threshold, post, &kept);
+    hard_nms(s, [&](uint32_t i) { return &boxes[uint64_t{i} * 4]; }, threshold, post, &kept);
     for (uint32_t i : kept) {
       p.scores.push_back(s[i]);
       p.boxes.insert(p.boxes.end(), boxes.begin() + uint64_t{i} * 4, boxes.begin() + uint64_t{i} * 4 + 4);
@@ -835,6 +849,136 @@ class GenerateProposalsKernel final : public OperationKernel {
   }
 };
 
+class DetectionPostprocessingKernel final : public OperationKernel {
+ public:
+  models::OperationType type() const override { return models::OperationType::DETECTION_POSTPROCESSING; }
+
+  Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
+                                                     std::span<const OperandInfo> out) const override {
+    if (in.size() != 14) return make_error("expected 14 inputs, got " + std::to_string(in.size()));
+    if (auto r = expect_type(in, 0, "class scores", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}); !r)
+      return make_error(r.error());
+    const OperandType t = in[0].type;
+    const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
+    if (auto r = expect_type(in, 1, "box encodings", {t}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "anchors", {t}); !r) return make_error(r.error());
+    static constexpr const char* kScale[] = {"y scale", "x scale", "h scale", "w scale"};
+    for (size_t i = 3; i <= 6; ++i) {
+      if (auto r = expect_type(in, i, kScale[i - 3], {scalar}); !r) return make_error(r.error());
+      if (const auto v = float_param(in[i]); v && !(*v > 0.0f)) return input_error(i, kScale[i - 3], "must be > 0");
+    }
+    if (auto r = expect_type(in, 7, "use regular NMS", {OperandType::BOOL}); !r) return make_error(r.error());
+    auto max_det = int_param_in_range(in, 8, "max detections", 1, std::numeric_limits<int32_t>::max());
+    if (!max_det) return make_error(max_det.error());
+    if (auto r = expect_type(in, 9, "max classes per detection", {OperandType::INT32}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 10, "max detections per class", {OperandType::INT32}); !r) return make_error(r.error());
+    for (size_t i : {size_t{11}, size_t{12}}) {
+      const char* role = i == 11 ? "score threshold" : "IoU threshold";
+      if (auto r = expect_type(in, i, role, {scalar}); !r) return make_error(r.error());
+      if (const auto v = float_param(in[i]); v && !(*v >= 0.0f)) return input_error(i, role, "must be >= 0");
+    }
+    if (auto r = expect_type(in, 13, "background in label", {OperandType::BOOL}); !r) return make_error(r.error());
+    const auto regular = bool_param(in[7]);
+    const auto per_det = int_param(in[9]), per_class = int_param(in[10]);
+    if (regular && *regular && per_class && *per_class <= 0)
+      return input_error(10, "max detections per class", "must be > 0 with regular NMS");
+    if (regular && !*regular && per_det && *per_det <= 0)
+      return input_error(9, "max classes per detection", "must be > 0 with fast NMS");
+    for (size_t i : {size_t{0}, size_t{1}})
+      if (auto r = expect_rank(in[i], i, i ? "box encodings" : "class scores", 3); !r) return make_error(r.error());
+    const uint32_t batches = dim(in[0], 0), anchors = dim(in[0], 1), classes = dim(in[0], 2);
+    if (in[0].rank_known() && classes == 1) return input_error(0, "class scores", "needs more than one class");
+    if (in[1].rank_known()) {
+      if ((batches && dim(in[1], 0) && dim(in[1], 0) != batches) || (anchors && dim(in[1], 1) && dim(in[1], 1) != anchors))
+        return input_error(1, "box encodings", "must match the scores' batches and anchors");
+      if (dim(in[1], 2) && dim(in[1], 2) < 4) return input_error(1, "box encodings", "needs at least 4 values per box");
+    }
+    if (auto r = expect_2d(in[2], 2, "anchors", anchors, 4); !r) return make_error(r.error());
+    if (auto r = expect_output_count(out, 4); !r) return make_error(r.error());
+    for (size_t i = 0; i < 4; ++i)
+      if (auto r = expect_output_type(out, i, i < 2 ? t : OperandType::TENSOR_INT32); !r) return make_error(r.error());
+    uint32_t n = 0;
+    if (regular && *max_det) n = static_cast<uint32_t>(**max_det);
+    if (regular && !*regular) n = per_det && n ? n * static_cast<uint32_t>(*per_det) : 0;
+    return std::vector<std::vector<uint32_t>>{{batches, n}, {batches, n, 4}, {batches, n}, {batches}};
+  }
+
+  Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
+    const std::vector<float> scores = read_floats(in[0]), enc = read_floats(in[1]), anchor = read_floats(in[2]);
+    const uint32_t batches = in[0].dimensions[0], anchors = in[0].dimensions[1], classes = in[0].dimensions[2];
+    const uint32_t enc_len = in[1].dimensions[2];
+    const float sy = *float_param(in[3]), sx = *float_param(in[4]), sh = *float_param(in[5]), sw = *float_param(in[6]);
+    const bool regular = *bool_param(in[7]), bg_in_label = *bool_param(in[13]);
+    const int32_t max_det = *int_param(in[8]), per_det = *int_param(in[9]), per_class = *int_param(in[10]);
+    const float score_threshold = *float_param(in[11]), iou_threshold = *float_param(in[12]);
+    const uint32_t n = out[0]->dimensions[1];
+    std::vector<float> out_scores(uint64_t{batches} * n, 0.0f), out_boxes(uint64_t{batches} * n * 4, 0.0f);
+    std::vector<int32_t> out_classes(uint64_t{batches} * n, 0), counts(batches, 0);
+    const int32_t label_shift = bg_in_label ? 0 : 1;
+    for (uint32_t b = 0; b < batches; ++b) {
+      // Decode: anchors and encodings are (y, x, h, w) centre-size; boxes come out (y1, x1, y2, x2).
+      std::vector<float> boxes(uint64_t{anchors} * 4);
+      for (uint32_t a = 0; a < anchors; ++a) {
+        const float* an = &anchor[a * 4];
+        const float* e = &enc[(uint64_t{b} * anchors + a) * enc_len];
+        const float yc = an[0] + an[2] * e[0] / sy, xc = an[1] + an[3] * e[1] / sx;
+        const float hh = an[2] * std::exp(e[2] / sh) * 0.5f, hw = an[3] * std::exp(e[3] / sw) * 0.5f;
+        float* o = &boxes[a * 4];
+        o[0] = yc - hh;
+        o[1] = xc - hw;
+        o[2] = yc + hh;
+        o[3] = xc + hw;
+      }
+      const std::vector<float> s(scores.begin() + uint64_t{b} * anchors * classes,
+                                 scores.begin() + uint64_t{b + 1} * anchors * classes);
+      // IoU is symmetric in the axes, so (y, x) boxes go through the same function.
+      uint32_t written = 0;
+      auto emit = [&](float score, uint32_t a, int32_t cls) {
+        const uint64_t o = uint64_t{b} * n + written++;
+        out_scores[o] = score;
+        std::copy_n(&boxes[a * 4], 4, &out_boxes[o * 4]);
+        out_classes[o] = cls;
+      };
+      if (regular) {
+        std::vector<uint32_t> select;
+        for (uint32_t c = 1; c < classes; ++c) {
+          std::vector<uint32_t> cls;
+          for (uint32_t a = 0; a < anchors; ++a)
+            if (s[a * classes + c] > score_threshold) cls.push_back(a * classes + c);
+          hard_nms(s, [&](uint32_t i) { return &boxes[uint64_t{i / classes} * 4]; }, iou_threshold, per_class, &cls);
+          select.insert(select.end(), cls.begin(), cls.end());
+        }
+        std::stable_sort(select.begin(), select.end(), [&](uint32_t l, uint32_t r) { return s[l] > s[r]; });
+        if (select.size() > static_cast<size_t>(max_det)) select.resize(max_det);
+        for (uint32_t i : select) emit(s[i], i / classes, static_cast<int32_t>(i % classes) - label_shift);
+      } else {
+        const uint32_t out_classes_per = std::min<uint32_t>(classes - 1, static_cast<uint32_t>(per_det));
+        std::vector<float> best(anchors);
+        std::vector<uint32_t> select;
+        for (uint32_t a = 0; a < anchors; ++a) {
+          best[a] = *std::max_element(s.begin() + a * classes + 1, s.begin() + (a + 1) * classes);
+          if (best[a] > score_threshold) select.push_back(a);
+        }
+        hard_nms(best, [&](uint32_t a) { return &boxes[a * 4]; }, iou_threshold, max_det, &select);
+        for (uint32_t a : select) {
+          std::vector<uint32_t> order(classes - 1);
+          for (uint32_t c = 1; c < classes; ++c) order[c - 1] = c;
+          std::stable_sort(order.begin(), order.end(),
+                           [&](uint32_t l, uint32_t r) { return s[a * classes + l] > s[a * classes + r]; });
+          for (uint32_t k = 0; k < out_classes_per; ++k)
+            emit(s[a * classes + order[k]], a, static_cast<int32_t>(order[k]) - label_shift);
+        }
+      }
+      counts[b] = static_cast<int32_t>(written);
+    }
+    write_floats(*out[0], out_scores);
+    write_floats(*out[1], out_boxes);
+    write_ints(*out[2], out_classes);
+    write_ints(*out[3], counts);
+    return {};
+  }
+};
+
 uint64_t splitmix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -903,6 +1047,10 @@ const OperationKernel& roi_align_kernel() {
 }
 const OperationKernel& box_with_nms_limit_kernel() {
   static const BoxWithNmsLimitKernel kernel;
+  return kernel;
+}
+const OperationKernel& detection_postprocessing_kernel() {
+  static const DetectionPostprocessingKernel kernel;
   return kernel;
 }
 const OperationKernel& generate_proposals_kernel() {

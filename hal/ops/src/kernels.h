@@ -22,6 +22,7 @@ const OperationKernel& conv_2d_kernel();
 const OperationKernel& depth_to_space_kernel();
 const OperationKernel& depthwise_conv_2d_kernel();
 const OperationKernel& dequantize_kernel();
+const OperationKernel& detection_postprocessing_kernel();
 const OperationKernel& div_kernel();
 const OperationKernel& elu_kernel();
 const OperationKernel& embedding_lookup_kernel();

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 97;
+constexpr size_t kKernelCount = 98;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -30,6 +30,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &depth_to_space_kernel(),
       &depthwise_conv_2d_kernel(),
       &dequantize_kernel(),
+      &detection_postprocessing_kernel(),
       &div_kernel(),
       &elu_kernel(),
       &embedding_lookup_kernel(),
