@@ -1,8 +1,9 @@
-// NNAPI 1.2 operations through the whole stack as a user runs them: one small model with
+// NNAPI 1.2 operations through the whole stack as a user runs them: a small model with
 // TRANSPOSE_CONV_2D → GROUPED_CONV_2D, an SVDF whose bias is left out at execution (`null` in the inputs
 // file) and a UNIDIRECTIONAL_SEQUENCE_RNN, written as model and inputs JSON and run by `npusim run` on
 // the CPU device and on the NPU device (which runs them as CPU stages and logs why). Every expected value
-// is worked by hand below; both devices must give them.
+// is worked by hand below; both devices must give them. A second model does the same for the detection
+// family and RANDOM_MULTINOMIAL.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,6 +106,92 @@ TEST(Hal12Cli, TransposeGroupedSvdfRnnOnBothDevices) {
     expect_near({17, 2}, floats(out[std::to_string(id.svdf_out)]), device + " svdf");
     expect_near({2, 4, 0, 5, 2, 0}, floats(out[std::to_string(id.svdf_state_out)]), device + " svdf state");
     expect_near({1, 2.5f, 4.25f}, floats(out[std::to_string(id.rnn_out)]), device + " rnn");
+  }
+}
+
+// The detection family and RANDOM_MULTINOMIAL the same way, with the hand-worked cases of
+// tests/hal_ops/detection_test.cpp: ROI_ALIGN (4 × 4 ramp, roi [0,0,4,4], 2 × 2 bins of 2 × 2 samples)
+// → 5, 6.75, 12, 13.75; ROI_POOLING of roi [0,0,3,3] → 5, 7, 13, 15; AXIS_ALIGNED_BBOX_TRANSFORM of
+// [0,0,10,10] by (0,0,0,0) and (0.1,−0.2,0,0) in a 20 × 20 image → [0,0,10,10], [1,0,11,8];
+// HEATMAP_MAX_KEYPOINT of the quadratic peak → score 10 at (13.4, 22.8); DETECTION_POSTPROCESSING
+// (regular NMS) → 0.9, 0.85, 0.7 with labels 0, 1, 1; RANDOM_MULTINOMIAL of logits (100, 0): class 1 has
+// probability e^−100, so all 8 draws are 0.
+TEST(Hal12Cli, DetectionFamilyOnBothDevices) {
+  GraphBuilder g;
+  const uint32_t ramp = g.input(F32, {1, 4, 4, 1});
+  const uint32_t align = g.output(F32, {1, 2, 2, 1});
+  const uint32_t pool = g.output(F32, {1, 2, 2, 1});
+  g.op(OperationType::ROI_ALIGN,
+       {ramp, g.floats({1, 4}, {0, 0, 4, 4}), g.ints(OperandType::TENSOR_INT32, {1}, {0}), g.i32(2), g.i32(2),
+        g.floats({}, {1.0f}, OperandType::FLOAT32), g.floats({}, {1.0f}, OperandType::FLOAT32), g.i32(2), g.i32(2),
+        g.boolean(false)},
+       {align});
+  g.op(OperationType::ROI_POOLING,
+       {ramp, g.floats({1, 4}, {0, 0, 3, 3}), g.ints(OperandType::TENSOR_INT32, {1}, {0}), g.i32(2), g.i32(2),
+        g.floats({}, {1.0f}, OperandType::FLOAT32), g.floats({}, {1.0f}, OperandType::FLOAT32), g.boolean(false)},
+       {pool});
+  const uint32_t deltas = g.input(F32, {1, 8});
+  const uint32_t bbox = g.output(F32, {1, 8});
+  g.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
+       {g.floats({1, 4}, {0, 0, 10, 10}), deltas, g.ints(OperandType::TENSOR_INT32, {1}, {0}), g.floats({1, 2}, {20, 20})},
+       {bbox});
+  const uint32_t heat = g.input(F32, {1, 3, 3, 1});
+  const uint32_t kp_scores = g.output(F32, {1, 1});
+  const uint32_t kp = g.output(F32, {1, 1, 2});
+  g.op(OperationType::HEATMAP_MAX_KEYPOINT, {heat, g.floats({1, 4}, {10, 20, 16, 26}), g.boolean(false)}, {kp_scores, kp});
+  const uint32_t cls_scores = g.input(F32, {1, 3, 3});
+  const uint32_t det_scores = g.output(F32, {1, 3});
+  const uint32_t det_boxes = g.output(F32, {1, 3, 4});
+  const uint32_t det_classes = g.output(OperandType::TENSOR_INT32, {1, 3});
+  const uint32_t det_count = g.output(OperandType::TENSOR_INT32, {1});
+  auto f = [&](float v) { return g.floats({}, {v}, OperandType::FLOAT32); };
+  g.op(OperationType::DETECTION_POSTPROCESSING,
+       {cls_scores, g.floats({1, 3, 4}, {0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 5 * std::log(2.0f), 0}),
+        g.floats({3, 4}, {5, 5, 10, 10, 6, 6, 10, 10, 25, 25, 10, 10}), f(10), f(10), f(5), f(5), g.boolean(true),
+        g.i32(3), g.i32(1), g.i32(2), f(0.5f), f(0.5f), g.boolean(false)},
+       {det_scores, det_boxes, det_classes, det_count});
+  const uint32_t logits = g.input(F32, {1, 2});
+  const uint32_t draws = g.output(OperandType::TENSOR_INT32, {1, 8});
+  g.op(OperationType::RANDOM_MULTINOMIAL, {logits, g.i32(8), g.ints(OperandType::TENSOR_INT32, {2}, {5, 6})}, {draws});
+  const npu::models::Model model = g.build();
+  ASSERT_TRUE(npu::models::save_model_json(model, "det.json").ok());
+  nlohmann::json in;
+  std::vector<float> r, hm;
+  for (int i = 0; i < 16; ++i) r.push_back(static_cast<float>(i));
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 3; ++x) hm.push_back(10.0f - (x - 1.2f) * (x - 1.2f) - (y - 0.9f) * (y - 0.9f));
+  in[std::to_string(ramp)] = r;
+  in[std::to_string(deltas)] = {0, 0, 0, 0, 0.1, -0.2, 0, 0};
+  in[std::to_string(heat)] = hm;
+  in[std::to_string(cls_scores)] = {0, 0.9, 0.1, 0, 0.8, 0.85, 0, 0.2, 0.7};
+  in[std::to_string(logits)] = {100, 0};
+  std::ofstream("det.in.json") << in.dump();
+  for (const std::string device : {"cpu", "npu"}) {
+    const auto run = npu::test::npusim("--log compilation run --device " + device +
+                                       " --model det.json --inputs det.in.json --outputs det." + device +
+                                       ".json --hw " NPUSIM_SOURCE_DIR "/configs/npu/default.json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    if (device == "npu") {
+      EXPECT_NE(run.output.find("placement       npu + cpu (6 of 6 operations on the CPU)"), std::string::npos)
+          << run.output;
+      EXPECT_NE(run.output.find("(ROI_ALIGN) runs on the CPU: ROI_ALIGN has no NPU lowering"), std::string::npos)
+          << run.output;
+    }
+    nlohmann::json out;
+    std::ifstream("det." + device + ".json") >> out;
+    expect_near({5, 6.75f, 12, 13.75f}, floats(out[std::to_string(align)]), device + " roi align");
+    expect_near({5, 7, 13, 15}, floats(out[std::to_string(pool)]), device + " roi pooling");
+    expect_near({0, 0, 10, 10, 1, 0, 11, 8}, floats(out[std::to_string(bbox)]), device + " bbox");
+    ASSERT_EQ(floats(out[std::to_string(kp_scores)]).size(), 1u);
+    EXPECT_NEAR(floats(out[std::to_string(kp_scores)])[0], 10.0f, 1e-4) << device;
+    const auto pt = floats(out[std::to_string(kp)]);
+    ASSERT_EQ(pt.size(), 2u);
+    EXPECT_NEAR(pt[0], 13.4f, 1e-4) << device;
+    EXPECT_NEAR(pt[1], 22.8f, 1e-4) << device;
+    expect_near({0.9f, 0.85f, 0.7f}, floats(out[std::to_string(det_scores)]), device + " detection scores");
+    EXPECT_EQ(out[std::to_string(det_classes)].get<std::vector<int32_t>>(), (std::vector<int32_t>{0, 1, 1})) << device;
+    EXPECT_EQ(out[std::to_string(det_count)].get<std::vector<int32_t>>(), (std::vector<int32_t>{3})) << device;
+    EXPECT_EQ(out[std::to_string(draws)].get<std::vector<int32_t>>(), std::vector<int32_t>(8, 0)) << device;
   }
 }
 
