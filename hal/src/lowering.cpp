@@ -312,6 +312,8 @@ const Lowering* find_lowering(OperationType type) {
       return &copy_lowering();
     case OperationType::PAD:
       return &pad_lowering();
+    case OperationType::GROUPED_CONV_2D:
+      return &grouped_conv_lowering();
     default:
       return nullptr;
   }

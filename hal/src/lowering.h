@@ -162,5 +162,11 @@ const Lowering& softmax_lowering();     // SOFTMAX
 const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
 const Lowering& copy_lowering();        // RESHAPE, CONCATENATION
 const Lowering& pad_lowering();         // PAD
+const Lowering& grouped_conv_lowering();  // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
+
+// The compiler's CONV_2D / FULLY_CONNECTED lowering of operation `index` (compiler.cpp), for lowerings
+// that rewrite an operation into one of those.
+Result<void> lower_conv_operation(const models::Model& m, uint32_t index, const NpuTarget& target, Program& prog,
+                                  std::vector<NpuStep>& jobs);
 
 }  // namespace npu::hal::lower
