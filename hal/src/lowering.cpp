@@ -314,6 +314,8 @@ const Lowering* find_lowering(OperationType type) {
       return &pad_lowering();
     case OperationType::GROUPED_CONV_2D:
       return &grouped_conv_lowering();
+    case OperationType::TRANSPOSE_CONV_2D:
+      return &transpose_conv_lowering();
     default:
       return nullptr;
   }

@@ -163,6 +163,7 @@ const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
 const Lowering& copy_lowering();        // RESHAPE, CONCATENATION
 const Lowering& pad_lowering();         // PAD
 const Lowering& grouped_conv_lowering();  // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
+const Lowering& transpose_conv_lowering();  // TRANSPOSE_CONV_2D, stride 1 (as a flipped-filter CONV_2D)
 
 // The compiler's CONV_2D / FULLY_CONNECTED lowering of operation `index` (compiler.cpp), for lowerings
 // that rewrite an operation into one of those.
