@@ -409,6 +409,13 @@ std::string control_flow_reason(const models::Model& m, uint32_t index, const Np
 
 }  // namespace
 
+Result<void> lower::lower_conv_operation(const models::Model& m, uint32_t index, const NpuTarget& target,
+                                         Program& prog, std::vector<NpuStep>& jobs) {
+  auto s = array_spec(m, index, target);
+  if (!s) return make_error(s.error());
+  return lower_conv(m, *s, target, prog, jobs);
+}
+
 std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const NpuTarget& target) {
   const auto& lowered = target.lowered_operations;
   if (!lowered.empty() && index < m.main.operations.size() &&

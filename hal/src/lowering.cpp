@@ -327,6 +327,10 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::ARGMAX:
     case OperationType::ARGMIN:
       return &argminmax_lowering();
+    case OperationType::GROUPED_CONV_2D:
+      return &grouped_conv_lowering();
+    case OperationType::TRANSPOSE_CONV_2D:
+      return &transpose_conv_lowering();
     default:
       return nullptr;
   }

@@ -166,5 +166,12 @@ const Lowering& pad_lowering();         // PAD, PAD_V2
 // SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR
 const Lowering& gather_rows_lowering();
 const Lowering& argminmax_lowering();  // ARGMAX, ARGMIN
+const Lowering& grouped_conv_lowering();  // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
+const Lowering& transpose_conv_lowering();  // TRANSPOSE_CONV_2D, stride 1 (as a flipped-filter CONV_2D)
+
+// The compiler's CONV_2D / FULLY_CONNECTED lowering of operation `index` (compiler.cpp), for lowerings
+// that rewrite an operation into one of those.
+Result<void> lower_conv_operation(const models::Model& m, uint32_t index, const NpuTarget& target, Program& prog,
+                                  std::vector<NpuStep>& jobs);
 
 }  // namespace npu::hal::lower

@@ -251,8 +251,8 @@ void run_golden(const LstmGolden& v) {
   }
 }
 
-TEST(Lstm, TfliteGoldenVectors) {
-  LstmGolden a{false,
+LstmGolden golden_no_cifg() {
+  return {false,
                {-0.45018822f, -0.02338299f, -0.0870589f, -0.34550029f, 0.04266912f, -0.15680569f,
                 -0.34856534f, 0.43890524f},
                {0.09701663f, 0.20334584f, -0.50592935f, -0.31343272f, -0.40032279f, 0.44781327f, 0.01387155f,
@@ -278,8 +278,10 @@ TEST(Lstm, TfliteGoldenVectors) {
                {0, 0, 0, 0},
                {-0.02973187f, 0.1229473f, 0.20885126f, -0.15358765f, -0.03716109f, 0.12507336f, 0.41193449f,
                 -0.20860538f, -0.15053082f, 0.09120187f, 0.24278517f, -0.12222792f}};
-  run_golden(a);
-  LstmGolden b{true,
+}
+
+LstmGolden golden_cifg_peephole() {
+  return {true,
                {},
                {-0.55291498f, -0.42866567f, 0.13056988f, -0.3633365f, -0.22755712f, 0.28253698f, 0.24407166f,
                 0.33826375f},
@@ -302,7 +304,153 @@ TEST(Lstm, TfliteGoldenVectors) {
                {},
                {-0.36444446f, -0.00352185f, 0.12886585f, -0.05163646f, -0.42312205f, -0.01218222f,
                 0.24201041f, -0.08124574f, -0.358325f, -0.04621704f, 0.21641694f, -0.06471302f}};
-  run_golden(b);
+}
+
+TEST(Lstm, TfliteGoldenVectors) {
+  run_golden(golden_no_cifg());
+  run_golden(golden_cifg_peephole());
+}
+
+// The 17 cell operands (LSTM inputs 1-17) of a golden case.
+std::vector<uint32_t> golden_cell(GraphBuilder& g, const LstmGolden& v) {
+  const uint32_t none = g.omitted(F32);
+  auto m = [&](const std::vector<float>& d, uint32_t cols) { return d.empty() ? none : g.floats({4, cols}, d); };
+  auto vec = [&](const std::vector<float>& d) { return d.empty() ? none : g.floats({4}, d); };
+  return {m(v.w_i, 2), m(v.w_f, 2), m(v.w_c, 2), m(v.w_o, 2), m(v.r_i, 4), m(v.r_f, 4), m(v.r_c, 4), m(v.r_o, 4),
+          none,        vec(v.p_f),  vec(v.p_o),  vec(v.b_i),  vec({1, 1, 1, 1}), vec({0, 0, 0, 0}),
+          vec({0, 0, 0, 0}), none,  none};
+}
+
+std::vector<float> golden_step(const LstmGolden& v, int step) {
+  return std::vector<float>(v.golden.begin() + 4 * step, v.golden.begin() + 4 * step + 4);
+}
+
+// The TensorFlow Lite golden sequence as one UNIDIRECTIONAL_SEQUENCE_LSTM (batch major [1, 3, 2]): the
+// three steps' outputs, and the final states equal the single-step LSTM's after three executions.
+TEST(SequenceLstm, UnidirectionalTfliteGolden) {
+  for (const LstmGolden& v : {golden_no_cifg(), golden_cifg_peephole()}) {
+    GraphBuilder g;
+    const uint32_t x = g.input(F32, {1, 3, 2});
+    std::vector<uint32_t> in{x};
+    for (uint32_t o : golden_cell(g, v)) in.push_back(o);
+    in.push_back(g.floats({1, 4}, {0, 0, 0, 0}));
+    in.push_back(g.floats({1, 4}, {0, 0, 0, 0}));
+    in.push_back(g.i32(4));
+    in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+    in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+    in.push_back(g.boolean(false));
+    const uint32_t y = g.output(F32, {});
+    const uint32_t h = g.output(F32, {});
+    const uint32_t c = g.output(F32, {});
+    g.op(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, in, {y, h, c});
+    auto r = run_ok(g.build(), {{x, float_tensor({1, 3, 2}, {2, 3, 3, 4, 1, 1})}});
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r.at(y).dimensions, (std::vector<uint32_t>{1, 3, 4}));
+    expect_floats_near(v.golden, r.at(y));
+    expect_floats_near(golden_step(v, 2), r.at(h));
+    EXPECT_EQ(r.at(c).dimensions, (std::vector<uint32_t>{1, 4}));
+  }
+}
+
+// BIDIRECTIONAL_SEQUENCE_LSTM, time major, forward cell = the no-CIFG golden on x = (2,3), (3,4), (1,1);
+// backward cell = the CIFG + peephole golden in parallel linking: it reads the auxiliary input, the
+// same steps reversed, from t = 2 down to 0, so its outputs in time order are that golden's steps
+// 2, 1, 0. Merged, each time step holds the forward then the backward 4 values.
+TEST(SequenceLstm, BidirectionalTfliteGoldenParallelLinking) {
+  const LstmGolden fwv = golden_no_cifg(), bwv = golden_cifg_peephole();
+  for (bool merge : {false, true}) {
+    GraphBuilder g;
+    const uint32_t x = g.input(F32, {3, 1, 2});
+    const uint32_t aux = g.input(F32, {3, 1, 2});
+    std::vector<uint32_t> in{x};
+    for (uint32_t o : golden_cell(g, fwv)) in.push_back(o);
+    for (uint32_t o : golden_cell(g, bwv)) in.push_back(o);
+    for (int k = 0; k < 4; ++k) in.push_back(g.floats({1, 4}, {0, 0, 0, 0}));
+    in.push_back(aux);
+    for (int k = 0; k < 8; ++k) in.push_back(g.omitted(F32));
+    in.push_back(g.i32(4));
+    in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+    in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+    in.push_back(g.boolean(merge));
+    in.push_back(g.boolean(true));
+    for (int k = 0; k < 8; ++k) in.push_back(g.omitted(F32));
+    ASSERT_EQ(in.size(), 61u);
+    std::vector<uint32_t> outs{g.output(F32, {})};
+    if (!merge) outs.push_back(g.output(F32, {}));
+    g.op(OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, in, outs);
+    auto r = run_ok(g.build(), {{x, float_tensor({3, 1, 2}, {2, 3, 3, 4, 1, 1})},
+                                {aux, float_tensor({3, 1, 2}, {1, 1, 3, 4, 2, 3})}});
+    ASSERT_EQ(r.size(), outs.size());
+    std::vector<float> bw_in_time;
+    for (int step : {2, 1, 0}) {
+      const auto s = golden_step(bwv, step);
+      bw_in_time.insert(bw_in_time.end(), s.begin(), s.end());
+    }
+    if (!merge) {
+      expect_floats_near(fwv.golden, r.at(outs[0]));
+      expect_floats_near(bw_in_time, r.at(outs[1]));
+    } else {
+      std::vector<float> merged;
+      for (int t = 0; t < 3; ++t) {
+        merged.insert(merged.end(), fwv.golden.begin() + 4 * t, fwv.golden.begin() + 4 * t + 4);
+        merged.insert(merged.end(), bw_in_time.begin() + 4 * t, bw_in_time.begin() + 4 * t + 4);
+      }
+      EXPECT_EQ(r.at(outs[0]).dimensions, (std::vector<uint32_t>{3, 1, 8}));
+      expect_floats_near(merged, r.at(outs[0]));
+    }
+  }
+}
+
+// Layer-normalised LSTM (27 inputs), two units, one input x = 1 from zero states: every input weight
+// column is [−1, 1], so every gate's pre-activation is [−1, 1]: mean 0, variance 1, normalised
+// [−1, 1]/sqrt(1 + 1e−8). Layer-norm weights input 0.5, cell 2, output 1; output bias [0.5, 0], other
+// biases 0: i = σ(∓0.5) = [0.377541, 0.622459], g = tanh(∓2) = ∓0.964028, c = i·g = [−0.363960,
+// 0.600068], o = σ([−1 + 0.5, 1]) = [0.377541, 0.731059], h = o·tanh(c) = [−0.131647, 0.392650].
+TEST(Lstm, LayerNormalisedHandWorked) {
+  GraphBuilder g;
+  const uint32_t x = g.input(F32, {1, 1});
+  const uint32_t none = g.omitted(F32);
+  auto col = [&] { return g.floats({2, 1}, {-1, 1}); };
+  auto rec = [&] { return g.floats({2, 2}, {0.3f, -0.2f, 0.1f, 0.4f}); };
+  auto v2 = [&](float a, float b) { return g.floats({2}, {a, b}); };
+  std::vector<uint32_t> in{x,     col(),        col(),        col(),        col(),        rec(), rec(), rec(), rec(),
+                           none,  none,         none,         v2(0, 0),     v2(0, 0),     v2(0, 0), v2(0.5f, 0),
+                           none,  none,         g.floats({1, 2}, {0, 0}), g.floats({1, 2}, {0, 0}), g.i32(4),
+                           g.floats({}, {0.0f}, OperandType::FLOAT32), g.floats({}, {0.0f}, OperandType::FLOAT32),
+                           v2(0.5f, 0.5f), v2(1, 1), v2(2, 2), v2(1, 1)};
+  const uint32_t scratch = g.output(F32, {});
+  const uint32_t h = g.output(F32, {1, 2});
+  const uint32_t c = g.output(F32, {1, 2});
+  const uint32_t out = g.output(F32, {1, 2});
+  g.op(OperationType::LSTM, in, {scratch, h, c, out});
+  auto r = run_ok(g.build(), {{x, float_tensor({1, 1}, {1})}});
+  ASSERT_EQ(r.size(), 4u);
+  expect_floats_near({-0.363960f, 0.600068f}, r.at(c));
+  expect_floats_near({-0.131647f, 0.392650f}, r.at(out));
+  // Layer-norm weights for some gates only.
+  Model m = g.build();
+  const uint32_t ln_cell = m.main.operations[0].inputs[25];
+  m.main.operands[ln_cell].lifetime = Lifetime::NO_VALUE;
+  m.main.operands[ln_cell].data.clear();
+  EXPECT_EQ(validation_error(m),
+            "operations[0] (LSTM): input 25 (cell layer norm weights): is required with layer normalisation");
+}
+
+TEST(SequenceLstm, ValidationNamesTheInput) {
+  GraphBuilder g;
+  const uint32_t x = g.input(F32, {1, 3, 2});
+  std::vector<uint32_t> in{x};
+  for (uint32_t o : golden_cell(g, golden_no_cifg())) in.push_back(o);
+  in.push_back(g.floats({1, 4}, {0, 0, 0, 0}));
+  in.push_back(g.floats({1, 3}, {0, 0, 0}));  // cell state of the wrong width
+  in.push_back(g.i32(4));
+  in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+  in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+  in.push_back(g.boolean(false));
+  g.op(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, in, {g.output(F32, {})});
+  EXPECT_EQ(validation_error(g.build()),
+            "operations[0] (UNIDIRECTIONAL_SEQUENCE_LSTM): input 19 (cell state in): expected shape [1, 4], got "
+            "[1,3]");
 }
 
 TEST(Lstm, PartialCifgIsRejected) {

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 88;
+constexpr size_t kKernelCount = 98;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -18,15 +18,19 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &argmax_kernel(),
       &argmin_kernel(),
       &average_pool_2d_kernel(),
+      &axis_aligned_bbox_transform_kernel(),
       &batch_to_space_nd_kernel(),
+      &bidirectional_sequence_lstm_kernel(),
       &cast_kernel(),
       &channel_shuffle_kernel(),
       &bidirectional_sequence_rnn_kernel(),
+      &box_with_nms_limit_kernel(),
       &concatenation_kernel(),
       &conv_2d_kernel(),
       &depth_to_space_kernel(),
       &depthwise_conv_2d_kernel(),
       &dequantize_kernel(),
+      &detection_postprocessing_kernel(),
       &div_kernel(),
       &elu_kernel(),
       &embedding_lookup_kernel(),
@@ -37,11 +41,13 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &floor_kernel(),
       &fully_connected_kernel(),
       &gather_kernel(),
+      &generate_proposals_kernel(),
       &greater_equal_kernel(),
       &greater_kernel(),
       &hard_swish_kernel(),
       &grouped_conv_2d_kernel(),
       &hashtable_lookup_kernel(),
+      &heatmap_max_keypoint_kernel(),
       &instance_normalization_kernel(),
       &l2_normalization_kernel(),
       &less_kernel(),
@@ -68,6 +74,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &pow_kernel(),
       &prelu_kernel(),
       &quantize_kernel(),
+      &random_multinomial_kernel(),
       &rank_kernel(),
       &reduce_all_kernel(),
       &reduce_any_kernel(),
@@ -82,6 +89,8 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &resize_bilinear_kernel(),
       &resize_nearest_neighbor_kernel(),
       &rnn_kernel(),
+      &roi_align_kernel(),
+      &roi_pooling_kernel(),
       &rsqrt_kernel(),
       &select_kernel(),
       &sin_kernel(),
@@ -100,6 +109,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &topk_v2_kernel(),
       &transpose_kernel(),
       &transpose_conv_2d_kernel(),
+      &unidirectional_sequence_lstm_kernel(),
       &unidirectional_sequence_rnn_kernel(),
   };
   return kernels;

@@ -13,9 +13,11 @@
 // filter of the same type or TENSOR_QUANT8_SYMM_PER_CHANNEL (channel dimension 0), int32 bias of scale
 // input·filter.
 // Reference arithmetic, written in gather form so a lowering to a convolution can follow it: output
-// element (b, oy, ox, oc) = Σ over fy, then fx, then ic (innermost) of in[b, iy, ix, ic]·filter[oc, fy,
-// fx, ic] where oy + pad_top − fy = iy·stride_h (and likewise x) with the input pixel in bounds; then
-// + bias, then the activation. Quant8: the sum of (in − in_zp)·(filter − filter_zp) in int32 plus the
+// element (b, oy, ox, oc) = Σ over fy descending, then fx descending, then ic (innermost) of
+// in[b, iy, ix, ic]·filter[oc, fy, fx, ic] where oy + pad_top − fy = iy·stride_h (and likewise x) with
+// the input pixel in bounds; then + bias, then the activation. (Descending filter taps are the ascending
+// taps of the spatially flipped filter: with stride 1 this is exactly CONV_2D's order, which the NPU's
+// lowering relies on.) Quant8: the sum of (in − in_zp)·(filter − filter_zp) in int32 plus the
 // bias, requantised with input·filter/output scale as CONV_2D.
 #include <array>
 #include <limits>
@@ -201,10 +203,10 @@ class TransposeConv2DKernel final : public OperationKernel {
       return t / stride;
     };
     auto for_each_tap = [&](uint32_t b, uint32_t oy, uint32_t ox, uint32_t oc, auto&& tap) {
-      for (uint32_t fy = 0; fy < fh; ++fy) {
+      for (uint32_t fy = fh; fy-- > 0;) {
         const int64_t iy = source(oy, p->pad_top, fy, p->stride_h, x.h);
         if (iy < 0) continue;
-        for (uint32_t fx = 0; fx < fw; ++fx) {
+        for (uint32_t fx = fw; fx-- > 0;) {
           const int64_t ix = source(ox, p->pad_left, fx, p->stride_w, x.w);
           if (ix < 0) continue;
           const uint64_t ibase = b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x;
