@@ -194,11 +194,14 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
     const auto* w = reinterpret_cast<const int8_t*>(sram_.data() + d.w_sram);
     uint8_t* out = sram_.data() + d.out_sram;
     std::vector<uint8_t> scratch;  // a clocked core writes here, so a reset mid-tile cannot reach the SRAM
-    for (uint64_t j0 = 0; j0 < g.n; j0 += cols) {
+    // A core that computes untimed takes every column block at once (one weight packing per descriptor);
+    // a clocked one runs them one by one.
+    for (uint64_t j0 = 0; j0 < g.n;) {
+      const bool whole = j0 == 0;
       Int8TileCommand t;
       t.m = static_cast<uint32_t>(g.m);
       t.k = static_cast<uint32_t>(g.k);
-      t.n = static_cast<uint32_t>(std::min<uint64_t>(cols, g.n - j0));
+      t.n = static_cast<uint32_t>(whole ? g.n : std::min<uint64_t>(cols, g.n - j0));
       t.a = a.data();
       t.lda = t.k;
       t.w = w + j0;
@@ -213,9 +216,12 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
       t.out_unsigned = d.flags & desc::kConvOutputUnsigned;
       t.out = out + j0;
       t.ldo = d.cout;
-      if (const auto c = core_->compute_int8_tile(t)) {
-        cycles += *c;
-        continue;
+      if (whole) {
+        if (const auto c = core_->compute_int8_tile(t)) {
+          cycles += *c;
+          break;
+        }
+        t.n = static_cast<uint32_t>(std::min<uint64_t>(cols, g.n));
       }
       scratch.resize(g.m * t.n);
       t.out = scratch.data();
@@ -224,6 +230,7 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
       timed = true;
       if (op.epoch != epoch_) return ChannelError::NONE;
       for (uint64_t i = 0; i < g.m; ++i) std::memcpy(out + i * d.cout + j0, scratch.data() + i * t.n, t.n);
+      j0 += t.n;
     }
   }
   if (!timed && !wait_cycles(cycles, op.epoch)) return ChannelError::NONE;
