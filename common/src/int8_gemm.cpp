@@ -5,7 +5,14 @@
 // group of four never overflows before it is added.
 #include "npu/common/int8_gemm.h"
 
+#include "npu/common/fixed_point.h"
+
+// GCC 12 reports the deliberately undefined operand of some AVX-512 intrinsics as "maybe uninitialized"
+// (a false positive in its own header, fixed in GCC 13); the warning is silenced for that header only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
 
 #include <algorithm>
 #include <array>
@@ -104,7 +111,7 @@ void multiply_portable(const uint8_t* a, size_t lda, uint32_t m, const PackedWei
   }
 }
 
-#define NPU_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define NPU_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
 // Rows [0, R) of a (stride lda) times V panels (panel stride `pstride` bytes) into c; the last vector
 // stores only `last_lanes` columns.
@@ -202,7 +209,7 @@ void multiply_vnni(const uint8_t* a, size_t lda, uint32_t m, const PackedWeights
 bool has_vnni() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vnni");
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
 }  // namespace
@@ -261,6 +268,85 @@ void multiply_offsets(Kernel kernel, const uint8_t* a, size_t lda, uint32_t m, i
       row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) + col_term[j] - zw * row_sum);
     }
   }
+}
+
+namespace {
+
+int32_t requantize_one(int32_t acc, int32_t bias, int32_t multiplier, int32_t shift, int32_t zero_point,
+                       int32_t lo, int32_t hi) {
+  const auto sum = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bias));
+  const int32_t scaled = fx::multiply_by_quantized_multiplier(sum, {multiplier, shift});
+  const auto v = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(zero_point));
+  return std::min(std::max(v, lo), hi);  // as the vector form: max with lo, then min with hi
+}
+
+// 16 lanes of requantize_one for shifts ≤ 0, step by step as fixed_point.h spells it:
+//   saturating_rounding_doubling_high_mul: (a·b + (a·b ≥ 0 ? 2^30 : 1 − 2^30)) / 2^31, truncating toward
+//   zero, in 64 bits (even and odd lanes separately); INT32_MIN·INT32_MIN saturates to INT32_MAX;
+//   rounding_divide_by_pot by e = min(−shift, 31): (x >> e) + ((x & mask) > (mask >> 1) + (x < 0)).
+// (a·b + nudge) / 2^31 toward zero for the even 32-bit lanes of a and b, as 64-bit lanes.
+NPU_VNNI inline __m512i high_mul_even(__m512i a, __m512i b) {
+  const __m512i ab = _mm512_mul_epi32(a, b);  // sign-extended 32 × 32 → 64
+  const __mmask8 neg = _mm512_cmplt_epi64_mask(ab, _mm512_setzero_si512());
+  const __m512i x = _mm512_add_epi64(ab, _mm512_mask_blend_epi64(neg, _mm512_set1_epi64(int64_t{1} << 30),
+                                                                 _mm512_set1_epi64(1 - (int64_t{1} << 30))));
+  const __mmask8 x_neg = _mm512_cmplt_epi64_mask(x, _mm512_setzero_si512());
+  return _mm512_srai_epi64(_mm512_mask_add_epi64(x, x_neg, x, _mm512_set1_epi64((int64_t{1} << 31) - 1)), 31);
+}
+
+NPU_VNNI inline __m512i requantize16(__m512i acc, __m512i mult, __m512i shift, __m512i zp, __m512i lo,
+                                     __m512i hi) {
+  const auto high_mul = high_mul_even;
+  const __m512i even = high_mul(acc, mult);
+  const __m512i odd = high_mul(_mm512_srli_epi64(acc, 32), _mm512_srli_epi64(mult, 32));
+  __m512i x = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  const __m512i int_min = _mm512_set1_epi32(INT32_MIN);
+  const __mmask16 both_min = _mm512_cmpeq_epi32_mask(acc, int_min) & _mm512_cmpeq_epi32_mask(mult, int_min);
+  x = _mm512_mask_mov_epi32(x, both_min, _mm512_set1_epi32(INT32_MAX));
+  const __m512i e = _mm512_min_epi32(_mm512_sub_epi32(_mm512_setzero_si512(), shift), _mm512_set1_epi32(31));
+  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), e), _mm512_set1_epi32(1));
+  const __m512i remainder = _mm512_and_si512(x, mask);
+  const __mmask16 x_neg = _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512());
+  const __m512i threshold = _mm512_mask_add_epi32(_mm512_srai_epi32(mask, 1), x_neg,
+                                                  _mm512_srai_epi32(mask, 1), _mm512_set1_epi32(1));
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
+  __m512i r = _mm512_srav_epi32(x, e);
+  r = _mm512_mask_add_epi32(r, up, r, _mm512_set1_epi32(1));
+  r = _mm512_add_epi32(r, zp);
+  return _mm512_min_epi32(_mm512_max_epi32(r, lo), hi);
+}
+
+NPU_VNNI void requantize_row_vnni(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                                  const int32_t* shift, int32_t zero_point, int32_t lo, int32_t hi,
+                                  uint8_t* out, uint32_t n) {
+  const __m512i zp = _mm512_set1_epi32(zero_point), vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi);
+  for (uint32_t j = 0; j < n; j += 16) {
+    const uint32_t lanes = std::min(16u, n - j);
+    const auto m = static_cast<__mmask16>((1u << lanes) - 1);
+    const __m512i sh = _mm512_maskz_loadu_epi32(m, shift + j);
+    if (_mm512_mask_cmpgt_epi32_mask(m, sh, _mm512_setzero_si512())) {  // a left shift: the scalar form
+      for (uint32_t l = 0; l < lanes; ++l)
+        out[j + l] = static_cast<uint8_t>(
+            requantize_one(acc[j + l], bias[j + l], multiplier[j + l], shift[j + l], zero_point, lo, hi));
+      continue;
+    }
+    const __m512i sum =
+        _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, acc + j), _mm512_maskz_loadu_epi32(m, bias + j));
+    const __m512i v = requantize16(sum, _mm512_maskz_loadu_epi32(m, multiplier + j), sh, zp, vlo, vhi);
+    _mm_mask_storeu_epi8(out + j, m, _mm512_cvtepi32_epi8(v));
+  }
+}
+
+}  // namespace
+
+void requantize_row(Kernel kernel, const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, int32_t zero_point, int32_t lo, int32_t hi, uint8_t* out,
+                    size_t out_stride, uint32_t n) {
+  if (kernel == Kernel::AVX512_VNNI && out_stride == 1 && kernel_available(kernel))
+    return requantize_row_vnni(acc, bias, multiplier, shift, zero_point, lo, hi, out, n);
+  for (uint32_t j = 0; j < n; ++j)
+    out[j * out_stride] =
+        static_cast<uint8_t>(requantize_one(acc[j], bias[j], multiplier[j], shift[j], zero_point, lo, hi));
 }
 
 }  // namespace npu::gemm

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "npu/common/fixed_point.h"
+
 namespace {
 
 using namespace npu::gemm;
@@ -136,6 +138,49 @@ TEST(Int8Gemm, EmptyKGivesZeroOffsetsOnly) {
   const auto want = scalar_reference(c);
   EXPECT_EQ(want, std::vector<int32_t>(4 * 18, 0));
   expect_exact(c, "k 0");
+}
+
+// The output stage against fixed_point.h's scalar functions: random and extreme accumulators, biases that
+// wrap, multipliers of every size (0 and INT32_MIN included), right and left shifts, tails of 16 lanes.
+TEST(Int8Gemm, RequantizeRowMatchesTheFixedPointFunctions) {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), shift(-40, 4), byte(-128, 255),
+      len(1, 40);
+  for (int round = 0; round < 400; ++round) {
+    const uint32_t n = static_cast<uint32_t>(len(rng));
+    std::vector<int32_t> acc(n), bias(n), mult(n), sh(n);
+    for (uint32_t j = 0; j < n; ++j) {
+      const int kind = static_cast<int>(rng() % 8);
+      acc[j] = kind == 0   ? INT32_MIN
+               : kind == 1 ? INT32_MAX
+               : kind == 2 ? static_cast<int32_t>(rng() % 2001) - 1000
+                           : any(rng);
+      bias[j] = rng() % 3 == 0 ? 0 : any(rng);
+      mult[j] =
+          rng() % 9 == 0 ? (rng() % 2 ? 0 : INT32_MIN) : (1 << 30) + static_cast<int32_t>(rng() % (1u << 30));
+      sh[j] = round % 4 == 0 ? shift(rng) : std::min(0, shift(rng));  // mostly right shifts, as real layers
+    }
+    if (round % 50 == 0)
+      std::fill(bias.begin(), bias.end(), 0), std::fill(mult.begin(), mult.end(), INT32_MIN);
+    const int32_t zp = byte(rng);
+    int32_t lo = byte(rng), hi = byte(rng);
+    if (lo > hi) std::swap(lo, hi);
+    std::vector<uint8_t> want(n);
+    for (uint32_t j = 0; j < n; ++j) {
+      const auto sum = static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias[j]));
+      const int32_t scaled = npu::fx::multiply_by_quantized_multiplier(sum, {mult[j], sh[j]});
+      const auto v = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(zp));
+      want[j] = static_cast<uint8_t>(std::clamp(v, lo, hi));
+    }
+    for (Kernel kernel : {Kernel::PORTABLE, Kernel::AVX512_VNNI}) {
+      if (!kernel_available(kernel)) continue;
+      std::vector<uint8_t> got(n + 1, 0xEE);
+      requantize_row(kernel, acc.data(), bias.data(), mult.data(), sh.data(), zp, lo, hi, got.data(), 1, n);
+      EXPECT_EQ(got[n], 0xEE) << "wrote past n";
+      got.resize(n);
+      EXPECT_EQ(got, want) << "round " << round << " " << kernel_name(kernel);
+    }
+  }
 }
 
 }  // namespace

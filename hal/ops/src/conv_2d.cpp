@@ -211,10 +211,12 @@ class Conv2DKernel final : public OperationKernel {
     gemm::PackedWeights pw;
     pw.pack(fv.data(), static_cast<uint32_t>(k), oc_n, 1, k, in[1].type == OperandType::TENSOR_QUANT8_ASYMM);
     const std::vector<int32_t> w_offsets(oc_n, per_channel ? 0 : pw.stored_offset(in[1].zero_point));
-    std::vector<fx::QuantizedMultiplier> qm(oc_n);
+    std::vector<int32_t> multiplier(oc_n), shift(oc_n);
     for (uint32_t oc = 0; oc < oc_n; ++oc) {
       const float fs = per_channel ? in[1].per_channel->scales[oc] : in[1].scale;
-      qm[oc] = conv_multiplier(in[0].scale, fs, o.scale);
+      const fx::QuantizedMultiplier qm = conv_multiplier(in[0].scale, fs, o.scale);
+      multiplier[oc] = qm.multiplier;
+      shift[oc] = qm.shift;
     }
     int32_t qmin = 0;
     int32_t qmax = 0;
@@ -256,14 +258,13 @@ class Conv2DKernel final : public OperationKernel {
         }
       }
       gemm::multiply_offsets(cols.data(), k, rows, a_offset, pw, w_offsets.data(), acc.data(), oc_n);
+      // requantize(wrap_add(acc, bias), ...) of every output channel, stored as bytes (two's complement
+      // for int8, as write_ints).
       for (uint32_t r = 0; r < rows; ++r) {
         const uint64_t pos = p0 + r, b = pos / (uint64_t{oh} * ow), oy = pos / ow % oh, ox = pos % ow;
-        uint8_t* dst = o.data.data() + b * osb + oy * osy + ox * osx;
-        const int32_t* a_row = acc.data() + uint64_t{r} * oc_n;
-        for (uint32_t oc = 0; oc < oc_n; ++oc) {
-          dst[oc * osc] = static_cast<uint8_t>(  // two's complement for int8, as write_ints
-              requantize(wrap_add(a_row[oc], bias[oc]), qm[oc], o.zero_point, range));
-        }
+        gemm::requantize_row(acc.data() + uint64_t{r} * oc_n, bias.data(), multiplier.data(), shift.data(),
+                             o.zero_point, range.lo, range.hi, o.data.data() + b * osb + oy * osy + ox * osx,
+                             osc, oc_n);
       }
     }
     return {};

@@ -156,6 +156,7 @@ class FullyConnectedKernel final : public OperationKernel {
             in[1].type == OperandType::TENSOR_QUANT8_ASYMM);
     const std::vector<int32_t> w_offsets(units, pw.stored_offset(in[1].zero_point));
     const fx::QuantizedMultiplier qm = conv_multiplier(in[0].scale, in[1].scale, o.scale);
+    const std::vector<int32_t> multiplier(units, qm.multiplier), shift(units, qm.shift);
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
@@ -167,10 +168,11 @@ class FullyConnectedKernel final : public OperationKernel {
     for (uint64_t b0 = 0; b0 < batch; b0 += band) {
       const auto rows = static_cast<uint32_t>(std::min(band, batch - b0));
       gemm::multiply_offsets(a + b0 * n_in, n_in, rows, x_offset, pw, w_offsets.data(), acc.data(), units);
-      for (uint64_t i = 0; i < uint64_t{rows} * units; ++i) {
-        const uint64_t u = i % units;
-        o.data[b0 * units + i] = static_cast<uint8_t>(  // two's complement for int8, as write_ints
-            requantize(wrap_add(acc[i], bias[u]), qm, o.zero_point, range));
+      // requantize(wrap_add(acc, bias), ...) of every unit, stored as bytes (two's complement for int8).
+      for (uint32_t r = 0; r < rows; ++r) {
+        gemm::requantize_row(acc.data() + uint64_t{r} * units, bias.data(), multiplier.data(), shift.data(),
+                             o.zero_point, range.lo, range.hi, o.data.data() + (b0 + r) * units, 1,
+                             static_cast<uint32_t>(units));
       }
     }
     return {};

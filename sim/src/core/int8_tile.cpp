@@ -148,8 +148,11 @@ void int8_tile_gemm(const Int8TileCommand& c, const gemm::PackedWeights& pw) {
     }
     gemm::multiply_offsets(gemm::Kernel::AVX512_VNNI, a.data(), c.k, rows, 128, pw, w_offsets.data(),
                            acc.data(), c.n);
-    for (uint32_t r = 0; r < rows; ++r)
-      finish_row(c, i0 + r, 0, c.n, reinterpret_cast<const uint32_t*>(acc.data() + size_t{r} * c.n), 0);
+    for (uint32_t r = 0; r < rows; ++r) {  // finish_row's arithmetic, 16 columns at a time
+      gemm::requantize_row(gemm::Kernel::AVX512_VNNI, acc.data() + size_t{r} * c.n, c.bias, c.out_multiplier,
+                           c.out_shift, c.out_zero_point, c.clamp_lo, c.clamp_hi,
+                           c.out + size_t{i0 + r} * c.ldo, 1, c.n);
+    }
   }
 }
 

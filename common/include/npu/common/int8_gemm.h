@@ -70,4 +70,18 @@ inline void multiply_offsets(const uint8_t* a, size_t lda, uint32_t m, int32_t a
   multiply_offsets(host_kernel(), a, lda, m, a_offset, w, w_offsets, c, ldc);
 }
 
+// The output stage of a quantised row, NNAPI's arithmetic (npu::fx): for j < n,
+//   v = multiply_by_quantized_multiplier(acc[j] + bias[j], {multiplier[j], shift[j]}) + zero_point
+// (additions wrapping in 32 bits), clamped to [lo, hi] and stored as its low byte (uint8, or int8 in two's
+// complement) at out[j·out_stride]. Vectorised on AVX-512 for right shifts (shift ≤ 0, every multiplier
+// below 1); bit-identical to the scalar form, which `kernel` PORTABLE forces.
+void requantize_row(Kernel kernel, const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                    const int32_t* shift, int32_t zero_point, int32_t lo, int32_t hi, uint8_t* out,
+                    size_t out_stride, uint32_t n);
+inline void requantize_row(const int32_t* acc, const int32_t* bias, const int32_t* multiplier,
+                           const int32_t* shift, int32_t zero_point, int32_t lo, int32_t hi, uint8_t* out,
+                           size_t out_stride, uint32_t n) {
+  requantize_row(host_kernel(), acc, bias, multiplier, shift, zero_point, lo, hi, out, out_stride, n);
+}
+
 }  // namespace npu::gemm
