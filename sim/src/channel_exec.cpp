@@ -176,9 +176,8 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
           for (uint32_t kx = 0; kx < d.kw; ++kx) {
             const int64_t base = tap_index(d, oy, ox, ky, kx);
             if (base < 0) {
-              std::memset(row, static_cast<uint8_t>(d.pad_value), d.in_c);
-            } else if (in_unsigned) {
-              for (uint32_t c = 0; c < d.in_c; ++c) row[c] = static_cast<int8_t>(in[base + c] ^ 0x80u);
+              // uint8 input: the pass below flips every byte, so the padding is stored flipped too.
+              std::memset(row, static_cast<uint8_t>(d.pad_value) ^ (in_unsigned ? 0x80u : 0u), d.in_c);
             } else {
               std::memcpy(row, in + base, d.in_c);
             }
@@ -186,6 +185,17 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
           }
         }
       }
+    }
+    if (in_unsigned) {  // x − 128 as int8 is x ^ 0x80: one pass, eight bytes at a time
+      auto* bytes = reinterpret_cast<uint8_t*>(a.data());
+      size_t i = 0;
+      for (; i + 8 <= a.size(); i += 8) {
+        uint64_t word;
+        std::memcpy(&word, bytes + i, 8);
+        word ^= 0x8080808080808080ull;
+        std::memcpy(bytes + i, &word, 8);
+      }
+      for (; i < a.size(); ++i) bytes[i] ^= 0x80u;
     }
     std::vector<int32_t> bias(g.n), mult(g.n), shift(g.n);
     std::memcpy(bias.data(), sram_.data() + d.bias_sram, g.n * 4);
