@@ -79,7 +79,8 @@ Comparison compare(const npu::hal::TensorMap& got, const npu::hal::TensorMap& wa
       continue;
     }
     const bool is_float = npu::models::is_float_type(w.type);
-    for (uint64_t i = 0; i < w.element_count(); ++i) {
+    const uint64_t count = w.element_count();  // once: it builds a shaped operand on each call
+    for (uint64_t i = 0; i < count; ++i) {
       const double e = npu::models::read_element(w.type, w.data, i);
       const double a = npu::models::read_element(w.type, it->second.data, i);
       const double err = std::fabs(e - a);

@@ -1,12 +1,18 @@
-// Functional int8 compute speed on one host core, in GMAC/s of wall time:
-//  (1) each tile kernel (portable, AVX2, AVX-512 VNNI) on tile shapes the compiler produces;
-//  (2) the path a simulation takes: a channel of the simulated NPU executing CONV_INT8 descriptors
-//      (im2col, the dispatched kernel per 16-column block, requantisation), with the SystemC kernel.
-// Figures are wall-clock and machine-dependent: a benchmark, never a test.
+// Functional int8 compute speed on one host core, in GMAC/s:
+//  (1) the shared exact GEMM (npu/common/int8_gemm.h: portable, AVX-512 VNNI) alone, raw int32 sums;
+//  (2) each tile kernel (portable, AVX2, AVX-512 VNNI) with its requantisation, on tile shapes the
+//      compiler produces;
+//  (3) the path a simulation takes: a channel of the simulated NPU executing CONV_INT8 descriptors of
+//      ResNet-18-like conv and FC shapes (im2col once per descriptor, weights packed once per descriptor,
+//      the dispatched kernel over every output channel, requantisation), with the SystemC kernel.
+// Kernel figures are per CPU second of this thread (so other processes on the cores do not lower them);
+// the channel lines give both CPU and wall seconds. Machine-dependent: a benchmark, never a test.
+// docs/sim.md has a reading.
 #include <sysc/kernel/sc_dynamic_processes.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -14,6 +20,7 @@
 #include <vector>
 
 #include "npu/common/config.h"
+#include "npu/common/int8_gemm.h"
 #include "npu/regmap/descriptors.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/core/compute_core.h"
@@ -26,6 +33,41 @@ using namespace npu;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// CPU seconds this thread has run: the kernels' speed even when other processes share the cores (the
+// SystemC kernel runs every process of a simulation on this one thread).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void gemm_bench(uint32_t m, uint32_t k, uint32_t n) {
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> a(static_cast<size_t>(m) * k), w(static_cast<size_t>(k) * n);
+  for (auto& v : a) v = static_cast<uint8_t>(byte(rng));
+  for (auto& v : w) v = static_cast<uint8_t>(byte(rng));
+  gemm::PackedWeights pw;
+  pw.pack(w.data(), k, n, n, 1, false);
+  std::vector<int32_t> c(static_cast<size_t>(m) * n);
+  const double macs = static_cast<double>(m) * k * n;
+  std::printf("  M=%-5u K=%-5u N=%-4u", m, k, n);
+  for (auto kernel : {gemm::Kernel::PORTABLE, gemm::Kernel::AVX512_VNNI}) {
+    if (!gemm::kernel_available(kernel)) {
+      std::printf("  %s n/a", gemm::kernel_name(kernel));
+      continue;
+    }
+    int reps = 0;
+    const double t0 = thread_cpu_seconds();
+    do {
+      gemm::multiply(kernel, a.data(), k, m, pw, c.data(), n);
+      ++reps;
+    } while (thread_cpu_seconds() - t0 < 0.3);
+    std::printf("  %s %7.2f", gemm::kernel_name(kernel), macs * reps / (thread_cpu_seconds() - t0) / 1e9);
+  }
+  std::printf("  GMAC/s per CPU second\n");
 }
 
 void kernel_bench(uint32_t m, uint32_t k, uint32_t n) {
@@ -59,14 +101,14 @@ void kernel_bench(uint32_t m, uint32_t k, uint32_t n) {
       continue;
     }
     int reps = 0;
-    const auto t0 = Clock::now();
+    const double t0 = thread_cpu_seconds();
     do {
       sim::int8_tile_with(kernel, c);
       ++reps;
-    } while (seconds_since(t0) < 0.3);
-    std::printf("  %s %6.2f", name, macs * reps / seconds_since(t0) / 1e9);
+    } while (thread_cpu_seconds() - t0 < 0.3);
+    std::printf("  %s %6.2f", name, macs * reps / (thread_cpu_seconds() - t0) / 1e9);
   }
-  std::printf("  GMAC/s\n");
+  std::printf("  GMAC/s per CPU second\n");
 }
 
 // A channel running `tiles` CONV_INT8 descriptors of a 3×3×64 → 64 convolution over a 16×56 band.
@@ -90,10 +132,49 @@ struct ChannelBench : sc_core::sc_module {
   void write32(uint32_t off, uint32_t v) { access(mmio, tlm::TLM_WRITE_COMMAND, off, &v, 4); }
 };
 
+// One CONV_INT8 descriptor shape run through the channel: out_h × out_w outputs of a kh × kw × in_c
+// convolution to cout channels (stride 1, no padding), its operands laid out one after another in SRAM.
+struct Shape {
+  const char* what;
+  uint32_t out_h, out_w, in_c, kh, kw, cout;
+};
+
+desc::Conv conv_descriptor(const Shape& s) {
+  auto align = [](uint32_t x) { return (x + 63) / 64 * 64; };
+  desc::Conv c{};
+  c.h = {desc::Opcode::CONV_INT8, 0};
+  c.in_h = s.out_h + s.kh - 1;
+  c.in_w = s.out_w + s.kw - 1;
+  c.in_c = s.in_c;
+  c.kh = s.kh;
+  c.kw = s.kw;
+  c.cout = s.cout;
+  c.in_sram = 0;
+  c.w_sram = align(c.in_h * c.in_w * c.in_c);
+  c.bias_sram = align(c.w_sram + s.kh * s.kw * s.in_c * s.cout);
+  c.quant_sram = align(c.bias_sram + 4 * s.cout);
+  c.out_sram = align(c.quant_sram + 8 * s.cout);
+  c.out_h = s.out_h;
+  c.out_w = s.out_w;
+  c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
+  c.clamp_lo = -128;
+  c.clamp_hi = 127;
+  c.flags = desc::kConvInputUnsigned | desc::kConvOutputUnsigned;
+  return c;
+}
+
 }  // namespace
 
 int sc_main(int, char*[]) {
-  std::printf("int8 tile kernels (dispatch picks %s on this host):\n", sim::int8_tile_kernel_name());
+  std::printf("shared int8 GEMM, raw int32 sums (host kernel: %s):\n",
+              gemm::kernel_name(gemm::host_kernel()));
+  gemm_bench(3136, 576, 64);   // 56×56 outputs of a 3×3×64 convolution
+  gemm_bench(784, 1152, 128);  // 28×28, 3×3×128
+  gemm_bench(196, 2304, 256);  // 14×14, 3×3×256
+  gemm_bench(49, 4608, 512);   // 7×7, 3×3×512
+  gemm_bench(1, 512, 1000);    // the classifier, batch 1
+  std::printf("int8 tile kernels with requantisation (dispatch picks %s on this host):\n",
+              sim::int8_tile_kernel_name());
   kernel_bench(3136, 576, 16);  // 56×56 outputs of a 3×3×64 convolution, one 16-column block
   kernel_bench(784, 1152, 16);  // 28×28, 3×3×128
   kernel_bench(256, 64, 16);    // a small 1×1 tile
@@ -109,42 +190,42 @@ int sc_main(int, char*[]) {
   bench.mmio.bind(npu.mmio);
   bench.mem.bind(npu.dram().host);
   bench.irq.bind(npu.irq);
-  constexpr uint32_t kTiles = 40;
-  desc::Conv c{};
-  c.h = {desc::Opcode::CONV_INT8, 0};
-  c.in_h = 18;
-  c.in_w = 58;
-  c.in_c = 64;
-  c.kh = c.kw = 3;
-  c.cout = 64;
-  c.w_sram = 70000;
-  c.bias_sram = 110000;
-  c.quant_sram = 111000;
-  c.out_sram = 120000;
-  c.out_h = 16;
-  c.out_w = 56;
-  c.stride_h = c.stride_w = c.dilation_h = c.dilation_w = 1;
-  c.clamp_lo = -128;
-  c.clamp_hi = 127;
-  const std::vector<desc::Raw> cmds(kTiles, desc::encode(c));
-  const double macs = static_cast<double>(kTiles) * 16 * 56 * 576 * 64;
-  double wall = 0;
+  // Shapes of ResNet-18's layers as the compiler tiles them for a 512 KiB channel SRAM.
+  const Shape shapes[] = {
+      {"conv 3x3x64->64, 16x56 band", 16, 56, 64, 3, 3, 64},
+      {"conv 3x3x128->128, 8x28 band", 8, 28, 128, 3, 3, 128},
+      {"conv 3x3x256->64, 14x14", 14, 14, 256, 3, 3, 64},
+      {"conv 3x3x512->64, 7x7", 7, 7, 512, 3, 3, 64},
+      {"conv 1x1x512->128, 7x7", 7, 7, 512, 1, 1, 128},
+      {"fc 512->256, batch 1", 1, 1, 512, 1, 1, 256},
+  };
+  std::printf("channel executing CONV_INT8 descriptors (kernel %s, %ux%u array):\n",
+              sim::int8_tile_kernel_name(), cfg.channel.array_rows, cfg.channel.array_cols);
   sc_core::sc_spawn([&] {
-    bench.access(bench.mem, tlm::TLM_WRITE_COMMAND, 0x1000, const_cast<desc::Raw*>(cmds.data()),
-                 static_cast<unsigned>(cmds.size() * desc::kDescriptorBytes));
     bench.write32(regs::IRQ_MASK, 1);
-    bench.write32(regs::channel_base(0) + regs::CH_CMD_BASE_LO, 0x1000);
-    bench.write32(regs::channel_base(0) + regs::CH_CMD_COUNT, kTiles);
-    const auto t0 = Clock::now();
-    bench.write32(regs::channel_base(0) + regs::CH_DOORBELL, regs::CH_DOORBELL_START);
-    sc_core::wait(bench.irq.posedge_event());
-    wall = seconds_since(t0);
+    for (const Shape& s : shapes) {
+      const uint64_t m = uint64_t{s.out_h} * s.out_w, k = uint64_t{s.kh} * s.kw * s.in_c;
+      // About 1 G MACs per shape, at least 4 descriptors.
+      const auto tiles = static_cast<uint32_t>(std::max<uint64_t>(4, 1000000000ull / (m * k * s.cout)));
+      const std::vector<desc::Raw> cmds(tiles, desc::encode(conv_descriptor(s)));
+      bench.access(bench.mem, tlm::TLM_WRITE_COMMAND, 0x1000, const_cast<desc::Raw*>(cmds.data()),
+                   static_cast<unsigned>(cmds.size() * desc::kDescriptorBytes));
+      bench.write32(regs::channel_base(0) + regs::CH_CMD_BASE_LO, 0x1000);
+      bench.write32(regs::channel_base(0) + regs::CH_CMD_COUNT, tiles);
+      const auto t0 = Clock::now();
+      const double cpu0 = thread_cpu_seconds();
+      bench.write32(regs::channel_base(0) + regs::CH_DOORBELL, regs::CH_DOORBELL_START);
+      sc_core::wait(bench.irq.posedge_event());
+      const double wall = seconds_since(t0), cpu = thread_cpu_seconds() - cpu0;
+      bench.write32(regs::channel_base(0) + regs::CH_IRQ_STATUS, 0x7);  // acknowledge: the line drops
+      const double macs = static_cast<double>(tiles) * m * k * s.cout;
+      std::printf("  %-30s M=%-4llu K=%-5llu N=%-4u x%-5u %5.0f M MACs: %7.2f GMAC/s per CPU second (%.3f s), "
+                  "%7.2f per wall second\n",
+                  s.what, static_cast<unsigned long long>(m), static_cast<unsigned long long>(k), s.cout, tiles,
+                  macs / 1e6, macs / cpu / 1e9, cpu, macs / wall / 1e9);
+    }
     sc_core::sc_stop();
   });
   sc_core::sc_start();
-  std::printf(
-      "channel executing %u CONV_INT8 descriptors (16×56×64 outputs, K = 576): %.0f M MACs in %.3f s = "
-      "%.2f GMAC/s (simulated %.0f µs)\n",
-      kTiles, macs / 1e6, wall, macs / wall / 1e9, sc_core::sc_time_stamp().to_seconds() * 1e6);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "npu/common/digest.h"
 #include "npu/hal/ops/control_flow.h"
 #include "npu/models/model_json.h"
 
@@ -12,15 +13,12 @@ namespace {
 
 constexpr char kModelMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'M', 'C'};
 constexpr char kDataMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'D', 'C'};
-constexpr uint32_t kFormatVersion = 3;  // 2: constants as raw bytes; 3: the subgraphs' programs too
+// 2: constants as raw bytes; 3: the subgraphs' programs too; 4: npu::Digest checksums (were FNV-1a)
+constexpr uint32_t kFormatVersion = 4;
 constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8;  // magic, format version, payload bytes, checksum
 
-// FNV-1a, 64 bit: catches corruption (not tampering, see the header).
-uint64_t fnv1a(const uint8_t* p, size_t n, uint64_t h = 1469598103934665603ull) {
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-uint64_t fnv1a(const std::string& s) { return fnv1a(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+// Catches corruption (not tampering, see the header); word-parallel, as these files hold the weights.
+uint64_t file_checksum(const uint8_t* p, size_t n) { return digest64(p, n); }
 
 // A model as its structure (model JSON with the main graph's constant tensors marked omitted) and
 // those constants' bytes, in operand order: printing megabytes of weights as JSON numbers made the
@@ -58,7 +56,10 @@ Result<void> restore_constants(models::Model& m, const uint8_t* bytes, uint64_t 
 
 uint64_t model_digest(const models::Model& m) {
   const SplitModel split = split_constants(m);
-  return fnv1a(split.constants.data(), split.constants.size(), fnv1a(models::to_json(split.structure).dump()));
+  return Digest()
+      .add(models::to_json(split.structure).dump())
+      .add(split.constants.data(), split.constants.size())
+      .value();
 }
 
 class Writer {
@@ -165,7 +166,7 @@ Result<void> write_file(const std::string& path, const char (&magic)[8],
   w.bytes(magic, 8);
   w.pod(kFormatVersion);
   w.pod<uint64_t>(payload.size());
-  w.pod(fnv1a(payload.data(), payload.size()));
+  w.pod(file_checksum(payload.data(), payload.size()));
   w.bytes(payload.data(), payload.size());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return make_error(path + ": cannot write");
@@ -178,7 +179,13 @@ Result<void> write_file(const std::string& path, const char (&magic)[8],
 Result<std::vector<uint8_t>> read_file(const std::string& path, const char (&magic)[8], uint64_t* checksum) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": no cache file");
-  std::vector<uint8_t> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One read of the whole file (a character iterator costs a call per byte of megabytes of weights).
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0) return make_error(path + ": cannot read");
+  std::vector<uint8_t> all(static_cast<size_t>(size));
+  if (!in.read(reinterpret_cast<char*>(all.data()), size)) return make_error(path + ": read failed");
   if (all.size() < kHeaderBytes)
     return make_error(path + ": truncated (" + std::to_string(all.size()) + " bytes)");
   if (std::memcmp(all.data(), magic, 8) != 0)
@@ -194,7 +201,7 @@ Result<std::vector<uint8_t>> read_file(const std::string& path, const char (&mag
     return make_error(path + ": payload is " + std::to_string(all.size() - kHeaderBytes) +
                       " bytes, header says " + std::to_string(bytes) + " (truncated or extended)");
   std::vector<uint8_t> payload(all.begin() + kHeaderBytes, all.end());
-  if (fnv1a(payload.data(), payload.size()) != *checksum)
+  if (file_checksum(payload.data(), payload.size()) != *checksum)
     return make_error(path + ": checksum mismatch (corrupt)");
   return payload;
 }
@@ -367,7 +374,7 @@ Result<void> write_compilation_cache(const std::string& dir, const CacheToken& t
   w.bytes(token.data(), token.size());
   write_target(w, target);
   w.pod(model_digest(source));
-  w.pod(fnv1a(data.data().data(), data.data().size()));
+  w.pod(file_checksum(data.data().data(), data.data().size()));
   w.pod<uint64_t>(1 + subgraphs.size());
   w.bytes(graphs.data().data(), graphs.data().size());
   return write_file(paths.model, kModelMagic, w.data());

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "npu/common/digest.h"
 #include "npu/common/log.h"
 #include "npu/hal/compilation_cache.h"
 #include "npu/hal/ops/reference_executor.h"
@@ -67,13 +68,10 @@ Status check_values_present(const models::Model& model) {
 }  // namespace
 
 uint64_t model_fingerprint(const models::Model& model) {
-  // FNV-1a 64 over everything that defines the model (not its JSON: hashing the bytes is much cheaper
-  // for large weights).
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
-  };
+  // A digest of everything that defines the model (not its JSON: hashing the bytes is much cheaper for
+  // large weights), word-parallel (npu::Digest) as megabytes of weights go through it.
+  Digest d;
+  auto mix = [&](const void* p, size_t n) { d.add(p, n); };
   auto mix_u32s = [&](const std::vector<uint32_t>& v) {
     const uint64_t n = v.size();
     mix(&n, sizeof n);
@@ -107,7 +105,7 @@ uint64_t model_fingerprint(const models::Model& model) {
   for (const auto& g : model.referenced) mix_graph(g);
   const uint8_t relaxed = model.relax_computation_float32_to_float16;
   mix(&relaxed, 1);
-  return h;
+  return d.value();
 }
 
 const char* hal_version() { return kHalVersion; }

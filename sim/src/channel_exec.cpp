@@ -176,9 +176,8 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
           for (uint32_t kx = 0; kx < d.kw; ++kx) {
             const int64_t base = tap_index(d, oy, ox, ky, kx);
             if (base < 0) {
-              std::memset(row, static_cast<uint8_t>(d.pad_value), d.in_c);
-            } else if (in_unsigned) {
-              for (uint32_t c = 0; c < d.in_c; ++c) row[c] = static_cast<int8_t>(in[base + c] ^ 0x80u);
+              // uint8 input: the pass below flips every byte, so the padding is stored flipped too.
+              std::memset(row, static_cast<uint8_t>(d.pad_value) ^ (in_unsigned ? 0x80u : 0u), d.in_c);
             } else {
               std::memcpy(row, in + base, d.in_c);
             }
@@ -187,6 +186,17 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
         }
       }
     }
+    if (in_unsigned) {  // x − 128 as int8 is x ^ 0x80: one pass, eight bytes at a time
+      auto* bytes = reinterpret_cast<uint8_t*>(a.data());
+      size_t i = 0;
+      for (; i + 8 <= a.size(); i += 8) {
+        uint64_t word;
+        std::memcpy(&word, bytes + i, 8);
+        word ^= 0x8080808080808080ull;
+        std::memcpy(bytes + i, &word, 8);
+      }
+      for (; i < a.size(); ++i) bytes[i] ^= 0x80u;
+    }
     std::vector<int32_t> bias(g.n), mult(g.n), shift(g.n);
     std::memcpy(bias.data(), sram_.data() + d.bias_sram, g.n * 4);
     std::memcpy(mult.data(), sram_.data() + d.quant_sram, g.n * 4);
@@ -194,11 +204,14 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
     const auto* w = reinterpret_cast<const int8_t*>(sram_.data() + d.w_sram);
     uint8_t* out = sram_.data() + d.out_sram;
     std::vector<uint8_t> scratch;  // a clocked core writes here, so a reset mid-tile cannot reach the SRAM
-    for (uint64_t j0 = 0; j0 < g.n; j0 += cols) {
+    // A core that computes untimed takes every column block at once (one weight packing per descriptor);
+    // a clocked one runs them one by one.
+    for (uint64_t j0 = 0; j0 < g.n;) {
+      const bool whole = j0 == 0;
       Int8TileCommand t;
       t.m = static_cast<uint32_t>(g.m);
       t.k = static_cast<uint32_t>(g.k);
-      t.n = static_cast<uint32_t>(std::min<uint64_t>(cols, g.n - j0));
+      t.n = static_cast<uint32_t>(whole ? g.n : std::min<uint64_t>(cols, g.n - j0));
       t.a = a.data();
       t.lda = t.k;
       t.w = w + j0;
@@ -213,9 +226,12 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
       t.out_unsigned = d.flags & desc::kConvOutputUnsigned;
       t.out = out + j0;
       t.ldo = d.cout;
-      if (const auto c = core_->compute_int8_tile(t)) {
-        cycles += *c;
-        continue;
+      if (whole) {
+        if (const auto c = core_->compute_int8_tile(t)) {
+          cycles += *c;
+          break;
+        }
+        t.n = static_cast<uint32_t>(std::min<uint64_t>(cols, g.n));
       }
       scratch.resize(g.m * t.n);
       t.out = scratch.data();
@@ -224,6 +240,7 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
       timed = true;
       if (op.epoch != epoch_) return ChannelError::NONE;
       for (uint64_t i = 0; i < g.m; ++i) std::memcpy(out + i * d.cout + j0, scratch.data() + i * t.n, t.n);
+      j0 += t.n;
     }
   }
   if (!timed && !wait_cycles(cycles, op.epoch)) return ChannelError::NONE;

@@ -103,8 +103,10 @@ class ArithmeticKernel final : public OperationKernel {
     const auto act = static_cast<fx::FusedActivation>(int_param(in[2]).value_or(0));
     const std::vector<uint32_t>& shape = o.dimensions;
     const uint64_t total = o.element_count();
-    auto ia = [&](uint64_t i) { return broadcast_index(i, shape, in[0].dimensions); };
-    auto ib = [&](uint64_t i) { return broadcast_index(i, shape, in[1].dimensions); };
+    // An operand of the output's own shape (no broadcast, the common case) is indexed directly.
+    const bool a_full = in[0].dimensions == shape, b_full = in[1].dimensions == shape;
+    auto ia = [&](uint64_t i) { return a_full ? i : broadcast_index(i, shape, in[0].dimensions); };
+    auto ib = [&](uint64_t i) { return b_full ? i : broadcast_index(i, shape, in[1].dimensions); };
     if (in[0].type == OperandType::TENSOR_INT32) {
       const std::vector<int32_t> a = read_ints(in[0]);
       const std::vector<int32_t> b = read_ints(in[1]);

@@ -2,12 +2,15 @@
 // signature and the arithmetic contract).
 #include "npu/hal/ops/conv_2d.h"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <optional>
 
 #include "kernel_util.h"
 #include "kernels.h"
+#include "npu/common/int8_gemm.h"
 #include "npu/hal/ops/operation.h"
 #include "spatial.h"
 
@@ -184,35 +187,86 @@ class Conv2DKernel final : public OperationKernel {
       return {};
     }
 
-    const std::vector<int32_t> input = read_ints(in[0]);
-    const std::vector<int32_t> filter = read_ints(in[1]);
+    // Quantised: an exact integer GEMM (npu/common/int8_gemm.h) over im2col rows of a band of output
+    // positions at a time. The accumulation wraps in 32 bits, so its order does not matter and the result
+    // equals the per-element definition in conv_2d.h bit for bit. Taps in the padding are filled with the
+    // input's zero point, so they contribute (zp − zp)·w = 0 exactly as a skipped tap does.
+    if (!in[0].has_value() || !in[1].has_value() || !in[2].has_value())
+      return make_error("internal: execute() called without the input, filter or bias values");
+    const uint64_t k = uint64_t{fh} * fw * ic_n;
+    if (k > std::numeric_limits<uint32_t>::max()) return make_error("too large for the CPU reference");
+    const std::vector<uint8_t>& xv = *in[0].value;
+    const std::vector<uint8_t>& fv = *in[1].value;
+    if (xv.size() < x.n * isb) return input_error(0, "input", "holds fewer bytes than its shape");
+    if (fv.size() < uint64_t{oc_n} * k) return input_error(1, "filter", "holds fewer bytes than its shape");
+    if (o.data.size() < total) return make_error("internal: output buffer smaller than its shape");
     const std::vector<int32_t> bias = read_ints(in[2]);
-    const int32_t in_zp = in[0].zero_point;
+    if (bias.size() < oc_n) return input_error(2, "bias", "holds fewer values than depth_out");
+    const bool in_signed = in[0].type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    // Activations enter the GEMM as uint8: int8 ones biased by 128 (x ^ 0x80), their zero point with them.
+    const int32_t a_offset = in[0].zero_point + (in_signed ? 128 : 0);
+    if (a_offset < 0 || a_offset > 255)
+      return input_error(0, "input", "zero point " + std::to_string(in[0].zero_point) + " out of range");
     const bool per_channel = in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
-    const int32_t f_zp = per_channel ? 0 : in[1].zero_point;
-    std::vector<fx::QuantizedMultiplier> qm(oc_n);
+    gemm::PackedWeights pw;
+    pw.pack(fv.data(), static_cast<uint32_t>(k), oc_n, 1, k, in[1].type == OperandType::TENSOR_QUANT8_ASYMM);
+    const std::vector<int32_t> w_offsets(oc_n, per_channel ? 0 : pw.stored_offset(in[1].zero_point));
+    std::vector<int32_t> multiplier(oc_n), shift(oc_n);
     for (uint32_t oc = 0; oc < oc_n; ++oc) {
       const float fs = per_channel ? in[1].per_channel->scales[oc] : in[1].scale;
-      qm[oc] = conv_multiplier(in[0].scale, fs, o.scale);
+      const fx::QuantizedMultiplier qm = conv_multiplier(in[0].scale, fs, o.scale);
+      multiplier[oc] = qm.multiplier;
+      shift[oc] = qm.shift;
     }
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
     const fx::ClampRange range =
         fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
-    std::vector<int32_t> result(total);
-    for (uint32_t b = 0; b < x.n; ++b)
-      for (uint32_t oy = 0; oy < oh; ++oy)
-        for (uint32_t ox = 0; ox < ow; ++ox)
-          for (uint32_t oc = 0; oc < oc_n; ++oc) {
-            int32_t acc = 0;
-            for_each_tap(b, oy, ox, oc, [&](uint64_t ii, uint64_t fi) {
-              acc = wrap_add(acc, int64_t{input[ii] - in_zp} * (filter[fi] - f_zp));
-            });
-            acc = wrap_add(acc, bias[oc]);
-            result[b * osb + oy * osy + ox * osx + oc * osc] = requantize(acc, qm[oc], o.zero_point, range);
+
+    const uint64_t positions = uint64_t{x.n} * oh * ow;
+    // Bands of about 1 MiB of im2col rows: cache-sized, and bounded whatever the layer.
+    const auto band =
+        static_cast<uint32_t>(std::min<uint64_t>(positions, std::max<uint64_t>(16, (1u << 20) / k)));
+    std::vector<uint8_t> cols(uint64_t{band} * k);
+    std::vector<int32_t> acc(uint64_t{band} * oc_n);
+    const uint8_t flip = in_signed ? 0x80 : 0;
+    const auto pad = static_cast<uint8_t>(a_offset);
+    for (uint64_t p0 = 0; p0 < positions; p0 += band) {
+      const auto rows = static_cast<uint32_t>(std::min<uint64_t>(band, positions - p0));
+      for (uint32_t r = 0; r < rows; ++r) {
+        const uint64_t pos = p0 + r, b = pos / (uint64_t{oh} * ow), oy = pos / ow % oh, ox = pos % ow;
+        uint8_t* dst = cols.data() + uint64_t{r} * k;
+        for (uint32_t fy = 0; fy < fh; ++fy) {
+          const int64_t iy =
+              static_cast<int64_t>(oy * p->stride_h) - p->pad_top + int64_t{fy} * p->dilation_h;
+          for (uint32_t fx = 0; fx < fw; ++fx, dst += ic_n) {
+            const int64_t ix =
+                static_cast<int64_t>(ox * p->stride_w) - p->pad_left + int64_t{fx} * p->dilation_w;
+            if (iy < 0 || iy >= static_cast<int64_t>(H) || ix < 0 || ix >= static_cast<int64_t>(W)) {
+              std::memset(dst, pad, ic_n);
+              continue;
+            }
+            const uint8_t* src =
+                xv.data() + b * isb + static_cast<uint64_t>(iy) * isy + static_cast<uint64_t>(ix) * isx;
+            if (isc == 1 && flip == 0) {
+              std::memcpy(dst, src, ic_n);
+            } else {
+              for (uint32_t ic = 0; ic < ic_n; ++ic) dst[ic] = src[ic * isc] ^ flip;
+            }
           }
-    write_ints(o, result);
+        }
+      }
+      gemm::multiply_offsets(cols.data(), k, rows, a_offset, pw, w_offsets.data(), acc.data(), oc_n);
+      // requantize(wrap_add(acc, bias), ...) of every output channel, stored as bytes (two's complement
+      // for int8, as write_ints).
+      for (uint32_t r = 0; r < rows; ++r) {
+        const uint64_t pos = p0 + r, b = pos / (uint64_t{oh} * ow), oy = pos / ow % oh, ox = pos % ow;
+        gemm::requantize_row(acc.data() + uint64_t{r} * oc_n, bias.data(), multiplier.data(), shift.data(),
+                             o.zero_point, range.lo, range.hi, o.data.data() + b * osb + oy * osy + ox * osx,
+                             osc, oc_n);
+      }
+    }
     return {};
   }
 };

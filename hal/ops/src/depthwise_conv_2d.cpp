@@ -1,5 +1,6 @@
 // DEPTHWISE_CONV_2D kernel: NNAPI validation, shape inference and the CPU reference (see
 // window_ops.h for the signature; arithmetic as CONV_2D with one input channel per output channel).
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -152,12 +153,31 @@ class DepthwiseConv2DKernel final : public OperationKernel {
       write_floats(o, result);
       return {};
     }
-    const std::vector<int32_t> input = read_ints(in[0]);
-    const std::vector<int32_t> filter = read_ints(in[1]);
+    // Quantised: per output position, every in-bounds tap adds (x − x_zp)·(w − w_zp) for all channels at
+    // once into wrapping 32-bit sums (a loop the compiler vectorises). Integer wrapping addition is
+    // associative, so the result equals the per-element definition of conv_2d.h bit for bit.
+    if (!in[0].has_value() || !in[1].has_value() || !in[2].has_value())
+      return make_error("internal: execute() called without the input, filter or bias values");
+    const std::vector<uint8_t>& xv = *in[0].value;
+    const std::vector<uint8_t>& fv = *in[1].value;
+    if (xv.size() < x.n * is.b) return input_error(0, "input", "holds fewer bytes than its shape");
+    if (fv.size() < uint64_t{fh} * fw * oc_n)
+      return input_error(1, "filter", "holds fewer bytes than its shape");
+    if (o.data.size() < total) return make_error("internal: output buffer smaller than its shape");
     const std::vector<int32_t> bias = read_ints(in[2]);
+    if (bias.size() < oc_n) return input_error(2, "bias", "holds fewer values than depth_out");
     const bool per_channel = in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+    const bool x_signed = in[0].type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    const bool w_unsigned = in[1].type == OperandType::TENSOR_QUANT8_ASYMM;
     const int32_t in_zp = in[0].zero_point;
     const int32_t f_zp = per_channel ? 0 : in[1].zero_point;
+    // (w − w_zp) per tap and channel, and (x − x_zp) for every byte value: no conversion in the inner loop.
+    const uint32_t taps = fh * fw;
+    std::vector<int32_t> wz(uint64_t{taps} * oc_n);
+    for (uint64_t i = 0; i < wz.size(); ++i)
+      wz[i] = (w_unsigned ? int32_t{fv[i]} : int32_t{static_cast<int8_t>(fv[i])}) - f_zp;
+    int32_t xz[256];
+    for (int v = 0; v < 256; ++v) xz[v] = (x_signed ? int32_t{static_cast<int8_t>(v)} : v) - in_zp;
     std::vector<fx::QuantizedMultiplier> qm(oc_n);
     for (uint32_t oc = 0; oc < oc_n; ++oc) {
       qm[oc] =
@@ -168,20 +188,35 @@ class DepthwiseConv2DKernel final : public OperationKernel {
     quant8_range(o.type, &qmin, &qmax);
     const fx::ClampRange range =
         fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
-    std::vector<int32_t> result(total);
+    std::vector<uint32_t> acc(oc_n);
+    std::vector<int32_t> xs(oc_n);  // (x − x_zp) of each output channel's input channel at one tap
     for (uint32_t b = 0; b < x.n; ++b)
       for (uint32_t oy = 0; oy < oh; ++oy)
-        for (uint32_t ox = 0; ox < ow; ++ox)
-          for (uint32_t oc = 0; oc < oc_n; ++oc) {
-            int32_t acc = 0;
-            for_each_tap(b, oy, ox, oc, [&](uint64_t ii, uint64_t fi) {
-              acc = wrap_add(acc, int64_t{input[ii] - in_zp} * (filter[fi] - f_zp));
-            });
-            acc = wrap_add(acc, bias[oc]);
-            result[b * os.b + oy * os.y + ox * os.x + oc * os.c] =
-                requantize(acc, qm[oc], o.zero_point, range);
+        for (uint32_t ox = 0; ox < ow; ++ox) {
+          std::fill(acc.begin(), acc.end(), 0u);
+          for (uint32_t fy = 0; fy < fh; ++fy) {
+            const int64_t iy = int64_t{oy} * p->stride_h - p->pad_top + int64_t{fy} * p->dilation_h;
+            if (iy < 0 || iy >= static_cast<int64_t>(x.h)) continue;
+            for (uint32_t fx = 0; fx < fw; ++fx) {
+              const int64_t ix = int64_t{ox} * p->stride_w - p->pad_left + int64_t{fx} * p->dilation_w;
+              if (ix < 0 || ix >= static_cast<int64_t>(x.w)) continue;
+              const uint8_t* src =
+                  xv.data() + b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x;
+              if (m == 1) {
+                for (uint32_t oc = 0; oc < oc_n; ++oc) xs[oc] = xz[src[uint64_t{oc} * is.c]];
+              } else {
+                for (uint32_t oc = 0; oc < oc_n; ++oc) xs[oc] = xz[src[uint64_t{oc / m} * is.c]];
+              }
+              const int32_t* w = wz.data() + uint64_t{fy * fw + fx} * oc_n;
+              for (uint32_t oc = 0; oc < oc_n; ++oc) acc[oc] += static_cast<uint32_t>(xs[oc] * w[oc]);
+            }
           }
-    write_ints(o, result);
+          uint8_t* dst = o.data.data() + b * os.b + oy * os.y + ox * os.x;
+          for (uint32_t oc = 0; oc < oc_n; ++oc) {
+            dst[oc * os.c] = static_cast<uint8_t>(  // two's complement for int8, as write_ints
+                requantize(wrap_add(static_cast<int32_t>(acc[oc]), bias[oc]), qm[oc], o.zero_point, range));
+          }
+        }
     return {};
   }
 };

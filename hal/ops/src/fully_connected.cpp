@@ -2,12 +2,14 @@
 // fully_connected.h for the signature and the arithmetic contract).
 #include "npu/hal/ops/fully_connected.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
 
 #include "kernel_util.h"
 #include "kernels.h"
+#include "npu/common/int8_gemm.h"
 #include "npu/hal/ops/operation.h"
 
 namespace npu::hal::ops {
@@ -126,29 +128,53 @@ class FullyConnectedKernel final : public OperationKernel {
       write_floats(o, result);
       return {};
     }
-    const std::vector<int32_t> x = read_ints(in[0]);
-    const std::vector<int32_t> w = read_ints(in[1]);
+    // Quantised: the exact integer GEMM of npu/common/int8_gemm.h (wrapping int32 sums, so the order of
+    // accumulation does not matter and the result equals the definition in fully_connected.h).
+    if (!in[0].has_value() || !in[1].has_value() || !in[2].has_value())
+      return make_error("internal: execute() called without the input, weights or bias values");
+    const std::vector<uint8_t>& xv = *in[0].value;
+    const std::vector<uint8_t>& wv = *in[1].value;
+    if (xv.size() < batch * n_in) return input_error(0, "input", "holds fewer bytes than its shape");
+    if (wv.size() < units * n_in) return input_error(1, "weights", "holds fewer bytes than its shape");
+    if (o.data.size() < batch * units) return make_error("internal: output buffer smaller than its shape");
+    if (n_in > std::numeric_limits<uint32_t>::max() || units > std::numeric_limits<uint32_t>::max())
+      return make_error("too large for the CPU reference");
     const std::vector<int32_t> bias = read_ints(in[2]);
+    if (bias.size() < units) return input_error(2, "bias", "holds fewer values than num_units");
+    const bool x_signed = in[0].type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    // Activations enter the GEMM as uint8: int8 ones biased by 128 (x ^ 0x80), their zero point with them.
+    const int32_t x_offset = in[0].zero_point + (x_signed ? 128 : 0);
+    std::vector<uint8_t> biased;
+    const uint8_t* a = xv.data();
+    if (x_signed) {
+      biased.resize(batch * n_in);
+      for (uint64_t i = 0; i < batch * n_in; ++i) biased[i] = xv[i] ^ 0x80u;
+      a = biased.data();
+    }
+    gemm::PackedWeights pw;
+    pw.pack(wv.data(), static_cast<uint32_t>(n_in), static_cast<uint32_t>(units), 1, n_in,
+            in[1].type == OperandType::TENSOR_QUANT8_ASYMM);
+    const std::vector<int32_t> w_offsets(units, pw.stored_offset(in[1].zero_point));
     const fx::QuantizedMultiplier qm = conv_multiplier(in[0].scale, in[1].scale, o.scale);
+    const std::vector<int32_t> multiplier(units, qm.multiplier), shift(units, qm.shift);
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
     const fx::ClampRange range =
         fx::quantized_activation_range(activation, o.scale, o.zero_point, qmin, qmax);
-    const int32_t x_zp = in[0].zero_point;
-    const int32_t w_zp = in[1].zero_point;
-    std::vector<int32_t> result(batch * units);
-    for (uint64_t b = 0; b < batch; ++b) {
-      for (uint64_t u = 0; u < units; ++u) {
-        int32_t acc = 0;
-        for (uint64_t i = 0; i < n_in; ++i) {
-          acc = wrap_add(acc, int64_t{x[b * n_in + i] - x_zp} * (w[u * n_in + i] - w_zp));
-        }
-        acc = wrap_add(acc, bias[u]);
-        result[b * units + u] = requantize(acc, qm, o.zero_point, range);
+    // Rows in bands, so the int32 products stay small whatever the batch.
+    const uint64_t band = std::max<uint64_t>(1, (uint64_t{1} << 18) / std::max<uint64_t>(1, units));
+    std::vector<int32_t> acc(std::min(batch, band) * units);
+    for (uint64_t b0 = 0; b0 < batch; b0 += band) {
+      const auto rows = static_cast<uint32_t>(std::min(band, batch - b0));
+      gemm::multiply_offsets(a + b0 * n_in, n_in, rows, x_offset, pw, w_offsets.data(), acc.data(), units);
+      // requantize(wrap_add(acc, bias), ...) of every unit, stored as bytes (two's complement for int8).
+      for (uint32_t r = 0; r < rows; ++r) {
+        gemm::requantize_row(acc.data() + uint64_t{r} * units, bias.data(), multiplier.data(), shift.data(),
+                             o.zero_point, range.lo, range.hi, o.data.data() + (b0 + r) * units, 1,
+                             static_cast<uint32_t>(units));
       }
     }
-    write_ints(o, result);
     return {};
   }
 };

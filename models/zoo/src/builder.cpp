@@ -69,7 +69,8 @@ uint32_t ModelBuilder::random_constant(OperandType type, std::vector<uint32_t> d
   }
   std::uniform_real_distribution<double> real(lo, hi);
   std::uniform_int_distribution<int64_t> whole(ilo, ihi);
-  for (uint64_t i = 0; i < op.element_count(); ++i)
+  const uint64_t count = op.element_count();  // once: it walks the dimensions
+  for (uint64_t i = 0; i < count; ++i)
     write_element(type, op.data, i, integer ? static_cast<double>(whole(rng_)) : real(rng_));
   return add(std::move(op));
 }
@@ -304,7 +305,9 @@ std::map<uint32_t, Tensor> fill_inputs(const Model& model, std::mt19937_64& rng,
     if (op.type == OperandType::TENSOR_INT32 && int_hi >= 0) lo = 0, hi = int_hi;
     std::uniform_real_distribution<double> real(-1.0, 1.0);
     std::uniform_int_distribution<int64_t> whole(lo, hi);
-    for (uint64_t i = 0; i < t.element_count(); ++i)
+    // The count once, not per element: Tensor::element_count() builds a shaped operand on each call.
+    const uint64_t count = t.element_count();
+    for (uint64_t i = 0; i < count; ++i)
       write_element(op.type, t.data, i, integer ? static_cast<double>(whole(rng)) : real(rng));
     out[idx] = std::move(t);
   }

@@ -2,14 +2,18 @@
 // computes acc[i][j] = Σ_k a[i][k]·w[k][j] in 32-bit wrapping arithmetic — spelled in uint32 where C++
 // would otherwise call signed overflow undefined — then requantises exactly as the RTL does. Integer
 // wrapping addition is associative, so summation order does not change a bit of the result; the SIMD
-// kernels rely on that and on products of int8 values fitting int16 pairs: a pair sum a0·w0 + a1·w1 is
-// at most 2·128² = 2^15 in magnitude, exact in the int32 lane that vpmaddwd / vpdpwssd produce.
+// kernels rely on that. The AVX-512 VNNI path is the shared exact GEMM (npu/common/int8_gemm.h: u8 × s8
+// `vpdpbusd`, weights packed once per tile, the +128 of the biased activations removed with column sums);
+// the AVX2 path multiplies int16 pairs: a pair sum a0·w0 + a1·w1 is at most 2·128² = 2^15 in magnitude,
+// exact in the int32 lane that vpmaddwd produces.
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "npu/common/fixed_point.h"
+#include "npu/common/int8_gemm.h"
 #include "npu/sim/core/compute_core.h"
 
 namespace npu::sim {
@@ -86,26 +90,6 @@ __attribute__((target("avx2"))) void avx2_block(const uint32_t* wp, uint32_t w_s
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (r * V + v) * 8), acc[r][v]);
 }
 
-template <uint32_t R, uint32_t V>
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void vnni_block(const uint32_t* wp, uint32_t w_stride,
-                                                                       uint32_t k_pairs,
-                                                                       const uint32_t* const* a,
-                                                                       uint32_t* out /* R × V·16 */) {
-  __m512i acc[R][V];
-  for (auto& row : acc)
-    for (auto& v : row) v = _mm512_setzero_si512();
-  for (uint32_t p = 0; p < k_pairs; ++p, wp += w_stride) {
-    __m512i w[V];
-    for (uint32_t v = 0; v < V; ++v) w[v] = _mm512_loadu_si512(wp + 16 * v);
-    for (uint32_t r = 0; r < R; ++r) {
-      const __m512i b = _mm512_set1_epi32(static_cast<int32_t>(a[r][p]));
-      for (uint32_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpwssd_epi32(acc[r][v], b, w[v]);
-    }
-  }
-  for (uint32_t r = 0; r < R; ++r)
-    for (uint32_t v = 0; v < V; ++v) _mm512_storeu_si512(out + (r * V + v) * 16, acc[r][v]);
-}
-
 // The vector kernels' shared driver: rows in blocks of kRows sharing each weight load (a tail of single
 // rows), columns in chunks of two vectors (a tail of one). Block(r, v) runs R = r rows, V = v vectors.
 constexpr uint32_t kRows = 4;
@@ -147,9 +131,42 @@ void int8_tile_avx2(const Int8TileCommand& c) {
   run_vector_kernel(c, 8, {avx2_block<kRows, 2>, avx2_block<kRows, 1>, avx2_block<1, 2>, avx2_block<1, 1>});
 }
 
-void int8_tile_avx512vnni(const Int8TileCommand& c) {
-  run_vector_kernel(c, 16, {vnni_block<kRows, 2>, vnni_block<kRows, 1>, vnni_block<1, 2>, vnni_block<1, 1>});
+// The whole tile through npu::gemm: A biased to uint8 (a + 128 = a ^ 0x80) in bands of rows, so that
+//   Σ_k (a_u − 128)(w − weight_offset) = Σ a·w − weight_offset·Σ a
+// comes out of multiply_offsets directly; bias and requantisation follow per row.
+void int8_tile_gemm(const Int8TileCommand& c, const gemm::PackedWeights& pw) {
+  const std::vector<int32_t> w_offsets(c.n, c.weight_offset);
+  const uint32_t band = std::min(c.m, std::max(16u, (1u << 18) / std::max(1u, c.k)));
+  std::vector<uint8_t> a(size_t{band} * c.k);
+  std::vector<int32_t> acc(size_t{band} * c.n);
+  for (uint32_t i0 = 0; i0 < c.m; i0 += band) {
+    const uint32_t rows = std::min(band, c.m - i0);
+    for (uint32_t r = 0; r < rows; ++r) {
+      const int8_t* src = c.a + size_t{i0 + r} * c.lda;
+      uint8_t* dst = a.data() + size_t{r} * c.k;
+      for (uint32_t kk = 0; kk < c.k; ++kk) dst[kk] = static_cast<uint8_t>(src[kk]) ^ 0x80u;
+    }
+    gemm::multiply_offsets(gemm::Kernel::AVX512_VNNI, a.data(), c.k, rows, 128, pw, w_offsets.data(),
+                           acc.data(), c.n);
+    for (uint32_t r = 0; r < rows; ++r) {  // finish_row's arithmetic, 16 columns at a time
+      gemm::requantize_row(gemm::Kernel::AVX512_VNNI, acc.data() + size_t{r} * c.n, c.bias, c.out_multiplier,
+                           c.out_shift, c.out_zero_point, c.clamp_lo, c.clamp_hi,
+                           c.out + size_t{i0 + r} * c.ldo, 1, c.n);
+    }
+  }
 }
+
+void pack_tile_weights(const Int8TileCommand& c, gemm::PackedWeights* pw) {
+  pw->pack(reinterpret_cast<const uint8_t*>(c.w), c.k, c.n, c.ldw, 1, false);
+}
+
+void int8_tile_gemm(const Int8TileCommand& c) {
+  gemm::PackedWeights pw;
+  pack_tile_weights(c, &pw);
+  int8_tile_gemm(c, pw);
+}
+
+void int8_tile_avx512vnni(const Int8TileCommand& c) { int8_tile_gemm(c); }
 
 using Kernel = void (*)(const Int8TileCommand&);
 
@@ -160,8 +177,7 @@ struct Dispatch {
 
 Dispatch select_kernel() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-    return {int8_tile_avx512vnni, "avx512vnni"};
+  if (gemm::kernel_available(gemm::Kernel::AVX512_VNNI)) return {int8_tile_avx512vnni, "avx512vnni"};
   if (__builtin_cpu_supports("avx2")) return {int8_tile_avx2, "avx2"};
   return {int8_tile_portable, "portable"};
 }
@@ -194,6 +210,40 @@ void int8_tile_reference(const Int8TileCommand& c) {
   dispatch().kernel(c);
 }
 
+const gemm::PackedWeights& Int8WeightCache::packed(const Int8TileCommand& c) {
+  ++clock_;
+  auto same_bytes = [&](const Entry& e) {
+    if (e.k != c.k || e.n != c.n || e.used == 0) return false;
+    for (uint32_t kk = 0; kk < c.k; ++kk)
+      if (std::memcmp(e.raw.data() + size_t{kk} * c.n, c.w + size_t{kk} * c.ldw, c.n) != 0) return false;
+    return true;
+  };
+  for (Entry& e : entries_) {
+    if (same_bytes(e)) {
+      e.used = clock_;
+      ++hits_;
+      return e.packed;
+    }
+  }
+  Entry& victim = *std::min_element(entries_.begin(), entries_.end(),
+                                    [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  victim.k = c.k;
+  victim.n = c.n;
+  victim.used = clock_;
+  victim.raw.resize(size_t{c.k} * c.n);
+  for (uint32_t kk = 0; kk < c.k; ++kk)
+    std::memcpy(victim.raw.data() + size_t{kk} * c.n, c.w + size_t{kk} * c.ldw, c.n);
+  pack_tile_weights(c, &victim.packed);
+  ++packs_;
+  return victim.packed;
+}
+
+void int8_tile_reference(const Int8TileCommand& c, Int8WeightCache& cache) {
+  if (c.m == 0 || c.n == 0) return;
+  if (dispatch().kernel != int8_tile_avx512vnni) return dispatch().kernel(c);  // the others pack nothing
+  int8_tile_gemm(c, cache.packed(c));
+}
+
 const char* int8_tile_kernel_name() { return dispatch().name; }
 
 bool int8_tile_with(Int8Kernel kernel, const Int8TileCommand& c) {
@@ -207,7 +257,7 @@ bool int8_tile_with(Int8Kernel kernel, const Int8TileCommand& c) {
       if (c.m && c.n) int8_tile_avx2(c);
       return true;
     case Int8Kernel::AVX512_VNNI:
-      if (!__builtin_cpu_supports("avx512vnni") || !__builtin_cpu_supports("avx512bw")) return false;
+      if (!gemm::kernel_available(gemm::Kernel::AVX512_VNNI)) return false;
       if (c.m && c.n) int8_tile_avx512vnni(c);
       return true;
   }

@@ -63,7 +63,8 @@ void compare(const hal::TensorMap& device, const hal::TensorMap& reference, uint
       continue;
     }
     double squares = 0;
-    for (uint64_t i = 0; i < want.element_count(); ++i) {
+    const uint64_t count = want.element_count();  // once: it builds a shaped operand on each call
+    for (uint64_t i = 0; i < count; ++i) {
       const double e = real_value(got->second, i) - real_value(want, i);
       squares += e * e;
       it->max_abs_error = std::max(it->max_abs_error, std::fabs(e));

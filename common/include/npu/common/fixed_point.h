@@ -4,7 +4,9 @@
 // defines the result bit-exactly; the RTL implements the same arithmetic independently in SystemVerilog.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace npu::fx {
 
@@ -19,13 +21,34 @@ struct QuantizedMultiplier {
 QuantizedMultiplier quantize_multiplier(double real_multiplier);
 
 // (a * b * 2) >> 32 with rounding to nearest, saturating the single overflow case.
-int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
+inline int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
+  if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
+  const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  const int64_t nudge = ab >= 0 ? (1LL << 30) : (1 - (1LL << 30));
+  return static_cast<int32_t>((ab + nudge) / (1LL << 31));
+}
 
 // x / 2^exponent rounded to nearest, ties away from zero.
-int32_t rounding_divide_by_pot(int32_t x, int exponent);
+inline int32_t rounding_divide_by_pot(int32_t x, int exponent) {
+  if (exponent <= 0) return x;
+  const int32_t mask = static_cast<int32_t>((1LL << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
 
 // acc * real_multiplier with the encoded multiplier, exactly as TFLite's MultiplyByQuantizedMultiplier.
-int32_t multiply_by_quantized_multiplier(int32_t acc, QuantizedMultiplier qm);
+// Inline: it runs once per output element of every quantised convolution.
+inline int32_t multiply_by_quantized_multiplier(int32_t acc, QuantizedMultiplier qm) {
+  // Any left shift of 31 or more saturates every non-zero acc, so capping it changes no result.
+  const int left = qm.shift > 0 ? std::min(qm.shift, 31) : 0;
+  const int right = qm.shift > 0 ? 0 : std::min(-qm.shift, 31);
+  // The left shift may overflow int32 for huge multipliers; saturate as the hardware does.
+  const int64_t shifted = static_cast<int64_t>(acc) * (1LL << left);
+  const auto clamped = static_cast<int32_t>(
+      std::clamp<int64_t>(shifted, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+  return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(clamped, qm.multiplier), right);
+}
 
 // NNAPI fused activation codes.
 enum class FusedActivation : int32_t { NONE = 0, RELU = 1, RELU1 = 2, RELU6 = 3 };

@@ -19,6 +19,7 @@ class TlmComputeCore : public ComputeCore {
  private:
   ArrayGeometry geometry_;
   const ClockDomain& clock_;
+  Int8WeightCache weights_;  // this channel's recent weight blocks, packed
 };
 
 }  // namespace npu::sim
