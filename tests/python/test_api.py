@@ -159,8 +159,9 @@ def test_run_hardware_changes_timing_not_values():
 
 def test_run_cpu_device_and_timing_only_model():
     m, _ = tiny_quant_model()
-    cpu = npusim.run(m, device="cpu", layers=False)
+    cpu = npusim.run(m, device="cpu")
     assert cpu.npu_cycles == 0 and cpu.placement == "cpu"
+    assert set(cpu.layers["where"]) == {"cpu"} and cpu.layers["device_us"].isna().all()
     np.testing.assert_array_equal(cpu.output, npusim.run(m, layers=False).output)
     dec = npusim.run("zoo:decoder_1b_decode@64", layers=False)
     assert dec.timing_only and dec.outputs == {} and dec.npu_cycles > 0
@@ -223,3 +224,17 @@ def test_stats_flatten_units():
     assert stats.index.is_unique and len(stats) > 20
     assert (stats["unit"].str.len() >= 0).all()
     assert stats.loc["hal.execution.channel_parallelism", "unit"] == "channels"
+
+
+def test_child_process_failures_become_exceptions():
+    from npusim import _process
+
+    m, _ = tiny_quant_model()
+    with pytest.raises(npusim.SimulationError, match="longer than"):
+        npusim.run(m, timeout=0.001)
+    # A request the C++ side rejects by exception (no "inputs") still comes back as one line.
+    with pytest.raises(npusim.SimulationError) as e:
+        _process.call("run", {"model": m.spec})
+    assert e.value.message.startswith("run: ") and "\n" not in e.value.message
+    with pytest.raises(npusim.SimulationError, match="unknown function"):
+        _process.call("sweep", {})
