@@ -41,7 +41,7 @@ def _check_bool(name, value):
 
 
 def run(model, inputs=None, hw=None, *, set=None, device="npu", check=False, layers=True, seed=1, trace=None,
-        timeout=None):
+        timeout=None, _slots=None):
     """One inference of ``model`` on a fresh simulated platform (``npusim run``).
 
     model   a Model, a model JSON or ONNX path, or "zoo:NAME"
@@ -75,19 +75,26 @@ def run(model, inputs=None, hw=None, *, set=None, device="npu", check=False, lay
     request = {"name": m.name, "model": m.spec, "inputs": inputs_req, "seed": int(seed), "hw": cfg.path,
                "sets": cfg.sets, "device": device, "check": check, "layers": layers,
                "trace": _os.path.abspath(_os.fspath(trace)) if trace else ""}
-    return RunResult(_call("run", request, timeout), m.name)
+    return RunResult(_call("run", request, timeout, _slots), m.name)
 
 
 def run_many(jobs, workers=None):
     """Runs many inferences in parallel, each in its own child process; ``jobs`` is a list of dicts of
     run()'s keyword arguments (``model`` included). Returns the RunResults in the order of ``jobs``; the
-    first failure is raised once all have ended. At most ``workers`` (default max_workers()) at once."""
+    first failure is raised once all have ended. ``workers`` children run at once (default
+    max_workers(), the number of CPUs); ``workers=len(jobs)`` starts them all together."""
+    import threading
+
     jobs = list(jobs)
     for j in jobs:
         if not isinstance(j, dict) or "model" not in j:
             raise TypeError("run_many: every job is a dict of run() arguments with a \"model\", got %r" % (j,))
-    with _futures.ThreadPoolExecutor(max_workers=workers or max_workers()) as pool:
-        futures = [pool.submit(run, **j) for j in jobs]
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError("run_many: workers: expected an integer >= 1, got %r" % (workers,))
+    n = workers or max_workers()
+    slots = threading.BoundedSemaphore(n)
+    with _futures.ThreadPoolExecutor(max_workers=n) as pool:
+        futures = [pool.submit(run, _slots=slots, **j) for j in jobs]
         _futures.wait(futures)
     return [f.result() for f in futures]
 

@@ -36,14 +36,16 @@ def set_max_workers(n):
         _slots = threading.BoundedSemaphore(n)
 
 
-def call(function, request, timeout=None):
+def call(function, request, timeout=None, slots=None):
     """Runs C++ function ``function`` ("run", "bench" or "scenario") with ``request`` (a dict) in a
-    child process; returns the reply dict, or raises the npusim error it reports."""
+    child process; returns the reply dict, or raises the npusim error it reports. ``slots`` (a
+    semaphore) replaces the max_workers() limit for this call (run_many's own ``workers``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p)
     env.setdefault("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1")
-    with _lock:
-        slots = _slots
+    if slots is None:
+        with _lock:
+            slots = _slots
     with slots:
         child = subprocess.Popen([sys.executable, "-m", "npusim._child", function], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)

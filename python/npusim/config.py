@@ -7,10 +7,7 @@ import json
 from . import _paths, errors
 
 
-def _module():
-    from . import _npusim
-
-    return _npusim
+from ._native import module as _module  # noqa: E402
 
 
 def _check(path, sets):

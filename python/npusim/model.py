@@ -9,10 +9,7 @@ import os
 from . import errors
 
 
-def _module():
-    from . import _npusim
-
-    return _npusim
+from ._native import module as _module  # noqa: E402
 
 
 def _reply(text):
