@@ -183,26 +183,6 @@ int quantize_command(const QuantizeCliOptions& o) {
 
 }  // namespace
 
-Result<models::Model> load_model_file(const std::string& path, bool cpu_fallback) {
-  models::OnnxImportOptions opt;
-  opt.cpu_fallback = cpu_fallback;
-  return load_model_file(path, opt);
-}
-
-Result<models::Model> load_model_file(const std::string& path, const models::OnnxImportOptions& opt) {
-  if (!models::is_onnx_path(path)) {
-    auto m = models::load_model(path);
-    if (!m) return m;
-    if (auto v = models::validate_model(*m); !v) return make_error(path + ": " + v.error());
-    return m;
-  }
-  auto imported = models::import_onnx_file(path, opt);
-  if (!imported) return make_error(imported.error());
-  if (auto v = models::validate_model(imported->model); !v)
-    return make_error(path + ": imported model is invalid: " + v.error());
-  return std::move(imported->model);
-}
-
 void register_import_commands(CLI::App& app, int* exit_code) {
   auto io = std::make_shared<ImportOptions>();
   auto* imp = app.add_subcommand("import", "Import an ONNX model into model JSON (NNAPI shape)");

@@ -8,10 +8,10 @@
 
 #include "command.h"
 #include "output_path.h"
-#include "npu/scenario/baselines.h"
 #include "npu/scenario/metrics.h"
 #include "npu/scenario/report.h"
 #include "npu/scenario/runner.h"
+#include "npu/tools/scenario_runs.h"
 
 namespace npusim {
 namespace {
@@ -39,43 +39,19 @@ int run_scenario(const ScenarioOptions& o) {
   if (!sc) return fail(sc.error());
   for (const std::string* out : {&o.json, &o.report, &o.trace})
     if (auto why = unwritable_reason(*out); !why.empty()) return fail(why);
-  const std::string main_policy = o.policy.empty() ? sc->policy : o.policy;
-  if (!find_baseline(main_policy)) {
-    std::string names;
-    for (const auto& n : baseline_names()) names += (names.empty() ? "" : ", ") + n;
-    return fail("--policy: unknown baseline \"" + main_policy + "\" (" + names + ")");
-  }
-  std::vector<std::string> policies = {main_policy};
-  if (o.compare)
-    for (const auto& n : baseline_names())
-      if (n != main_policy) policies.push_back(n);
-  std::vector<Metrics> all;
-  RunResult main_run;
-  for (const auto& policy : policies) {
-    RunOptions ro;
-    ro.policy = policy;
-    ro.duration_scale = o.scale;
-    ro.scale_thermal = o.scale_thermal;
-    if (policy == main_policy) {
-      ro.trace_path = o.trace;
-      ro.trace_descriptors = o.trace_descriptors;
-      ro.channel_timeline = !o.report.empty();
-    }
-    auto shared = run_forked(*sc, ro);
-    if (!shared) return fail(shared.error());
-    std::map<int, RunResult> isolated;
-    for (const auto& app : sc->apps) {
-      RunOptions io = ro;
-      io.trace_path.clear();
-      io.channel_timeline = false;
-      io.only_uid = app.uid;
-      auto alone = run_forked(*sc, io);
-      if (!alone) return fail(alone.error());
-      isolated.emplace(app.uid, std::move(*alone));
-    }
-    all.push_back(compute_metrics(*shared, isolated));
-    if (policy == main_policy) main_run = std::move(*shared);
-  }
+  npu::tools::ScenarioRunsOptions ro;
+  ro.policy = o.policy;
+  ro.compare = o.compare;
+  ro.scale = o.scale;
+  ro.scale_thermal = o.scale_thermal;
+  ro.trace = o.trace;
+  ro.trace_descriptors = o.trace_descriptors;
+  ro.channel_timeline = !o.report.empty();
+  auto runs = npu::tools::run_scenario_policies(*sc, ro);
+  if (!runs) return fail(runs.error());
+  const std::string& main_policy = runs->main_policy;
+  const std::vector<Metrics>& all = runs->metrics;
+  const RunResult& main_run = runs->main_run;
   std::printf("npusim scenario %s (%s): %.3g s simulated, seed %llu, policy %s\n", sc->name.c_str(),
               o.file.c_str(), sc->duration_s * o.scale, static_cast<unsigned long long>(sc->seed),
               main_policy.c_str());

@@ -23,6 +23,7 @@
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
+#include "npu/tools/run_model.h"
 #include "cmd_bench.h"
 #include "cmd_zoo.h"
 #include "cmd_regress.h"
@@ -63,36 +64,6 @@ struct RunOptions {
   std::string device = "npu";
 };
 
-// SPEC §3 validation precision: fp32 |e − a| ≤ 1e-5 + 5·ε·|e|; quantised exact (issue 2 demands it).
-struct Comparison {
-  double max_abs_error = 0;
-  uint64_t mismatches = 0;
-  uint64_t elements = 0;
-};
-
-Comparison compare(const npu::hal::TensorMap& got, const npu::hal::TensorMap& want) {
-  Comparison c;
-  for (const auto& [idx, w] : want) {
-    const auto it = got.find(idx);
-    if (it == got.end() || it->second.data.size() != w.data.size()) {
-      c.mismatches += w.element_count();
-      continue;
-    }
-    const bool is_float = npu::models::is_float_type(w.type);
-    const uint64_t count = w.element_count();  // once: it builds a shaped operand on each call
-    for (uint64_t i = 0; i < count; ++i) {
-      const double e = npu::models::read_element(w.type, w.data, i);
-      const double a = npu::models::read_element(w.type, it->second.data, i);
-      const double err = std::fabs(e - a);
-      c.max_abs_error = std::max(c.max_abs_error, err);
-      const double tol = is_float ? 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e) : 0.0;
-      if (err > tol) ++c.mismatches;
-      ++c.elements;
-    }
-  }
-  return c;
-}
-
 int run_command(const RunOptions& o) {
   using namespace npu;
   auto model = tools::load_model_file(o.model, o.cpu_fallback);  // a file (.onnx imported), or zoo:NAME
@@ -105,65 +76,38 @@ int run_command(const RunOptions& o) {
     if (auto why = npusim::unwritable_reason(*out); !why.empty()) return fail(why);
   cfg->waves_path = o.waves;
   cfg->trace = !o.trace.empty();
-  auto sys = system::System::create(*cfg);
-  if (!sys) return fail(sys.error());
-
-  hal::ExecutionResult result, reference;
-  hal::Status prepare_status;
-  std::string placement;
-  uint64_t prepare_ns = 0;
-  auto end = (*sys)->run([&](system::System& s) {
-    hal::Device& dev = o.device == "cpu" ? static_cast<hal::Device&>(s.cpu_device()) : s.npu_device();
-    const uint64_t t0 = s.os().now_ns();
-    auto prepared = dev.prepare_model(*model);
-    prepare_ns = s.os().now_ns() - t0;
-    prepare_status = prepared.status;
-    if (!prepared.status.ok()) return;
-    placement = prepared.model->placement();
-    result = prepared.model->execute_synchronously(*inputs, true);
-    if (o.check) {
-      auto ref = s.cpu_device().prepare_model(*model);
-      if (ref.status.ok()) reference = ref.model->execute_synchronously(*inputs, false);
-      else reference.status = ref.status;
-    }
-  });
-  if (!end) return fail(end.error());
-  if (!prepare_status.ok())
-    return fail(o.model + ": prepareModel: " + hal::to_string(prepare_status.code) + ": " + prepare_status.message);
-  if (!result.status.ok())
-    return fail(o.model + ": execute: " + hal::to_string(result.status.code) + ": " + result.status.message);
+  tools::RunModelOptions ro;
+  ro.name = o.model;
+  ro.device = o.device;
+  ro.check = o.check;
+  auto run = tools::run_model(*model, *inputs, *cfg, ro);
+  if (!run) return fail(run.error());
+  const hal::ExecutionResult& result = run->result;
+  const hal::ExecutionResult& reference = run->reference;
+  const std::string& placement = run->placement;
+  const uint64_t prepare_ns = run->prepare_ns;
+  auto& sys = run->system;
 
   std::string error;
   // A timing-only model gives timing but no values: no outputs file rather than one of made-up values.
   if (!result.timing_only &&
       !write_file(o.outputs, models::dump_json_pretty(models::io_to_json(result.outputs)), &error))
     return fail(error);
-  auto& stats = (*sys)->stats();
-  stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
-      static_cast<double>(result.timing.time_in_driver_us);
-  stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
-      static_cast<double>(result.timing.time_on_device_us);
-  stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
-  stats.value("hal.prepare.time_us", "us", "Simulated time of prepareModel") = prepare_ns / 1000.0;
-  // Channels busy on average while the execution was on the device: the multi-channel speed-up.
-  const double device_cycles_elapsed = result.timing.time_on_device_us * (*sys)->config().npu.clock_mhz();
-  stats.value("hal.execution.channel_parallelism", "channels",
-              "NPU busy cycles over elapsed device cycles (average channels in use)") =
-      device_cycles_elapsed > 0 ? static_cast<double>(result.device_cycles) / device_cycles_elapsed : 0.0;
+  auto& stats = sys->stats();
   if (!o.stats.empty() && !write_file(o.stats, stats.to_json(o.stats_meta).dump(2) + "\n", &error)) return fail(error);
   if (!o.trace.empty()) {
-    if (auto w = (*sys)->tracer()->write(o.trace); !w) return fail(w.error());
+    if (auto w = sys->tracer()->write(o.trace); !w) return fail(w.error());
   }
 
-  Comparison cmp;
+  tools::OutputComparison cmp;
   if (o.check && result.timing_only)
     return fail(o.model + ": --check: a timing-only model (weights are sizes only) has no values to compare");
   if (o.check) {
     if (!reference.status.ok())
       return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " + reference.status.message);
-    cmp = compare(result.outputs, reference.outputs);
+    cmp = tools::compare_outputs(result.outputs, reference.outputs);
   }
-  const auto& hwc = (*sys)->config().npu;
+  const auto& hwc = sys->config().npu;
   if (o.json) {
     nlohmann::json j = {{"model", o.model},
                         {"placement", placement},
@@ -171,7 +115,7 @@ int run_command(const RunOptions& o) {
                         {"device_us", result.timing.time_on_device_us},
                         {"npu_cycles", result.device_cycles},
                         {"npu_jobs", result.npu_jobs},
-                        {"simulated_end_s", *end},
+                        {"simulated_end_s", run->simulated_end_s},
                         {"timing_only", result.timing_only}};
     if (!result.timing_only) j["outputs"] = o.outputs;
     if (o.check)
@@ -180,7 +124,7 @@ int run_command(const RunOptions& o) {
     return o.check && cmp.mismatches ? 3 : 0;
   }
   std::printf("npusim run: %s on %s (%u channel%s, %ux%u %s array, %.0f MHz)\n", o.model.c_str(),
-              (*sys)->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
+              sys->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
               hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(), hwc.clock_mhz());
   std::printf("  placement       %s\n", placement.c_str());
   std::printf("  prepare         %.1f us simulated\n", prepare_ns / 1000.0);

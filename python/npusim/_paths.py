@@ -1,0 +1,33 @@
+"""Where the shipped configs (configs/npu, configs/scenarios) are: beside the installed package, or in
+the source tree the build tree was configured from."""
+
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def configs_dir():
+    installed = os.path.join(_HERE, "configs")
+    if os.path.isdir(installed):
+        return installed
+    try:
+        from . import _build_paths
+    except ImportError:
+        return installed
+    return _build_paths.CONFIGS_DIR
+
+
+def hardware_config(name_or_path):
+    """A hardware config path: a file as given, or a preset name ("default", "edge-small", "large")."""
+    name = os.fspath(name_or_path)
+    if os.path.exists(name) or os.sep in name or name.endswith(".json"):
+        return name
+    return os.path.join(configs_dir(), "npu", name + ".json")
+
+
+def scenario_file(name_or_path):
+    """A scenario path: a file as given, or a shipped scenario's name ("camera_llm", ...)."""
+    name = os.fspath(name_or_path)
+    if os.path.exists(name) or os.sep in name or name.endswith(".json"):
+        return name
+    return os.path.join(configs_dir(), "scenarios", name + ".json")

@@ -1,0 +1,50 @@
+// One inference of a model on a fresh simulated System, as `npusim run` performs it: prepare on the NPU
+// (or CPU) device, execute once with timing, optionally run the CPU reference in the same simulation,
+// and add the execution's figures to the stats tree (hal.execution.latency_us, device_us, npu_cycles,
+// channel_parallelism; hal.prepare.time_us). The CLI and the Python module both run models through it,
+// so their numbers are the same. It writes no files and prints nothing; a process calls it at most once
+// (one SystemC simulation per process).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "npu/common/result.h"
+#include "npu/hal/device.h"
+#include "npu/models/model.h"
+#include "npu/system/system.h"
+
+namespace npu::tools {
+
+struct RunModelOptions {
+  std::string name;            // how the user named the model: prefixes error messages
+  std::string device = "npu";  // "npu" or "cpu" (the CPU reference device)
+  bool check = false;          // also execute on the CPU reference device (RunModelOutcome::reference)
+};
+
+struct RunModelOutcome {
+  std::unique_ptr<system::System> system;  // after the run: stats(), tracer(), config()
+  hal::ExecutionResult result;             // status ok
+  hal::ExecutionResult reference;          // with check: the CPU reference's execution (status may fail)
+  std::string placement;                   // PreparedModel::placement()
+  uint64_t prepare_ns = 0;                 // simulated time of prepareModel
+  double simulated_end_s = 0;
+};
+
+// Errors: the System cannot be built, prepareModel or the execution failed ("<name>: prepareModel:
+// INVALID_ARGUMENT: ..."), or the simulation hit its time limit.
+Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorMap& inputs,
+                                  const system::SystemConfig& config, const RunModelOptions& options);
+
+// Elementwise comparison with the CPU reference (`npusim run --check`): quantised results must be equal,
+// float ones within NNAPI's fp32 tolerance |e − a| ≤ 1e-5 + 5·2⁻²³·|e|. An output missing from `got` or of
+// another size counts all its elements as mismatches.
+struct OutputComparison {
+  double max_abs_error = 0;
+  uint64_t mismatches = 0;
+  uint64_t elements = 0;
+};
+OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want);
+
+}  // namespace npu::tools

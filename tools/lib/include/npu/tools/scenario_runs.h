@@ -1,0 +1,37 @@
+// A scenario under one baseline or all of them, as `npusim scenario [--compare]` runs it: per policy one
+// shared run and each app's isolated run (every simulation a forked child process), then the metrics.
+// The CLI and the Python module both call it. It prints and writes nothing except the trace file asked
+// for in `trace`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "npu/common/result.h"
+#include "npu/scenario/metrics.h"
+#include "npu/scenario/runner.h"
+#include "npu/scenario/scenario.h"
+
+namespace npu::tools {
+
+struct ScenarioRunsOptions {
+  std::string policy;  // the main baseline; empty: the scenario's own
+  bool compare = false;  // then every other baseline after the main one
+  double scale = 1;      // RunOptions::duration_scale
+  bool scale_thermal = false;
+  // Only for the main policy's shared run:
+  std::string trace;  // Perfetto trace path (empty: none)
+  bool trace_descriptors = false;
+  bool channel_timeline = false;  // what the HTML report draws
+};
+
+struct ScenarioRuns {
+  std::string main_policy;
+  std::vector<scenario::Metrics> metrics;  // the main policy first
+  scenario::RunResult main_run;            // the main policy's shared run
+};
+
+// Errors: an unknown baseline (naming the known ones), or a run that failed.
+Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& scenario, const ScenarioRunsOptions& options);
+
+}  // namespace npu::tools

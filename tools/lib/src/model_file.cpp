@@ -1,0 +1,28 @@
+#include "npu/tools/model_file.h"
+
+#include "npu/models/validate.h"
+#include "npu/models/zoo.h"
+
+namespace npu::tools {
+
+Result<models::Model> load_model_file(const std::string& path, bool cpu_fallback) {
+  models::OnnxImportOptions opt;
+  opt.cpu_fallback = cpu_fallback;
+  return load_model_file(path, opt);
+}
+
+Result<models::Model> load_model_file(const std::string& path, const models::OnnxImportOptions& opt) {
+  if (!models::is_onnx_path(path)) {
+    auto m = models::load_model(path);
+    if (!m) return m;
+    if (auto v = models::validate_model(*m); !v) return make_error(path + ": " + v.error());
+    return m;
+  }
+  auto imported = models::import_onnx_file(path, opt);
+  if (!imported) return make_error(imported.error());
+  if (auto v = models::validate_model(imported->model); !v)
+    return make_error(path + ": imported model is invalid: " + v.error());
+  return std::move(imported->model);
+}
+
+}  // namespace npu::tools

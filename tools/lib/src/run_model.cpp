@@ -1,0 +1,79 @@
+#include "npu/tools/run_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "npu/models/tensor.h"
+
+namespace npu::tools {
+
+OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want) {
+  OutputComparison c;
+  for (const auto& [idx, w] : want) {
+    const auto it = got.find(idx);
+    if (it == got.end() || it->second.data.size() != w.data.size()) {
+      c.mismatches += w.element_count();
+      continue;
+    }
+    const bool is_float = models::is_float_type(w.type);
+    const uint64_t count = w.element_count();  // once: it builds a shaped operand on each call
+    for (uint64_t i = 0; i < count; ++i) {
+      const double e = models::read_element(w.type, w.data, i);
+      const double a = models::read_element(w.type, it->second.data, i);
+      const double err = std::fabs(e - a);
+      c.max_abs_error = std::max(c.max_abs_error, err);
+      const double tol = is_float ? 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e) : 0.0;
+      if (err > tol) ++c.mismatches;
+      ++c.elements;
+    }
+  }
+  return c;
+}
+
+Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorMap& inputs,
+                                  const system::SystemConfig& config, const RunModelOptions& o) {
+  auto sys = system::System::create(config);
+  if (!sys) return make_error(sys.error());
+  RunModelOutcome out;
+  hal::Status prepare_status;
+  auto end = (*sys)->run([&](system::System& s) {
+    hal::Device& dev = o.device == "cpu" ? static_cast<hal::Device&>(s.cpu_device()) : s.npu_device();
+    const uint64_t t0 = s.os().now_ns();
+    auto prepared = dev.prepare_model(model);
+    out.prepare_ns = s.os().now_ns() - t0;
+    prepare_status = prepared.status;
+    if (!prepared.status.ok()) return;
+    out.placement = prepared.model->placement();
+    out.result = prepared.model->execute_synchronously(inputs, true);
+    if (o.check) {
+      auto ref = s.cpu_device().prepare_model(model);
+      if (ref.status.ok()) out.reference = ref.model->execute_synchronously(inputs, false);
+      else out.reference.status = ref.status;
+    }
+  });
+  if (!end) return make_error(end.error());
+  if (!prepare_status.ok())
+    return make_error(o.name + ": prepareModel: " + hal::to_string(prepare_status.code) + ": " +
+                      prepare_status.message);
+  if (!out.result.status.ok())
+    return make_error(o.name + ": execute: " + hal::to_string(out.result.status.code) + ": " +
+                      out.result.status.message);
+  out.simulated_end_s = *end;
+  const auto& result = out.result;
+  auto& stats = (*sys)->stats();
+  stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
+      static_cast<double>(result.timing.time_in_driver_us);
+  stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
+      static_cast<double>(result.timing.time_on_device_us);
+  stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
+  stats.value("hal.prepare.time_us", "us", "Simulated time of prepareModel") = out.prepare_ns / 1000.0;
+  // Channels busy on average while the execution was on the device: the multi-channel speed-up.
+  const double device_cycles_elapsed = result.timing.time_on_device_us * (*sys)->config().npu.clock_mhz();
+  stats.value("hal.execution.channel_parallelism", "channels",
+              "NPU busy cycles over elapsed device cycles (average channels in use)") =
+      device_cycles_elapsed > 0 ? static_cast<double>(result.device_cycles) / device_cycles_elapsed : 0.0;
+  out.system = std::move(*sys);
+  return out;
+}
+
+}  // namespace npu::tools

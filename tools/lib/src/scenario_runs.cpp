@@ -1,0 +1,50 @@
+#include "npu/tools/scenario_runs.h"
+
+#include <map>
+
+#include "npu/scenario/baselines.h"
+
+namespace npu::tools {
+
+Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& sc, const ScenarioRunsOptions& o) {
+  using namespace npu::scenario;
+  ScenarioRuns out;
+  out.main_policy = o.policy.empty() ? sc.policy : o.policy;
+  if (!find_baseline(out.main_policy)) {
+    std::string names;
+    for (const auto& n : baseline_names()) names += (names.empty() ? "" : ", ") + n;
+    return make_error("--policy: unknown baseline \"" + out.main_policy + "\" (" + names + ")");
+  }
+  std::vector<std::string> policies = {out.main_policy};
+  if (o.compare)
+    for (const auto& n : baseline_names())
+      if (n != out.main_policy) policies.push_back(n);
+  for (const auto& policy : policies) {
+    RunOptions ro;
+    ro.policy = policy;
+    ro.duration_scale = o.scale;
+    ro.scale_thermal = o.scale_thermal;
+    if (policy == out.main_policy) {
+      ro.trace_path = o.trace;
+      ro.trace_descriptors = o.trace_descriptors;
+      ro.channel_timeline = o.channel_timeline;
+    }
+    auto shared = run_forked(sc, ro);
+    if (!shared) return make_error(shared.error());
+    std::map<int, RunResult> isolated;
+    for (const auto& app : sc.apps) {
+      RunOptions io = ro;
+      io.trace_path.clear();
+      io.channel_timeline = false;
+      io.only_uid = app.uid;
+      auto alone = run_forked(sc, io);
+      if (!alone) return make_error(alone.error());
+      isolated.emplace(app.uid, std::move(*alone));
+    }
+    out.metrics.push_back(compute_metrics(*shared, isolated));
+    if (policy == out.main_policy) out.main_run = std::move(*shared);
+  }
+  return out;
+}
+
+}  // namespace npu::tools
