@@ -22,6 +22,7 @@
 #include "npu/models/zoo.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
+#include "npu/sweep/area.h"
 #include "npu/system/system.h"
 #include "cmd_bench.h"
 #include "cmd_zoo.h"
@@ -149,6 +150,14 @@ int run_command(const RunOptions& o) {
   stats.value("hal.execution.channel_parallelism", "channels",
               "NPU busy cycles over elapsed device cycles (average channels in use)") =
       device_cycles_elapsed > 0 ? static_cast<double>(result.device_cycles) / device_cycles_elapsed : 0.0;
+  // Silicon area of the design (docs/area.md), beside its time and energy.
+  const auto area = npu::sweep::design_area((*sys)->config());
+  stats.value("npu.area.total_mm2", "mm2", "Silicon area of the NPU design (docs/area.md)") = area.total_mm2();
+  stats.value("npu.area.mac_array_mm2", "mm2", "Area of the channels' MAC arrays") = area.mac_array_mm2;
+  stats.value("npu.area.sram_mm2", "mm2", "Area of the channels' scratchpad SRAM") = area.sram_mm2;
+  stats.value("npu.area.vector_mm2", "mm2", "Area of the channels' vector units") = area.vector_mm2;
+  stats.value("npu.area.dma_mm2", "mm2", "Area of the channels' DMA engines") = area.dma_mm2;
+  stats.value("npu.area.dram_phy_mm2", "mm2", "Area of the DRAM PHY") = area.dram_phy_mm2;
   if (!o.stats.empty() && !write_file(o.stats, stats.to_json(o.stats_meta).dump(2) + "\n", &error)) return fail(error);
   if (!o.trace.empty()) {
     if (auto w = (*sys)->tracer()->write(o.trace); !w) return fail(w.error());
@@ -171,6 +180,7 @@ int run_command(const RunOptions& o) {
                         {"npu_cycles", result.device_cycles},
                         {"npu_jobs", result.npu_jobs},
                         {"simulated_end_s", *end},
+                        {"area_mm2", area.total_mm2()},
                         {"timing_only", result.timing_only}};
     if (!result.timing_only) j["outputs"] = o.outputs;
     if (o.check)
@@ -350,6 +360,8 @@ int sc_main(int argc, char* argv[]) {
   // Subcommands in their own files (tools/cmd_*.cpp); one line each.
   const std::vector<npusim::Subcommand> registered = {
       npusim::register_scenario_command(app),
+      npusim::register_sweep_command(app),
+      npusim::register_measure_command(app),
   };
 
   if (argc == 1) {
