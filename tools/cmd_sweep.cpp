@@ -251,8 +251,16 @@ int read_database(const SweepOptions& o) {
   auto db = npu::sweep::Database::open(o.db, {});
   if (!db) return fail(db.error());
   if (!o.exp.empty()) {
-    if (o.exp != "csv") return fail("--export: only csv is supported, got \"" + o.exp + "\"");
-    auto csv = db->csv();
+    if (o.exp != "csv" && o.exp != "pareto")
+      return fail("--export: csv (the table) or pareto (Markdown Pareto fronts), got \"" + o.exp + "\"");
+    npu::Result<std::string> csv = std::string();
+    if (o.exp == "csv") {
+      csv = db->csv();
+    } else {
+      auto rows = db->rows();
+      if (!rows) return fail(rows.error());
+      csv = npu::sweep::pareto_markdown(db->meta(), *rows);
+    }
     if (!csv) return fail(csv.error());
     if (o.out.empty() || o.out == "-") {
       std::fputs(csv->c_str(), stdout);
@@ -261,7 +269,7 @@ int read_database(const SweepOptions& o) {
       std::ofstream f(o.out);
       f << *csv;
       if (!f) return fail(o.out + ": cannot write");
-      std::fprintf(stderr, "csv written to %s\n", o.out.c_str());
+      std::fprintf(stderr, "%s written to %s\n", o.exp.c_str(), o.out.c_str());
     }
   }
   if (!o.report.empty()) {
@@ -381,7 +389,7 @@ Subcommand register_sweep_command(CLI::App& app) {
   cmd->add_flag("--retry-failed", o->retry_failed, "Run failed points again (by default a rerun skips them too)");
   cmd->add_option("--point-timeout", o->point_timeout_s, "Seconds after which a point's process is killed and the point fails")
       ->capture_default_str();
-  cmd->add_option("--export", o->exp, "Write the database as a table: csv (to -o, or stdout); runs nothing");
+  cmd->add_option("--export", o->exp, "Write the database: csv (every row) or pareto (Markdown Pareto fronts), to -o or stdout; runs nothing");
   cmd->add_option("-o,--output", o->out, "With --export: the output file");
   cmd->add_option("--report", o->report, "Write an HTML report (Pareto fronts, sensitivities, table); runs nothing");
   cmd->add_option("--backend", o->backend, "local (this machine) or slurm (a job array)")

@@ -43,7 +43,8 @@ const D = JSON.parse(document.getElementById('data').textContent);
 const NS = 'http://www.w3.org/2000/svg';
 function el(tag, attrs, parent) { const e = document.createElementNS(NS, tag);
   for (const k in attrs) e.setAttribute(k, attrs[k]); if (parent) parent.appendChild(e); return e; }
-function fmt(v) { return v == null ? '' : (Math.abs(v) >= 1000 || Math.abs(v) < 0.01) && v != 0 ? v.toExponential(3) : (+v.toPrecision(4)).toString(); }
+function fmt(v) { const a = Math.abs(v); return v == null ? '' : a >= 1e7 || (a < 0.01 && v != 0) ? v.toExponential(2) :
+  a >= 100 ? Math.round(v).toString() : (+v.toPrecision(4)).toString(); }
 function scale(vals, lo, hi) { let a = Math.min(...vals), b = Math.max(...vals);
   const log = a > 0 && b / a > 20; if (log) { a = Math.log10(a); b = Math.log10(b); }
   if (a == b) { a -= 1; b += 1; } const pad = (b - a) * 0.06; a -= pad; b += pad;
@@ -129,6 +130,41 @@ std::vector<size_t> pareto_front(const std::vector<Row>& rows, const std::string
     if (!dominated) front.push_back(i);
   }
   return front;
+}
+
+std::string pareto_markdown(const SweepMeta& meta, const std::vector<Row>& rows) {
+  const std::string lat = latency_metric(meta);
+  if (lat.empty() || !has(meta, "energy_mj") || !has(meta, "area_mm2"))
+    return "The sweep did not record a latency metric, energy_mj and area_mm2: no Pareto front.\n";
+  std::vector<std::string> workloads;
+  for (const auto& r : rows)
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
+  std::string out;
+  for (const auto& w : workloads) {
+    auto front = pareto_front(rows, w, lat);
+    size_t ok = 0;
+    for (const auto& r : rows) ok += r.workload == w && r.status == "ok";
+    std::sort(front.begin(), front.end(), [&](size_t a, size_t b) {
+      return rows[a].metrics[lat].get<double>() < rows[b].metrics[lat].get<double>();
+    });
+    out += "**" + w + "**: " + std::to_string(front.size()) + " of " + std::to_string(ok) + " designs on the front\n\n| point |";
+    for (const auto& a : meta.axes) out += " " + a + " |";
+    out += " " + lat + " | energy_mj | area_mm2 |\n|---|";
+    for (size_t i = 0; i < meta.axes.size() + 3; ++i) out += "---|";
+    out += "\n";
+    for (size_t i : front) {
+      out += "| " + std::to_string(rows[i].point) + " |";
+      for (const auto& a : meta.axes) out += " " + cell(rows[i].params[a]) + " |";
+      for (const char* m : {lat.c_str(), "energy_mj", "area_mm2"}) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.5g", rows[i].metrics[m].get<double>());
+        out += std::string(" ") + b + " |";
+      }
+      out += "\n";
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {

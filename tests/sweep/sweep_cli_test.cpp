@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -213,6 +214,7 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
   ASSERT_TRUE(db.ok());
   auto rows = *db->rows();
   size_t front = 0, all = 0;
+  std::map<std::string, size_t> front_of;
   for (const auto& a : rows) {
     ++all;
     bool dominated = false;
@@ -223,10 +225,17 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
       if (lb <= la && eb <= ea && ab <= aa && (lb < la || eb < ea || ab < aa)) dominated = true;
     }
     front += !dominated;
+    front_of[a.workload] += !dominated;
   }
   EXPECT_GT(front, 0u);
   EXPECT_EQ(count("class=\"front\""), 2 * front);
   EXPECT_EQ(count("class=\"dominated\""), 2 * (all - front));
+  // The same fronts as Markdown.
+  auto md = npusim("sweep --db ref.sqlite --export pareto");
+  ASSERT_EQ(md.status, 0) << md.output;
+  for (const auto& [w, n] : front_of)
+    EXPECT_NE(md.output.find("**" + w + "**: " + std::to_string(n) + " of " + std::to_string(kPoints) + " designs on the front"),
+              std::string::npos) << md.output;
   // The screenshot, kept in the build tree; a page with the plots compresses to far more than a blank one.
   const std::string png = std::string(SWEEP_BUILD_DIR) + "/sweep_report.png";
   const std::string blank = std::filesystem::absolute("blank.png").string();

@@ -20,5 +20,7 @@ std::vector<size_t> pareto_front(const std::vector<Row>& rows, const std::string
 std::string latency_metric(const SweepMeta& meta);
 
 std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows);
+// The Pareto front of every workload as Markdown tables (axes, latency, energy, area), by latency.
+std::string pareto_markdown(const SweepMeta& meta, const std::vector<Row>& rows);
 
 }  // namespace npu::sweep
