@@ -96,7 +96,7 @@ npu::Result<json> measure_model(const MeasureOptions& o, const npu::system::Syst
   auto sys = system::System::create(cfg);
   if (!sys) return make_error(sys.error());
   std::vector<double> latency_us;
-  double device_us = 0, busy_cycles = 0, energy_pj = 0;
+  double device_us = 0, busy_cycles = 0, energy_pj = 0, cpu_ops = 0;
   std::string error;
   auto end = (*sys)->run([&](system::System& s) {
     auto prepared = s.npu_device().prepare_model(*model);
@@ -104,6 +104,9 @@ npu::Result<json> measure_model(const MeasureOptions& o, const npu::system::Syst
       error = o.model + ": prepareModel: " + hal::to_string(prepared.status.code) + ": " + prepared.status.message;
       return;
     }
+    std::vector<bool> supported;
+    if (s.npu_device().supported_operations(*model, &supported).ok())
+      cpu_ops = static_cast<double>(std::count(supported.begin(), supported.end(), false));
     const double e0 = stat_value(s.stats(), "npu.power.energy.total");
     for (uint32_t i = 0; i < o.iterations; ++i) {
       const auto inputs = models::random_inputs(*model, o.seed + i, 0);
@@ -133,7 +136,8 @@ npu::Result<json> measure_model(const MeasureOptions& o, const npu::system::Syst
             {"utilisation", elapsed_cycles > 0 ? busy_cycles / elapsed_cycles : 0.0},
             {"energy_mj", energy_pj / n * 1e-9},
             {"peak_junction_c", stat_value(st, "npu.thermal.junction.max_c")},
-            {"throttled_s", throttled_ns * 1e-9}};
+            {"throttled_s", throttled_ns * 1e-9},
+            {"cpu_ops", cpu_ops}};
   return m;
 }
 
@@ -159,6 +163,12 @@ npu::Result<json> measure_scenario(const MeasureOptions& o) {
       isolated.emplace(app.uid, std::move(*alone));
     }
   }
+  // An app whose loads or jobs failed (its model does not fit the design, say) did not run its share:
+  // the design cannot run this scenario, and a row of "ok" metrics would hide it.
+  for (const auto& a : shared->apps)
+    if (!a.errors.empty())
+      return npu::make_error(o.scenario + ": app " + a.name + ": " + a.errors.front() +
+                             (a.errors.size() > 1 ? " (and " + std::to_string(a.errors.size() - 1) + " more errors)" : ""));
   const Metrics met = compute_metrics(*shared, isolated);
   std::vector<double> latency_us;
   double cycles = 0, missed = 0, with_deadline = 0;

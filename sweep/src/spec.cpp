@@ -225,6 +225,7 @@ const std::vector<Metric>& metric_catalogue() {
       {"peak_junction_c", "C", "Highest NPU junction temperature"},
       {"throttled_s", "s", "Time the clock spent below the fastest DVFS operating point"},
       {"area_mm2", "mm2", "Silicon area of the design (docs/area.md)"},
+      {"cpu_ops", "", "Models: operations the NPU cannot run on this design, run on the CPU (not in energy_mj)"},
       {"deadline_misses", "", "Scenarios: requests dropped or finished after their deadline, all apps"},
       {"miss_rate", "", "Scenarios: deadline misses over requests with a deadline"},
       {"antt", "", "Scenarios with isolated runs: average normalised turnaround time (lower is better)"},

@@ -25,6 +25,7 @@ namespace {
 using test::npusim;
 
 const std::string kSmall = std::string(NPUSIM_SOURCE_DIR) + "/configs/sweeps/small.json";
+const std::string kHw = " --hw " + std::string(NPUSIM_SOURCE_DIR) + "/configs/npu/default.json";
 
 // The small sweep's design points, by hand: channels {1, 4} x square arrays {8, 16} x DRAM {6.4, 25.6}
 // GB/s, over two workloads.
@@ -250,6 +251,33 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
   ASSERT_GT(shot.size(), 8u);
   EXPECT_EQ(shot.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_GT(shot.size(), 4 * slurp(blank).size()) << "the screenshot shows more than a blank page";
+}
+
+// A design where an app of the scenario cannot run (the LLM's command buffers do not fit beside a
+// 256 KiB-SRAM design's many tiles) fails with the app's error instead of reporting the camera alone.
+TEST(SweepCli, ScenarioWithAFailingAppFails) {
+  auto r = npusim("measure" + kHw + " --scenario " + std::string(NPUSIM_SOURCE_DIR) + "/configs/scenarios/camera_llm.json "
+                  "--scale 0.2 --set npu.channel.sram.kib=256 --set npu.channel.array.rows=32 "
+                  "--set npu.channel.array.cols=32 --json");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("camera_llm.json: app llm: "), std::string::npos) << r.output;
+  r = npusim("measure" + kHw + " --scenario " + std::string(NPUSIM_SOURCE_DIR) + "/configs/scenarios/camera_llm.json --scale 0.2 --json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["metrics"]["deadline_misses"], 0.0);
+}
+
+// Operations the design leaves to the CPU are counted: the 1B decoder's embedding lookup, L2
+// normalisations and the fully-connected layers the compiler cannot tile (with 32x32 arrays, more of them
+// in 256 KiB of SRAM than in 512).
+TEST(SweepCli, MeasureCountsCpuOperations) {
+  const std::string arrays = " --set npu.channel.array.rows=32 --set npu.channel.array.cols=32";
+  auto big = npusim("measure" + kHw + " --model zoo:decoder_1b_decode --iterations 1 --json" + arrays);
+  auto small = npusim("measure" + kHw + " --model zoo:decoder_1b_decode --iterations 1 --set npu.channel.sram.kib=256 --json" + arrays);
+  ASSERT_EQ(big.status, 0) << big.output;
+  ASSERT_EQ(small.status, 0) << small.output;
+  const double b = nlohmann::json::parse(big.output)["metrics"]["cpu_ops"], s = nlohmann::json::parse(small.output)["metrics"]["cpu_ops"];
+  EXPECT_GE(b, 34);  // at least the embedding lookup and the 33 L2 normalisations
+  EXPECT_GT(s, b) << "less SRAM, more operations left to the CPU";
 }
 
 TEST(SweepCli, RunJsonAndStatsReportArea) {
