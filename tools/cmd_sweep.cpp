@@ -299,7 +299,7 @@ int run_sweep(const SweepOptions& o) {
   using namespace npu::sweep;
   // One Slurm array task: its chunk of the task list, rows to its own file (no database here).
   if (o.task >= 0) return run_slurm_task(o.work_dir, static_cast<unsigned>(o.task), self_exe());
-  if (o.db.empty()) return fail("sweep: --db FILE is required (the results database)");
+  if (o.db.empty() && !o.list) return fail("sweep: --db FILE is required (the results database)");
   if (!o.exp.empty() || !o.report.empty()) return read_database(o);
   if (o.file.empty()) return fail("sweep: the sweep file is required (configs/sweeps/*.json)");
   auto spec = load_sweep(o.file);

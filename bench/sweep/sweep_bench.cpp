@@ -58,7 +58,7 @@ int main(int argc, char* argv[]) {
     }
   }
   // Points and runs from the sweep's own listing.
-  const std::string list = capture(std::string(NPUSIM_BIN) + " sweep " + sweep + " --db /dev/null --list");
+  const std::string list = capture(std::string(NPUSIM_BIN) + " sweep " + sweep + " --list");
   unsigned points = 0, workloads = 0;
   if (std::sscanf(list.c_str(), "sweep %*s %u points (%*u candidates, %*u rejected) x %u workloads", &points,
                   &workloads) != 2 || points == 0) {
