@@ -11,13 +11,11 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cmd_import.h"
 #include "command.h"
-#include "output_path.h"
 #include "npu/hal/device.h"
 #include "npu/models/builder.h"
 #include "npu/models/validate.h"
@@ -32,6 +30,7 @@
 #include "npu/sweep/slurm.h"
 #include "npu/sweep/spec.h"
 #include "npu/system/system.h"
+#include "output_path.h"
 
 namespace npusim {
 namespace {
@@ -85,7 +84,8 @@ npu::Result<json> measure_model(const MeasureOptions& o, const npu::system::Syst
     // Timing-only: weight tensors as sizes, as the zoo's decoders are; the NPU moves and computes no
     // values. Rank-1 and scalar constants (biases, shapes, parameters) keep theirs: compiling reads them.
     for (auto& op : model->main.operands)
-      if ((op.lifetime == models::Lifetime::CONSTANT_COPY || op.lifetime == models::Lifetime::CONSTANT_REFERENCE) &&
+      if ((op.lifetime == models::Lifetime::CONSTANT_COPY ||
+           op.lifetime == models::Lifetime::CONSTANT_REFERENCE) &&
           op.dimensions.size() >= 2 && !op.data.empty()) {
         op.data.clear();
         op.data.shrink_to_fit();
@@ -101,7 +101,8 @@ npu::Result<json> measure_model(const MeasureOptions& o, const npu::system::Syst
   auto end = (*sys)->run([&](system::System& s) {
     auto prepared = s.npu_device().prepare_model(*model);
     if (!prepared.status.ok()) {
-      error = o.model + ": prepareModel: " + hal::to_string(prepared.status.code) + ": " + prepared.status.message;
+      error = o.model + ": prepareModel: " + hal::to_string(prepared.status.code) + ": " +
+              prepared.status.message;
       return;
     }
     std::vector<bool> supported;
@@ -128,7 +129,8 @@ npu::Result<json> measure_model(const MeasureOptions& o, const npu::system::Syst
   const double n = o.iterations;
   const double elapsed_cycles = device_us * cfg.npu.clock_mhz() * cfg.npu.channels;
   double throttled_ns = 0;
-  for (int i = 1; i < 4; ++i) throttled_ns += stat_value(st, "npu.dvfs.opp" + std::to_string(i) + ".residency_ns");
+  for (int i = 1; i < 4; ++i)
+    throttled_ns += stat_value(st, "npu.dvfs.opp" + std::to_string(i) + ".residency_ns");
   json m = {{"latency_p50_us", percentile(latency_us, 50)},
             {"latency_p99_us", percentile(latency_us, 99)},
             {"latency_mean_us", mean(latency_us)},
@@ -167,15 +169,17 @@ npu::Result<json> measure_scenario(const MeasureOptions& o) {
   // the design cannot run this scenario, and a row of "ok" metrics would hide it.
   for (const auto& a : shared->apps)
     if (!a.errors.empty())
-      return npu::make_error(o.scenario + ": app " + a.name + ": " + a.errors.front() +
-                             (a.errors.size() > 1 ? " (and " + std::to_string(a.errors.size() - 1) + " more errors)" : ""));
+      return npu::make_error(
+          o.scenario + ": app " + a.name + ": " + a.errors.front() +
+          (a.errors.size() > 1 ? " (and " + std::to_string(a.errors.size() - 1) + " more errors)" : ""));
   const Metrics met = compute_metrics(*shared, isolated);
   std::vector<double> latency_us;
   double cycles = 0, missed = 0, with_deadline = 0;
   for (const auto& a : shared->apps) {
     cycles += static_cast<double>(a.device_cycles);
     for (const auto& r : a.requests) {
-      if (!r.dropped && r.end_ns >= r.arrival_ns) latency_us.push_back(static_cast<double>(r.end_ns - r.arrival_ns) / 1e3);
+      if (!r.dropped && r.end_ns >= r.arrival_ns)
+        latency_us.push_back(static_cast<double>(r.end_ns - r.arrival_ns) / 1e3);
       if (r.deadline_ns) ++with_deadline;
       if (r.missed) ++missed;
     }
@@ -198,7 +202,8 @@ npu::Result<json> measure_scenario(const MeasureOptions& o) {
 }
 
 int run_measure(const MeasureOptions& o) {
-  if (o.model.empty() == o.scenario.empty()) return fail("measure: give exactly one of --model or --scenario");
+  if (o.model.empty() == o.scenario.empty())
+    return fail("measure: give exactly one of --model or --scenario");
   auto cfg = npu::system::load_system_config(o.hw, o.sets);
   if (!cfg) return fail(cfg.error());
   auto values = npu::sweep::effective_config(o.hw, o.sets);
@@ -211,11 +216,12 @@ int run_measure(const MeasureOptions& o) {
               {"hardware", o.hw},
               {"sets", o.sets},
               {"config_digest", npu::sweep::digest(values->dump())},
-              {"area", {{"mac_array_mm2", area.mac_array_mm2},
-                        {"sram_mm2", area.sram_mm2},
-                        {"vector_mm2", area.vector_mm2},
-                        {"dma_mm2", area.dma_mm2},
-                        {"dram_phy_mm2", area.dram_phy_mm2}}},
+              {"area",
+               {{"mac_array_mm2", area.mac_array_mm2},
+                {"sram_mm2", area.sram_mm2},
+                {"vector_mm2", area.vector_mm2},
+                {"dma_mm2", area.dma_mm2},
+                {"dram_phy_mm2", area.dram_phy_mm2}}},
               {"metrics", *m}};
   if (o.json) {
     std::printf("%s\n", out.dump(2).c_str());
@@ -225,8 +231,8 @@ int run_measure(const MeasureOptions& o) {
   for (const auto& metric : npu::sweep::metric_catalogue()) {
     if (!m->contains(metric.name)) continue;
     const json& v = (*m)[metric.name];
-    std::printf("  %-16s %s %s\n", metric.name.c_str(), v.is_number() ? std::to_string(v.get<double>()).c_str() : "-",
-                metric.unit.c_str());
+    std::printf("  %-16s %s %s\n", metric.name.c_str(),
+                v.is_number() ? std::to_string(v.get<double>()).c_str() : "-", metric.unit.c_str());
   }
   return 0;
 }
@@ -308,12 +314,14 @@ int run_sweep(const SweepOptions& o) {
   if (!expansion) return fail(expansion.error());
   if (o.list) {
     std::printf("sweep %s: %zu points (%u candidates, %zu rejected) x %zu workloads\n", spec->name.c_str(),
-                expansion->points.size(), expansion->candidates, expansion->rejected.size(), spec->workloads.size());
+                expansion->points.size(), expansion->candidates, expansion->rejected.size(),
+                spec->workloads.size());
     for (const auto& r : expansion->rejected) std::printf("  rejected %s\n", r.c_str());
     for (const auto& p : expansion->points) {
       std::string sets;
       for (const auto& s : p.sets()) sets += " " + s;
-      std::printf("  point %u:%s  (%.2f mm2, config %s)\n", p.index, sets.c_str(), p.area_mm2, p.config_digest.c_str());
+      std::printf("  point %u:%s  (%.2f mm2, config %s)\n", p.index, sets.c_str(), p.area_mm2,
+                  p.config_digest.c_str());
     }
     return 0;
   }
@@ -330,10 +338,11 @@ int run_sweep(const SweepOptions& o) {
   std::set<std::pair<uint32_t, std::string>> skip(done->begin(), done->end());
   const auto tasks = make_tasks(*spec, *expansion, skip);
   const size_t total = expansion->points.size() * spec->workloads.size();
-  std::printf("sweep %s: %zu points (%u candidates, %zu rejected by constraints) x %zu workloads = %zu runs; "
-              "%zu already in %s, %zu to run\n",
-              spec->name.c_str(), expansion->points.size(), expansion->candidates, expansion->rejected.size(),
-              spec->workloads.size(), total, total - tasks.size(), o.db.c_str(), tasks.size());
+  std::printf(
+      "sweep %s: %zu points (%u candidates, %zu rejected by constraints) x %zu workloads = %zu runs; "
+      "%zu already in %s, %zu to run\n",
+      spec->name.c_str(), expansion->points.size(), expansion->candidates, expansion->rejected.size(),
+      spec->workloads.size(), total, total - tasks.size(), o.db.c_str(), tasks.size());
   std::fflush(stdout);
   if (o.backend == "slurm") {
     SlurmOptions so = o.slurm;
@@ -343,8 +352,8 @@ int run_sweep(const SweepOptions& o) {
     auto r = submit_slurm(*spec, tasks, o.work_dir, o.file, so, self_exe());
     if (!r) return fail(r.error());
     if (!so.wait) {
-      std::printf("submitted job %s; when it ends: npusim sweep %s --db %s --collect --work-dir %s\n", r->c_str(),
-                  o.file.c_str(), o.db.c_str(), o.work_dir.c_str());
+      std::printf("submitted job %s; when it ends: npusim sweep %s --db %s --collect --work-dir %s\n",
+                  r->c_str(), o.file.c_str(), o.db.c_str(), o.work_dir.c_str());
       return 0;
     }
     auto n = collect_rows(o.work_dir, *db);
@@ -369,17 +378,22 @@ int run_sweep(const SweepOptions& o) {
 
 Subcommand register_measure_command(CLI::App& app) {
   auto o = std::make_shared<MeasureOptions>();
-  auto* cmd = app.add_subcommand("measure",
-                                 "Measure one design point on one workload (a model or a scenario): latency, "
-                                 "cycles, utilisation, energy, temperature, throttling, area (a sweep's child)");
+  auto* cmd =
+      app.add_subcommand("measure",
+                         "Measure one design point on one workload (a model or a scenario): latency, "
+                         "cycles, utilisation, energy, temperature, throttling, area (a sweep's child)");
   cmd->add_option("--hw", o->hw, "Hardware config JSON")->capture_default_str();
   cmd->add_option("--set", o->sets, "Override a hardware parameter: path=value (repeatable)");
   cmd->add_option("--model", o->model, "Model JSON, ONNX file or zoo:NAME");
   cmd->add_option("--scenario", o->scenario, "Or a scenario file (its hardware replaced by --hw and --set)");
-  cmd->add_option("--iterations", o->iterations, "Models: inferences to measure")->capture_default_str()->check(CLI::Range(1u, 10000u));
+  cmd->add_option("--iterations", o->iterations, "Models: inferences to measure")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 10000u));
   cmd->add_option("--seed", o->seed, "Models: seed of zoo weights and inputs")->capture_default_str();
   cmd->add_flag("--timing-only", o->timing_only, "Models: drop constant values and run for timing alone");
-  cmd->add_option("--scale", o->scale, "Scenarios: duration scale")->capture_default_str()->check(CLI::Range(1e-3, 100.0));
+  cmd->add_option("--scale", o->scale, "Scenarios: duration scale")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-3, 100.0));
   cmd->add_option("--policy", o->policy, "Scenarios: baseline (default: the scenario's)");
   cmd->add_flag("--isolated", o->isolated, "Scenarios: also run each app alone (ANTT, STP, fairness)");
   cmd->add_flag("--json", o->json, "Print JSON");
@@ -388,28 +402,37 @@ Subcommand register_measure_command(CLI::App& app) {
 
 Subcommand register_sweep_command(CLI::App& app) {
   auto o = std::make_shared<SweepOptions>();
-  auto* cmd = app.add_subcommand("sweep",
-                                 "Architecture exploration: every design point x workload of a sweep file, each "
-                                 "in its own process, locally on all cores or on Slurm; results in SQLite");
+  auto* cmd =
+      app.add_subcommand("sweep",
+                         "Architecture exploration: every design point x workload of a sweep file, each "
+                         "in its own process, locally on all cores or on Slurm; results in SQLite");
   cmd->add_option("file", o->file, "Sweep JSON (configs/sweeps/*.json)");
   cmd->add_option("--db", o->db, "SQLite results database (created; a rerun skips recorded points)");
   cmd->add_option("-j,--jobs", o->jobs, "Points at a time (default: all cores)");
   cmd->add_flag("--quiet", o->quiet, "No progress line");
-  cmd->add_flag("--list", o->list, "Print the expanded points (and what the constraints rejected); run nothing");
-  cmd->add_flag("--retry-failed", o->retry_failed, "Run failed points again (by default a rerun skips them too)");
-  cmd->add_option("--point-timeout", o->point_timeout_s, "Seconds after which a point's process is killed and the point fails")
+  cmd->add_flag("--list", o->list,
+                "Print the expanded points (and what the constraints rejected); run nothing");
+  cmd->add_flag("--retry-failed", o->retry_failed,
+                "Run failed points again (by default a rerun skips them too)");
+  cmd->add_option("--point-timeout", o->point_timeout_s,
+                  "Seconds after which a point's process is killed and the point fails")
       ->capture_default_str();
-  cmd->add_option("--export", o->exp, "Write the database: csv (every row) or pareto (Markdown Pareto fronts), to -o or stdout; runs nothing");
+  cmd->add_option("--export", o->exp,
+                  "Write the database: csv (every row) or pareto (Markdown Pareto fronts), to -o or stdout; "
+                  "runs nothing");
   cmd->add_option("-o,--output", o->out, "With --export: the output file");
-  cmd->add_option("--report", o->report, "Write an HTML report (Pareto fronts, sensitivities, table); runs nothing");
+  cmd->add_option("--report", o->report,
+                  "Write an HTML report (Pareto fronts, sensitivities, table); runs nothing");
   cmd->add_option("--backend", o->backend, "local (this machine) or slurm (a job array)")
       ->check(CLI::IsMember({"local", "slurm"}))
       ->capture_default_str();
-  cmd->add_option("--work-dir", o->work_dir, "Slurm: shared folder for the task list, scripts, logs and row files");
+  cmd->add_option("--work-dir", o->work_dir,
+                  "Slurm: shared folder for the task list, scripts, logs and row files");
   cmd->add_option("--partition", o->slurm.partition, "Slurm: partition (sbatch --partition)");
   cmd->add_option("--time", o->slurm.time, "Slurm: time limit per array task (sbatch --time)");
   cmd->add_option("--mem", o->slurm.mem, "Slurm: memory per array task (sbatch --mem)");
-  cmd->add_option("--chunk", o->slurm.chunk, "Slurm: point x workload runs per array task")->capture_default_str();
+  cmd->add_option("--chunk", o->slurm.chunk, "Slurm: point x workload runs per array task")
+      ->capture_default_str();
   cmd->add_option("--sbatch-arg", o->slurm.extra, "Slurm: any other sbatch argument (repeatable)");
   cmd->add_flag("--no-wait", o->no_wait, "Slurm: submit and return (collect later with --collect)");
   cmd->add_flag("--collect", o->collect, "Slurm: merge the tasks' row files from --work-dir into --db");

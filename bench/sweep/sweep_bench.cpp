@@ -49,9 +49,12 @@ int main(int argc, char* argv[]) {
   int repeat = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--jobs" && i + 1 < argc) jobs = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
-    else if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
-    else if (!a.empty() && a[0] != '-') sweep = a;
+    if (a == "--jobs" && i + 1 < argc)
+      jobs = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
+    else if (a == "--repeat" && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
+    else if (!a.empty() && a[0] != '-')
+      sweep = a;
     else {
       std::fprintf(stderr, "usage: sweep_bench [--jobs N] [--repeat R] [SWEEP.json]\n");
       return 2;
@@ -61,11 +64,13 @@ int main(int argc, char* argv[]) {
   const std::string list = capture(std::string(NPUSIM_BIN) + " sweep " + sweep + " --list");
   unsigned points = 0, workloads = 0;
   if (std::sscanf(list.c_str(), "sweep %*s %u points (%*u candidates, %*u rejected) x %u workloads", &points,
-                  &workloads) != 2 || points == 0) {
+                  &workloads) != 2 ||
+      points == 0) {
     std::fprintf(stderr, "sweep_bench: cannot read the sweep's size from: %s\n", list.c_str());
     return 1;
   }
-  const std::string dir = std::filesystem::temp_directory_path().string() + "/sweep_bench-" + std::to_string(getpid());
+  const std::string dir =
+      std::filesystem::temp_directory_path().string() + "/sweep_bench-" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   double one = 1e300, all = 1e300;
   for (int r = 0; r < repeat; ++r) {
@@ -78,10 +83,12 @@ int main(int argc, char* argv[]) {
   std::snprintf(b, sizeof b, dump.c_str(), "jn");
   const bool same = capture(a) == capture(b);
   const unsigned runs = points * workloads;
-  std::printf("sweep %s: %u design points x %u workloads = %u runs (best of %d)\n", sweep.c_str(), points, workloads,
-              runs, repeat);
-  std::printf("  -j 1   %7.2f s wall  %7.1f points/min  %7.1f runs/min\n", one, points * 60 / one, runs * 60 / one);
-  std::printf("  -j %-3u %7.2f s wall  %7.1f points/min  %7.1f runs/min\n", jobs, all, points * 60 / all, runs * 60 / all);
+  std::printf("sweep %s: %u design points x %u workloads = %u runs (best of %d)\n", sweep.c_str(), points,
+              workloads, runs, repeat);
+  std::printf("  -j 1   %7.2f s wall  %7.1f points/min  %7.1f runs/min\n", one, points * 60 / one,
+              runs * 60 / one);
+  std::printf("  -j %-3u %7.2f s wall  %7.1f points/min  %7.1f runs/min\n", jobs, all, points * 60 / all,
+              runs * 60 / all);
   std::printf("  speed-up %.2fx on %u jobs (%u cores); databases %s\n", one / all, jobs,
               std::thread::hardware_concurrency(), same ? "identical" : "DIFFER");
   std::filesystem::remove_all(dir);

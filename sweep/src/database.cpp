@@ -18,7 +18,9 @@ std::string quote_ident(const std::string& name) {
 
 class Statement {
  public:
-  Statement(sqlite3* db, const std::string& sql) { rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr); }
+  Statement(sqlite3* db, const std::string& sql) {
+    rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr);
+  }
   ~Statement() { sqlite3_finalize(st_); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -64,9 +66,14 @@ std::string number_text(double v) {
 }  // namespace
 
 json Row::to_json() const {
-  return {{"point", point},   {"workload", workload}, {"params", params},
-          {"status", status}, {"error", error},       {"metrics", metrics},
-          {"simulator_version", simulator_version},   {"config_digest", config_digest},
+  return {{"point", point},
+          {"workload", workload},
+          {"params", params},
+          {"status", status},
+          {"error", error},
+          {"metrics", metrics},
+          {"simulator_version", simulator_version},
+          {"config_digest", config_digest},
           {"command", command}};
 }
 
@@ -101,7 +108,8 @@ Result<Database> Database::open(const std::string& path, const SweepMeta& want) 
   if (!want.digest.empty()) {
     // WAL: a reader (--report, --export) never blocks the writing sweep; synchronous NORMAL keeps every
     // committed row across a killed process.
-    if (auto r = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !r) return make_error(path + ": " + r.error());
+    if (auto r = exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !r)
+      return make_error(path + ": " + r.error());
     if (auto r = exec(db, "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"); !r)
       return make_error(path + ": " + r.error());
   }
@@ -127,8 +135,8 @@ Result<Database> Database::open(const std::string& path, const SweepMeta& want) 
   }
   if (!have.digest.empty()) {
     if (have.digest != want.digest)
-      return make_error(path + ": holds the results of another sweep file (\"" + have.name + "\", digest " + have.digest +
-                        "; this one is " + want.digest + "): use a new --db");
+      return make_error(path + ": holds the results of another sweep file (\"" + have.name + "\", digest " +
+                        have.digest + "; this one is " + want.digest + "): use a new --db");
     return d;
   }
   std::string cols;
@@ -173,13 +181,20 @@ Result<void> Database::put(const Row& row) {
   Statement st(db_, "INSERT OR REPLACE INTO results(" + names + ") VALUES(" + marks + ")");
   if (!st.ok()) return make_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
   int i = 1;
-  auto bind_text = [&](const std::string& s) { sqlite3_bind_text(st.get(), i++, s.c_str(), -1, SQLITE_TRANSIENT); };
+  auto bind_text = [&](const std::string& s) {
+    sqlite3_bind_text(st.get(), i++, s.c_str(), -1, SQLITE_TRANSIENT);
+  };
   auto bind_json = [&](const json& v) {
-    if (v.is_number_integer()) sqlite3_bind_int64(st.get(), i++, v.get<int64_t>());
-    else if (v.is_number()) sqlite3_bind_double(st.get(), i++, v.get<double>());
-    else if (v.is_string()) bind_text(v.get<std::string>());
-    else if (v.is_boolean()) sqlite3_bind_int64(st.get(), i++, v.get<bool>() ? 1 : 0);
-    else sqlite3_bind_null(st.get(), i++);
+    if (v.is_number_integer())
+      sqlite3_bind_int64(st.get(), i++, v.get<int64_t>());
+    else if (v.is_number())
+      sqlite3_bind_double(st.get(), i++, v.get<double>());
+    else if (v.is_string())
+      bind_text(v.get<std::string>());
+    else if (v.is_boolean())
+      sqlite3_bind_int64(st.get(), i++, v.get<bool>() ? 1 : 0);
+    else
+      sqlite3_bind_null(st.get(), i++);
   };
   sqlite3_bind_int64(st.get(), i++, row.point);
   bind_text(row.workload);
@@ -188,8 +203,10 @@ Result<void> Database::put(const Row& row) {
   bind_text(row.error);
   for (const auto& m : meta_.metrics) {
     const json v = row.metrics.contains(m) ? row.metrics[m] : json();
-    if (v.is_number()) sqlite3_bind_double(st.get(), i++, v.get<double>());
-    else sqlite3_bind_null(st.get(), i++);
+    if (v.is_number())
+      sqlite3_bind_double(st.get(), i++, v.get<double>());
+    else
+      sqlite3_bind_null(st.get(), i++);
   }
   bind_text(row.simulator_version);
   bind_text(row.config_digest);
@@ -209,16 +226,21 @@ Result<std::vector<Row>> Database::rows() const {
     r.workload = text_column(st.get(), i++);
     for (const auto& a : meta_.axes) {
       const int type = sqlite3_column_type(st.get(), i);
-      if (type == SQLITE_INTEGER) r.params[a] = sqlite3_column_int64(st.get(), i);
-      else if (type == SQLITE_FLOAT) r.params[a] = sqlite3_column_double(st.get(), i);
-      else if (type == SQLITE_TEXT) r.params[a] = text_column(st.get(), i);
-      else r.params[a] = nullptr;
+      if (type == SQLITE_INTEGER)
+        r.params[a] = sqlite3_column_int64(st.get(), i);
+      else if (type == SQLITE_FLOAT)
+        r.params[a] = sqlite3_column_double(st.get(), i);
+      else if (type == SQLITE_TEXT)
+        r.params[a] = text_column(st.get(), i);
+      else
+        r.params[a] = nullptr;
       ++i;
     }
     r.status = text_column(st.get(), i++);
     r.error = text_column(st.get(), i++);
     for (const auto& m : meta_.metrics) {
-      r.metrics[m] = sqlite3_column_type(st.get(), i) == SQLITE_NULL ? json() : json(sqlite3_column_double(st.get(), i));
+      r.metrics[m] =
+          sqlite3_column_type(st.get(), i) == SQLITE_NULL ? json() : json(sqlite3_column_double(st.get(), i));
       ++i;
     }
     r.simulator_version = text_column(st.get(), i++);
@@ -230,7 +252,8 @@ Result<std::vector<Row>> Database::rows() const {
 }
 
 Result<std::vector<std::pair<uint32_t, std::string>>> Database::done(bool ok_only) const {
-  Statement st(db_, std::string("SELECT point, workload FROM results") + (ok_only ? " WHERE status = 'ok'" : ""));
+  Statement st(db_,
+               std::string("SELECT point, workload FROM results") + (ok_only ? " WHERE status = 'ok'" : ""));
   if (!st.ok()) return make_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
   std::vector<std::pair<uint32_t, std::string>> out;
   while (sqlite3_step(st.get()) == SQLITE_ROW)
@@ -250,8 +273,10 @@ Result<std::string> Database::csv() const {
     out += std::to_string(r.point) + "," + csv_field(r.workload);
     for (const auto& a : meta_.axes) {
       const json& v = r.params[a];
-      out += "," + (v.is_null() ? std::string() : v.is_string() ? csv_field(v.get<std::string>())
-                                                 : v.is_number_float() ? number_text(v.get<double>()) : v.dump());
+      out += "," + (v.is_null()           ? std::string()
+                    : v.is_string()       ? csv_field(v.get<std::string>())
+                    : v.is_number_float() ? number_text(v.get<double>())
+                                          : v.dump());
     }
     out += "," + r.status + "," + csv_field(r.error);
     for (const auto& m : meta_.metrics) {

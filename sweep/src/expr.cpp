@@ -86,9 +86,12 @@ class Parser {
     auto l = parse_prod();
     while (l) {
       std::string op;
-      if (eat("+")) op = "+";
-      else if (eat("-")) op = "-";
-      else break;
+      if (eat("+"))
+        op = "+";
+      else if (eat("-"))
+        op = "-";
+      else
+        break;
       auto r = parse_prod();
       if (!r) return r;
       l = binary(op, *l, *r);
@@ -99,10 +102,14 @@ class Parser {
     auto l = parse_unary();
     while (l) {
       std::string op;
-      if (eat("*")) op = "*";
-      else if (eat("/")) op = "/";
-      else if (eat("%")) op = "%";
-      else break;
+      if (eat("*"))
+        op = "*";
+      else if (eat("/"))
+        op = "/";
+      else if (eat("%"))
+        op = "%";
+      else
+        break;
       auto r = parse_unary();
       if (!r) return r;
       l = binary(op, *l, *r);
@@ -146,8 +153,8 @@ class Parser {
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       const size_t start = pos_;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
-                                  s_[pos_] == '.'))
+      while (pos_ < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.'))
         ++pos_;
       const std::string name = s_.substr(start, pos_ - start);
       if ((name == "min" || name == "max") && eat("(")) {
@@ -180,7 +187,8 @@ class Parser {
   std::vector<std::string>* params_ = nullptr;
 };
 
-Result<double> eval(const Expr::Node& n, const std::function<std::optional<double>(const std::string&)>& lookup) {
+Result<double> eval(const Expr::Node& n,
+                    const std::function<std::optional<double>(const std::string&)>& lookup) {
   switch (n.kind) {
     case Expr::Node::Number:
       return n.number;

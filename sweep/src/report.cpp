@@ -17,11 +17,20 @@ std::string escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -32,8 +41,10 @@ std::string script_json(const json& j) {
   std::string s = j.dump();
   std::string o;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') o += "<\\";
-    else o += s[i];
+    if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/')
+      o += "<\\";
+    else
+      o += s[i];
   }
   return o;
 }
@@ -103,14 +114,16 @@ std::string latency_metric(const SweepMeta& m) {
   return "";
 }
 
-std::vector<size_t> pareto_front(const std::vector<Row>& rows, const std::string& workload, const std::string& lat) {
+std::vector<size_t> pareto_front(const std::vector<Row>& rows, const std::string& workload,
+                                 const std::string& lat) {
   std::vector<size_t> cand;
   auto val = [&](size_t i, const char* k) { return rows[i].metrics[k].get<double>(); };
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     if (r.workload != workload || r.status != "ok") continue;
     if (!r.metrics.contains(lat) || !r.metrics[lat].is_number() || !r.metrics.contains("energy_mj") ||
-        !r.metrics["energy_mj"].is_number() || !r.metrics.contains("area_mm2") || !r.metrics["area_mm2"].is_number())
+        !r.metrics["energy_mj"].is_number() || !r.metrics.contains("area_mm2") ||
+        !r.metrics["area_mm2"].is_number())
       continue;
     cand.push_back(i);
   }
@@ -120,8 +133,10 @@ std::vector<size_t> pareto_front(const std::vector<Row>& rows, const std::string
     for (size_t j : cand) {
       if (i == j) continue;
       const double li = rows[i].metrics[lat].get<double>(), lj = rows[j].metrics[lat].get<double>();
-      const bool le = lj <= li && val(j, "energy_mj") <= val(i, "energy_mj") && val(j, "area_mm2") <= val(i, "area_mm2");
-      const bool lt = lj < li || val(j, "energy_mj") < val(i, "energy_mj") || val(j, "area_mm2") < val(i, "area_mm2");
+      const bool le =
+          lj <= li && val(j, "energy_mj") <= val(i, "energy_mj") && val(j, "area_mm2") <= val(i, "area_mm2");
+      const bool lt =
+          lj < li || val(j, "energy_mj") < val(i, "energy_mj") || val(j, "area_mm2") < val(i, "area_mm2");
       if (le && lt) {
         dominated = true;
         break;
@@ -138,7 +153,8 @@ std::string pareto_markdown(const SweepMeta& meta, const std::vector<Row>& rows)
     return "The sweep did not record a latency metric, energy_mj and area_mm2: no Pareto front.\n";
   std::vector<std::string> workloads;
   for (const auto& r : rows)
-    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end())
+      workloads.push_back(r.workload);
   std::string out;
   for (const auto& w : workloads) {
     auto front = pareto_front(rows, w, lat);
@@ -147,7 +163,8 @@ std::string pareto_markdown(const SweepMeta& meta, const std::vector<Row>& rows)
     std::sort(front.begin(), front.end(), [&](size_t a, size_t b) {
       return rows[a].metrics[lat].get<double>() < rows[b].metrics[lat].get<double>();
     });
-    out += "**" + w + "**: " + std::to_string(front.size()) + " of " + std::to_string(ok) + " designs on the front\n\n| point |";
+    out += "**" + w + "**: " + std::to_string(front.size()) + " of " + std::to_string(ok) +
+           " designs on the front\n\n| point |";
     for (const auto& a : meta.axes) out += " " + a + " |";
     out += " " + lat + " | energy_mj | area_mm2 |\n|---|";
     for (size_t i = 0; i < meta.axes.size() + 3; ++i) out += "---|";
@@ -171,7 +188,8 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
   const std::string lat = latency_metric(meta);
   std::vector<std::string> workloads;
   for (const auto& r : rows)
-    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) workloads.push_back(r.workload);
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end())
+      workloads.push_back(r.workload);
   size_t ok = 0;
   for (const auto& r : rows) ok += r.status == "ok";
   json data = {{"latency", lat}, {"workloads", json::array()}};
@@ -179,7 +197,8 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
   body += "<h1>Sweep " + escape(meta.name) + "</h1>\n<p>" + std::to_string(rows.size()) + " rows (" +
           std::to_string(ok) + " ok, " + std::to_string(rows.size() - ok) + " failed) over " +
           std::to_string(workloads.size()) + " workload" + (workloads.size() == 1 ? "" : "s") + "; axes: ";
-  for (size_t i = 0; i < meta.axes.size(); ++i) body += (i ? ", " : "") + std::string("<code>") + escape(meta.axes[i]) + "</code>";
+  for (size_t i = 0; i < meta.axes.size(); ++i)
+    body += (i ? ", " : "") + std::string("<code>") + escape(meta.axes[i]) + "</code>";
   body += ".</p>\n";
   const bool can_pareto = !lat.empty() && has(meta, "energy_mj") && has(meta, "area_mm2");
   body += "<h2>Pareto fronts</h2>\n";
@@ -196,13 +215,18 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
         continue;
       std::string label;
       for (const auto& a : meta.axes) label += (label.empty() ? "" : " ") + a + "=" + r.params[a].dump();
-      wj["points"].push_back({{"point", r.point}, {"label", label}, {"lat", r.metrics[lat]}, {"energy", r.metrics["energy_mj"]},
-                              {"area", r.metrics["area_mm2"]}, {"front", on.count(i) > 0}});
+      wj["points"].push_back({{"point", r.point},
+                              {"label", label},
+                              {"lat", r.metrics[lat]},
+                              {"energy", r.metrics["energy_mj"]},
+                              {"area", r.metrics["area_mm2"]},
+                              {"front", on.count(i) > 0}});
     }
     body += "<h3>" + escape(workloads[w]) + "</h3>\n<p>" + std::to_string(front.size()) + " of " +
             std::to_string(wj["points"].size()) + " designs on the front (red; latency " + lat +
-            ", energy_mj, area_mm2 all minimised).</p>\n<div class=\"plots\"><svg id=\"le-" + std::to_string(w) +
-            "\" class=\"pareto\"></svg><svg id=\"la-" + std::to_string(w) + "\" class=\"pareto\"></svg></div>\n";
+            ", energy_mj, area_mm2 all minimised).</p>\n<div class=\"plots\"><svg id=\"le-" +
+            std::to_string(w) + "\" class=\"pareto\"></svg><svg id=\"la-" + std::to_string(w) +
+            "\" class=\"pareto\"></svg></div>\n";
     body += "<table><tr><th>point</th>";
     for (const auto& a : meta.axes) body += "<th>" + escape(a) + "</th>";
     body += "<th>" + lat + "</th><th>energy_mj</th><th>area_mm2</th></tr>\n";
@@ -213,20 +237,22 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
     for (size_t i : sorted) {
       body += "<tr><td>" + std::to_string(rows[i].point) + "</td>";
       for (const auto& a : meta.axes) body += "<td>" + cell(rows[i].params[a]) + "</td>";
-      body += "<td>" + cell(rows[i].metrics[lat]) + "</td><td>" + cell(rows[i].metrics["energy_mj"]) + "</td><td>" +
-              cell(rows[i].metrics["area_mm2"]) + "</td></tr>\n";
+      body += "<td>" + cell(rows[i].metrics[lat]) + "</td><td>" + cell(rows[i].metrics["energy_mj"]) +
+              "</td><td>" + cell(rows[i].metrics["area_mm2"]) + "</td></tr>\n";
     }
     body += "</table>\n";
     data["workloads"].push_back(wj);
   }
   // Sensitivity: for each axis, the mean of a metric at each of its values (over the other axes' points);
   // the ratio of the largest to the smallest mean says how much that axis moves the metric.
-  body += "<h2>Sensitivity</h2>\n<p>Per axis and workload: largest over smallest mean of the metric across the "
-          "axis's values (1.00 = no effect), mean over every other axis. Main effects only: interactions do "
-          "not show.</p>\n<table><tr><th>axis</th><th>workload</th>";
+  body +=
+      "<h2>Sensitivity</h2>\n<p>Per axis and workload: largest over smallest mean of the metric across the "
+      "axis's values (1.00 = no effect), mean over every other axis. Main effects only: interactions do "
+      "not show.</p>\n<table><tr><th>axis</th><th>workload</th>";
   std::vector<std::string> sens_metrics;
   for (const auto& m : meta.metrics)
-    if (m == lat || m == "energy_mj" || m == "area_mm2" || m == "latency_p99_us" || m == "utilisation") sens_metrics.push_back(m);
+    if (m == lat || m == "energy_mj" || m == "area_mm2" || m == "latency_p99_us" || m == "utilisation")
+      sens_metrics.push_back(m);
   for (const auto& m : sens_metrics) body += "<th>" + m + "</th>";
   body += "</tr>\n";
   for (const auto& a : meta.axes) {
@@ -250,15 +276,18 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
           first = false;
         }
         char b[32];
-        if (by_value.size() < 2 || lo <= 0) std::snprintf(b, sizeof b, "-");
-        else std::snprintf(b, sizeof b, "%.2f", hi / lo);
+        if (by_value.size() < 2 || lo <= 0)
+          std::snprintf(b, sizeof b, "-");
+        else
+          std::snprintf(b, sizeof b, "%.2f", hi / lo);
         body += std::string("<td>") + b + "</td>";
       }
       body += "</tr>\n";
     }
   }
-  body += "</table>\n<h2>All rows</h2>\n<p>Click a header to sort. Each row's command reproduces it.</p>\n"
-          "<table class=\"sortable\"><thead><tr><th>point</th><th>workload</th>";
+  body +=
+      "</table>\n<h2>All rows</h2>\n<p>Click a header to sort. Each row's command reproduces it.</p>\n"
+      "<table class=\"sortable\"><thead><tr><th>point</th><th>workload</th>";
   for (const auto& a : meta.axes) body += "<th>" + escape(a) + "</th>";
   body += "<th>status</th>";
   for (const auto& m : meta.metrics) body += "<th>" + escape(m) + "</th>";
@@ -266,7 +295,8 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
   for (const auto& r : rows) {
     body += "<tr><td>" + std::to_string(r.point) + "</td><td>" + escape(r.workload) + "</td>";
     for (const auto& a : meta.axes) body += "<td>" + cell(r.params[a]) + "</td>";
-    body += "<td" + std::string(r.status == "ok" ? "" : " class=\"failed\" title=\"" + escape(r.error) + "\"") + ">" +
+    body += "<td" +
+            std::string(r.status == "ok" ? "" : " class=\"failed\" title=\"" + escape(r.error) + "\"") + ">" +
             escape(r.status) + "</td>";
     for (const auto& m : meta.metrics) body += "<td>" + cell(r.metrics[m]) + "</td>";
     body += "<td><code>" + escape(r.command) + "</code></td></tr>\n";
@@ -277,8 +307,8 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee;cursor:pointer}"
          "code{font-size:11px;text-align:left}td.failed{color:#b00}.plots{display:flex;gap:16px}"
          "svg text{font:11px sans-serif}svg text.axis{font-weight:bold}</style></head>\n<body>\n" +
-         body + "<script type=\"application/json\" id=\"data\">" + script_json(data) + "</script>\n<script>" + kScript +
-         "</script>\n</body></html>\n";
+         body + "<script type=\"application/json\" id=\"data\">" + script_json(data) + "</script>\n<script>" +
+         kScript + "</script>\n</body></html>\n";
 }
 
 }  // namespace npu::sweep

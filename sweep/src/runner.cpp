@@ -25,8 +25,9 @@ volatile std::sig_atomic_t g_stop = 0;
 void on_stop(int) { g_stop = 1; }
 
 std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@,+") ==
-                        std::string::npos)
+  if (!s.empty() &&
+      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@,+") ==
+          std::string::npos)
     return s;
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -42,9 +43,12 @@ std::string read_all(const std::string& path) {
 
 std::string duration_text(double s) {
   char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
-  else if (s >= 60) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s / 60), static_cast<int>(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%ds", static_cast<int>(s));
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s / 60), static_cast<int>(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ds", static_cast<int>(s));
   return buf;
 }
 
@@ -85,8 +89,8 @@ std::vector<Task> make_tasks(const SweepSpec& spec, const Expansion& e,
       for (const auto& s : spec.base_set) t.args.insert(t.args.end(), {"--set", s});
       for (const auto& s : p.sets()) t.args.insert(t.args.end(), {"--set", s});
       if (!w.model.empty()) {
-        t.args.insert(t.args.end(), {"--model", w.model, "--iterations", std::to_string(w.iterations), "--seed",
-                                     std::to_string(w.seed)});
+        t.args.insert(t.args.end(), {"--model", w.model, "--iterations", std::to_string(w.iterations),
+                                     "--seed", std::to_string(w.seed)});
         if (w.timing_only) t.args.push_back("--timing-only");
       } else {
         std::ostringstream scale;
@@ -120,9 +124,12 @@ Row finish_row(const Task& task, const std::vector<std::string>& metrics, int st
     r.error = why;
     return r;
   };
-  if (WIFSIGNALED(status)) return fail("killed by signal " + std::to_string(WTERMSIG(status)) + (err.empty() ? "" : ": " + error_line(err)));
+  if (WIFSIGNALED(status))
+    return fail("killed by signal " + std::to_string(WTERMSIG(status)) +
+                (err.empty() ? "" : ": " + error_line(err)));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return fail(error_line(err).empty() ? "exit status " + std::to_string(WEXITSTATUS(status)) : error_line(err));
+    return fail(error_line(err).empty() ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                        : error_line(err));
   auto j = nlohmann::json::parse(out, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("metrics") || !j["metrics"].is_object())
     return fail("npusim measure printed no metrics JSON");
@@ -154,7 +161,8 @@ Result<RunSummary> run_local(const std::vector<Task>& tasks, const std::vector<s
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string eta = "--";
     if (finished > 0 && finished < tasks.size())
-      eta = duration_text(elapsed / static_cast<double>(finished) * static_cast<double>(tasks.size() - finished));
+      eta = duration_text(elapsed / static_cast<double>(finished) *
+                          static_cast<double>(tasks.size() - finished));
     std::fprintf(stderr, "\r\033[Ksweep: %zu/%zu done, %u failed, %zu running, %s elapsed, ETA %s", finished,
                  tasks.size(), sum.failed, running.size(), duration_text(elapsed).c_str(), eta.c_str());
     if (final_line) std::fputc('\n', stderr);
@@ -201,11 +209,14 @@ Result<RunSummary> run_local(const std::vector<Task>& tasks, const std::vector<s
       const size_t i = running[pid].task;
       running.erase(pid);
       if (stop_requested()) break;
-      Row row = finish_row(tasks[i], metrics, status, read_all(out_path(i, "out")), read_all(out_path(i, "err")));
+      Row row =
+          finish_row(tasks[i], metrics, status, read_all(out_path(i, "out")), read_all(out_path(i, "err")));
       std::remove(out_path(i, "out").c_str());
       std::remove(out_path(i, "err").c_str());
-      if (row.status == "ok") ++sum.ok;
-      else ++sum.failed;
+      if (row.status == "ok")
+        ++sum.ok;
+      else
+        ++sum.failed;
       ++finished;
       if (auto r = on_row(row); !r) error = r.error();
       progress(false);
@@ -214,7 +225,8 @@ Result<RunSummary> run_local(const std::vector<Task>& tasks, const std::vector<s
     if (o.point_timeout_s > 0) {
       for (auto& [p, r] : running) {
         if (!r.timed_out &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count() > o.point_timeout_s) {
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count() >
+                o.point_timeout_s) {
           r.timed_out = true;
           kill(p, SIGKILL);
           std::ofstream(out_path(r.task, "err"), std::ios::app)

@@ -80,8 +80,9 @@ Result<json> read_json(const std::string& path) {
 
 }  // namespace
 
-Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks, const std::string& work_dir,
-                                 const std::string& sweep_file, const SlurmOptions& o, const std::string& exe) {
+Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks,
+                                 const std::string& work_dir, const std::string& sweep_file,
+                                 const SlurmOptions& o, const std::string& exe) {
   (void)sweep_file;
   if (tasks.empty()) return make_error("nothing to submit: every run is already in the database");
   std::error_code ec;
@@ -104,12 +105,17 @@ Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>&
   {
     std::ofstream f(script);
     f << "#!/bin/sh\n"
-      << "# npusim sweep " << spec.name << ": array task N runs chunk N of tasks.json (" << chunk << " runs each)\n"
-      << "exec " << shell_quote(exe) << " sweep --work-dir " << shell_quote(work) << " --task \"$SLURM_ARRAY_TASK_ID\"\n";
+      << "# npusim sweep " << spec.name << ": array task N runs chunk N of tasks.json (" << chunk
+      << " runs each)\n"
+      << "exec " << shell_quote(exe) << " sweep --work-dir " << shell_quote(work)
+      << " --task \"$SLURM_ARRAY_TASK_ID\"\n";
     if (!f) return make_error(script + ": cannot write");
   }
-  std::vector<std::string> argv = {"sbatch", "--parsable", "--array=0-" + std::to_string(arrays - 1),
-                                   "--job-name=npusim-sweep", "--output=" + work + "/logs/task-%a.out",
+  std::vector<std::string> argv = {"sbatch",
+                                   "--parsable",
+                                   "--array=0-" + std::to_string(arrays - 1),
+                                   "--job-name=npusim-sweep",
+                                   "--output=" + work + "/logs/task-%a.out",
                                    "--chdir=" + fs::current_path(ec).string()};
   if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
   if (!o.time.empty()) argv.push_back("--time=" + o.time);
@@ -120,7 +126,8 @@ Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>&
   if (sub.status != 0) return make_error("sbatch failed (exit status " + std::to_string(sub.status) + ")");
   std::string job = trim(sub.out);
   if (const auto semi = job.find(';'); semi != std::string::npos) job = job.substr(0, semi);  // "id;cluster"
-  std::fprintf(stderr, "submitted Slurm job array %s: %zu tasks of up to %u runs\n", job.c_str(), arrays, chunk);
+  std::fprintf(stderr, "submitted Slurm job array %s: %zu tasks of up to %u runs\n", job.c_str(), arrays,
+               chunk);
   if (!o.wait) return job;
   std::string last;
   while (true) {
@@ -138,8 +145,10 @@ Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>&
     if (q.status == 0 && states.empty()) break;
     std::string text = "slurm job " + job + ":";
     for (const auto& [s, n] : states) text += " " + std::to_string(n) + " " + s;
-    if (o.progress) std::fprintf(stderr, "\r\033[K%s", text.c_str());
-    else if (text != last) std::fprintf(stderr, "%s\n", text.c_str());
+    if (o.progress)
+      std::fprintf(stderr, "\r\033[K%s", text.c_str());
+    else if (text != last)
+      std::fprintf(stderr, "%s\n", text.c_str());
     last = text;
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
@@ -198,7 +207,8 @@ int run_slurm_task(const std::string& work_dir, unsigned index, const std::strin
     }
   }
   std::vector<Task> mine;
-  for (size_t i = static_cast<size_t>(index) * chunk; i < all.size() && i < (static_cast<size_t>(index) + 1) * chunk; ++i)
+  for (size_t i = static_cast<size_t>(index) * chunk;
+       i < all.size() && i < (static_cast<size_t>(index) + 1) * chunk; ++i)
     if (!have.count({all[i].point, all[i].workload})) mine.push_back(all[i]);
   LocalOptions lo;
   lo.exe = exe;
@@ -216,7 +226,8 @@ int run_slurm_task(const std::string& work_dir, unsigned index, const std::strin
     std::fprintf(stderr, "npusim: %s\n", sum.error().c_str());
     return 1;
   }
-  std::printf("task %u: %u ok, %u failed%s\n", index, sum->ok, sum->failed, sum->interrupted ? ", interrupted" : "");
+  std::printf("task %u: %u ok, %u failed%s\n", index, sum->ok, sum->failed,
+              sum->interrupted ? ", interrupted" : "");
   return sum->interrupted ? 130 : 0;
 }
 

@@ -31,7 +31,8 @@ Result<void> apply_file(cfg::Schema& schema, const std::string& path, std::vecto
   if (doc->is_object() && doc->contains("base") && (*doc)["base"].is_string()) {
     const std::string rel = (*doc)["base"].get<std::string>();
     const auto slash = path.rfind('/');
-    const std::string base = rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
+    const std::string base =
+        rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
     if (std::find(chain.begin(), chain.end(), base) != chain.end())
       return make_error(path + ": $.base: \"" + rel + "\" includes itself");
     chain.push_back(base);
@@ -79,10 +80,12 @@ json axis_value(const Axis& axis, double x) {
   return json(std::stod(s.str()));
 }
 
-Result<Axis> parse_axis(const json& a, const std::string& where, const json& base_values, const std::string& base,
-                        const std::vector<std::string>& base_set) {
+Result<Axis> parse_axis(const json& a, const std::string& where, const json& base_values,
+                        const std::string& base, const std::vector<std::string>& base_set) {
   Axis axis;
-  if (!a.is_object()) return make_error(where + ": expected an object {\"param\": ..., \"values\" | \"linear\" | \"log\" | \"min\"/\"max\"}");
+  if (!a.is_object())
+    return make_error(
+        where + ": expected an object {\"param\": ..., \"values\" | \"linear\" | \"log\" | \"min\"/\"max\"}");
   if (auto r = only_keys(a, {"param", "values", "linear", "log", "min", "max", "scale"}, where); !r)
     return make_error(r.error());
   if (!a.contains("param") || !a["param"].is_string())
@@ -90,9 +93,11 @@ Result<Axis> parse_axis(const json& a, const std::string& where, const json& bas
   axis.param = a["param"].get<std::string>();
   const auto current = lookup(base_values, axis.param);
   if (!current || current->is_object())
-    return make_error(where + ".param: unknown parameter \"" + axis.param + "\" (see npusim config --explain)");
+    return make_error(where + ".param: unknown parameter \"" + axis.param +
+                      "\" (see npusim config --explain)");
   axis.integer = current->is_number_integer();
-  int forms = a.contains("values") + a.contains("linear") + a.contains("log") + (a.contains("min") || a.contains("max"));
+  int forms = a.contains("values") + a.contains("linear") + a.contains("log") +
+              (a.contains("min") || a.contains("max"));
   if (forms != 1) return make_error(where + ": give exactly one of values, linear, log or min/max");
   if (a.contains("values")) {
     if (!a["values"].is_array() || a["values"].empty())
@@ -114,7 +119,8 @@ Result<Axis> parse_axis(const json& a, const std::string& where, const json& bas
     const int n = static_cast<int>(*count);
     for (int i = 0; i < n; ++i) {
       const double t = n == 1 ? 0.0 : static_cast<double>(i) / (n - 1);
-      const double x = log ? std::exp(std::log(*from) + t * (std::log(*to) - std::log(*from))) : *from + t * (*to - *from);
+      const double x =
+          log ? std::exp(std::log(*from) + t * (std::log(*to) - std::log(*from))) : *from + t * (*to - *from);
       json v = axis_value(axis, x);
       if (std::find(axis.values.begin(), axis.values.end(), v) == axis.values.end()) axis.values.push_back(v);
     }
@@ -140,7 +146,8 @@ Result<Axis> parse_axis(const json& a, const std::string& where, const json& bas
     std::vector<std::string> sets = base_set;
     sets.push_back(axis.param + "=" + value_text(axis.values[i]));
     if (auto c = effective_config(base, sets); !c)
-      return make_error(where + (a.contains("values") ? ".values[" + std::to_string(i) + "]" : "") + ": " + c.error());
+      return make_error(where + (a.contains("values") ? ".values[" + std::to_string(i) + "]" : "") + ": " +
+                        c.error());
   }
   if (axis.continuous) axis.values.clear();
   return axis;
@@ -149,7 +156,10 @@ Result<Axis> parse_axis(const json& a, const std::string& where, const json& bas
 Result<Workload> parse_workload(const json& w, const std::string& where, const std::string& dir) {
   Workload wl;
   if (!w.is_object()) return make_error(where + ": expected an object");
-  if (auto r = only_keys(w, {"name", "model", "scenario", "mode", "iterations", "seed", "scale", "policy", "isolated"}, where); !r)
+  if (auto r = only_keys(
+          w, {"name", "model", "scenario", "mode", "iterations", "seed", "scale", "policy", "isolated"},
+          where);
+      !r)
     return make_error(r.error());
   if (!w.contains("name") || !w["name"].is_string() || w["name"].get<std::string>().empty())
     return make_error(where + ".name: expected a non-empty string");
@@ -157,7 +167,8 @@ Result<Workload> parse_workload(const json& w, const std::string& where, const s
   for (char c : wl.name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
       return make_error(where + ".name: use letters, digits, '_', '-' and '.' only, got \"" + wl.name + "\"");
-  if (w.contains("model") == w.contains("scenario")) return make_error(where + ": give exactly one of model or scenario");
+  if (w.contains("model") == w.contains("scenario"))
+    return make_error(where + ": give exactly one of model or scenario");
   if (w.contains("model")) {
     if (!w["model"].is_string()) return make_error(where + ".model: expected a path or zoo:NAME");
     wl.model = resolve(dir, w["model"].get<std::string>());
@@ -169,12 +180,15 @@ Result<Workload> parse_workload(const json& w, const std::string& where, const s
       wl.timing_only = w["mode"] == "timing";
     }
     if (w.contains("iterations")) {
-      if (!w["iterations"].is_number_integer() || w["iterations"].get<int64_t>() < 1 || w["iterations"].get<int64_t>() > 10000)
-        return make_error(where + ".iterations: expected an integer in [1, 10000], got " + w["iterations"].dump());
+      if (!w["iterations"].is_number_integer() || w["iterations"].get<int64_t>() < 1 ||
+          w["iterations"].get<int64_t>() > 10000)
+        return make_error(where + ".iterations: expected an integer in [1, 10000], got " +
+                          w["iterations"].dump());
       wl.iterations = w["iterations"].get<uint32_t>();
     }
     if (w.contains("seed")) {
-      if (!w["seed"].is_number_integer() || w["seed"].get<int64_t>() < 0) return make_error(where + ".seed: expected a non-negative integer");
+      if (!w["seed"].is_number_integer() || w["seed"].get<int64_t>() < 0)
+        return make_error(where + ".seed: expected a non-negative integer");
       wl.seed = w["seed"].get<uint64_t>();
     }
   } else {
@@ -204,7 +218,8 @@ double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x
 
 json sample_value(const Axis& axis, double u) {
   if (!axis.continuous) {
-    const size_t i = std::min(axis.values.size() - 1, static_cast<size_t>(u * static_cast<double>(axis.values.size())));
+    const size_t i =
+        std::min(axis.values.size() - 1, static_cast<size_t>(u * static_cast<double>(axis.values.size())));
     return axis.values[i];
   }
   const double x = axis.log ? std::exp(std::log(axis.min) + u * (std::log(axis.max) - std::log(axis.min)))
@@ -216,16 +231,20 @@ json sample_value(const Axis& axis, double u) {
 
 const std::vector<Metric>& metric_catalogue() {
   static const std::vector<Metric> kMetrics = {
-      {"latency_p50_us", "us", "Median latency: a model's inferences, or a scenario's completed requests (arrival to end)"},
+      {"latency_p50_us", "us",
+       "Median latency: a model's inferences, or a scenario's completed requests (arrival to end)"},
       {"latency_p99_us", "us", "99th-percentile latency (as latency_p50_us)"},
       {"latency_mean_us", "us", "Mean latency (as latency_p50_us)"},
       {"npu_cycles", "cycles", "Busy channel cycles: per inference (models), of the whole run (scenarios)"},
-      {"utilisation", "", "Busy channel cycles over channels x elapsed cycles (on device for models, the run for scenarios)"},
-      {"energy_mj", "mJ", "NPU energy, dynamic + leakage: per inference (models), of the whole run (scenarios)"},
+      {"utilisation", "",
+       "Busy channel cycles over channels x elapsed cycles (on device for models, the run for scenarios)"},
+      {"energy_mj", "mJ",
+       "NPU energy, dynamic + leakage: per inference (models), of the whole run (scenarios)"},
       {"peak_junction_c", "C", "Highest NPU junction temperature"},
       {"throttled_s", "s", "Time the clock spent below the fastest DVFS operating point"},
       {"area_mm2", "mm2", "Silicon area of the design (docs/area.md)"},
-      {"cpu_ops", "", "Models: operations the NPU cannot run on this design, run on the CPU (not in energy_mj)"},
+      {"cpu_ops", "",
+       "Models: operations the NPU cannot run on this design, run on the CPU (not in energy_mj)"},
       {"deadline_misses", "", "Scenarios: requests dropped or finished after their deadline, all apps"},
       {"miss_rate", "", "Scenarios: deadline misses over requests with a deadline"},
       {"antt", "", "Scenarios with isolated runs: average normalised turnaround time (lower is better)"},
@@ -283,7 +302,11 @@ Result<SweepSpec> parse_sweep(const json& doc, const std::string& source, const 
   s.dir = dir;
   const std::string root = source + ": $";
   if (!doc.is_object()) return make_error(root + ": expected an object");
-  if (auto r = only_keys(doc, {"name", "description", "base", "set", "axes", "sample", "constraints", "workloads", "metrics"}, root); !r)
+  if (auto r = only_keys(
+          doc,
+          {"name", "description", "base", "set", "axes", "sample", "constraints", "workloads", "metrics"},
+          root);
+      !r)
     return make_error(r.error());
   if (!doc.contains("name") || !doc["name"].is_string()) return make_error(root + ".name: expected a string");
   s.name = doc["name"].get<std::string>();
@@ -297,21 +320,25 @@ Result<SweepSpec> parse_sweep(const json& doc, const std::string& source, const 
   if (doc.contains("set")) {
     if (!doc["set"].is_array()) return make_error(root + ".set: expected a list of \"path=value\"");
     for (size_t i = 0; i < doc["set"].size(); ++i) {
-      if (!doc["set"][i].is_string()) return make_error(root + ".set[" + std::to_string(i) + "]: expected \"path=value\"");
+      if (!doc["set"][i].is_string())
+        return make_error(root + ".set[" + std::to_string(i) + "]: expected \"path=value\"");
       s.base_set.push_back(doc["set"][i].get<std::string>());
     }
   }
   auto base_values = effective_config(s.base, s.base_set);
-  if (!base_values) return make_error(root + (s.base_set.empty() ? ".base: " : ".set: ") + base_values.error());
+  if (!base_values)
+    return make_error(root + (s.base_set.empty() ? ".base: " : ".set: ") + base_values.error());
 
   if (!doc.contains("axes") || !doc["axes"].is_array() || doc["axes"].empty())
     return make_error(root + ".axes: expected a non-empty list of axes");
   std::set<std::string> seen;
   for (size_t i = 0; i < doc["axes"].size(); ++i) {
-    auto axis = parse_axis(doc["axes"][i], root + ".axes[" + std::to_string(i) + "]", *base_values, s.base, s.base_set);
+    auto axis = parse_axis(doc["axes"][i], root + ".axes[" + std::to_string(i) + "]", *base_values, s.base,
+                           s.base_set);
     if (!axis) return make_error(axis.error());
     if (!seen.insert(axis->param).second)
-      return make_error(root + ".axes[" + std::to_string(i) + "].param: \"" + axis->param + "\" is already an axis");
+      return make_error(root + ".axes[" + std::to_string(i) + "].param: \"" + axis->param +
+                        "\" is already an axis");
     s.axes.push_back(std::move(*axis));
   }
   if (doc.contains("sample")) {
@@ -327,16 +354,19 @@ Result<SweepSpec> parse_sweep(const json& doc, const std::string& source, const 
       return make_error(w + ".count: expected an integer in [1, 100000]");
     s.samples = sm["count"].get<uint32_t>();
     if (sm.contains("seed")) {
-      if (!sm["seed"].is_number_integer() || sm["seed"].get<int64_t>() < 0) return make_error(w + ".seed: expected a non-negative integer");
+      if (!sm["seed"].is_number_integer() || sm["seed"].get<int64_t>() < 0)
+        return make_error(w + ".seed: expected a non-negative integer");
       s.seed = sm["seed"].get<uint64_t>();
     }
   } else {
     for (size_t i = 0; i < s.axes.size(); ++i)
       if (s.axes[i].continuous)
-        return make_error(root + ".axes[" + std::to_string(i) + "]: a min/max axis needs \"sample\" (a grid needs values or a range)");
+        return make_error(root + ".axes[" + std::to_string(i) +
+                          "]: a min/max axis needs \"sample\" (a grid needs values or a range)");
   }
   if (doc.contains("constraints")) {
-    if (!doc["constraints"].is_array()) return make_error(root + ".constraints: expected a list of expressions");
+    if (!doc["constraints"].is_array())
+      return make_error(root + ".constraints: expected a list of expressions");
     for (size_t i = 0; i < doc["constraints"].size(); ++i) {
       const std::string w = root + ".constraints[" + std::to_string(i) + "]";
       const json& c = doc["constraints"][i];
@@ -358,27 +388,31 @@ Result<SweepSpec> parse_sweep(const json& doc, const std::string& source, const 
     auto w = parse_workload(doc["workloads"][i], root + ".workloads[" + std::to_string(i) + "]", dir);
     if (!w) return make_error(w.error());
     if (!names.insert(w->name).second)
-      return make_error(root + ".workloads[" + std::to_string(i) + "].name: \"" + w->name + "\" is used twice");
+      return make_error(root + ".workloads[" + std::to_string(i) + "].name: \"" + w->name +
+                        "\" is used twice");
     s.workloads.push_back(std::move(*w));
   }
   if (doc.contains("metrics")) {
-    if (!doc["metrics"].is_array() || doc["metrics"].empty()) return make_error(root + ".metrics: expected a non-empty list");
+    if (!doc["metrics"].is_array() || doc["metrics"].empty())
+      return make_error(root + ".metrics: expected a non-empty list");
     for (size_t i = 0; i < doc["metrics"].size(); ++i) {
       const json& m = doc["metrics"][i];
       bool known = false;
-      for (const auto& k : metric_catalogue()) known = known || (m.is_string() && m.get<std::string>() == k.name);
+      for (const auto& k : metric_catalogue())
+        known = known || (m.is_string() && m.get<std::string>() == k.name);
       if (!known) {
         std::string list;
         for (const auto& k : metric_catalogue()) list += (list.empty() ? "" : ", ") + k.name;
-        return make_error(root + ".metrics[" + std::to_string(i) + "]: unknown metric " + m.dump() + " (" + list + ")");
+        return make_error(root + ".metrics[" + std::to_string(i) + "]: unknown metric " + m.dump() + " (" +
+                          list + ")");
       }
       if (std::find(s.metrics.begin(), s.metrics.end(), m.get<std::string>()) != s.metrics.end())
         return make_error(root + ".metrics[" + std::to_string(i) + "]: listed twice");
       s.metrics.push_back(m.get<std::string>());
     }
   } else {
-    s.metrics = {"latency_p50_us", "latency_p99_us", "npu_cycles", "utilisation", "energy_mj", "peak_junction_c",
-                 "throttled_s", "area_mm2"};
+    s.metrics = {"latency_p50_us", "latency_p99_us",  "npu_cycles",  "utilisation",
+                 "energy_mj",      "peak_junction_c", "throttled_s", "area_mm2"};
   }
   json canonical = doc;
   canonical.erase("description");
@@ -399,7 +433,8 @@ Result<Expansion> expand(const SweepSpec& s) {
           next.push_back(std::move(n));
         }
       candidates = std::move(next);
-      if (candidates.size() > 1000000) return make_error(s.path + ": $.axes: the grid has over a million points");
+      if (candidates.size() > 1000000)
+        return make_error(s.path + ": $.axes: the grid has over a million points");
     }
   } else {
     std::mt19937_64 rng(s.seed);
@@ -413,7 +448,8 @@ Result<Expansion> expand(const SweepSpec& s) {
         std::vector<size_t> perm(n);
         for (size_t i = 0; i < n; ++i) perm[i] = i;
         for (size_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[static_cast<size_t>(rng() % i)]);
-        for (size_t i = 0; i < n; ++i) u[a][i] = (static_cast<double>(perm[i]) + unit(rng)) / static_cast<double>(n);
+        for (size_t i = 0; i < n; ++i)
+          u[a][i] = (static_cast<double>(perm[i]) + unit(rng)) / static_cast<double>(n);
       }
     }
     for (size_t i = 0; i < n; ++i) {

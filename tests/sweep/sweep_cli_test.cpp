@@ -2,8 +2,8 @@
 // recorded; a second run gives identical rows; a run killed halfway (SIGKILL, or Ctrl-C's SIGINT) and
 // resumed gives the same rows as an uninterrupted one; a failing workload records its error and the sweep
 // goes on; CSV export; the HTML report's Pareto plots drawn in headless Chromium, with a screenshot.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,7 +114,8 @@ TEST(SweepCli, KilledHalfwayAndResumedGivesTheSameRows) {
   EXPECT_LT(partial, ref.size()) << "killed before the end";
   auto r = npusim("sweep " + kSmall + " --db killed.sqlite -j 2 --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find(std::to_string(partial) + " already in killed.sqlite"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(std::to_string(partial) + " already in killed.sqlite"), std::string::npos)
+      << r.output;
   EXPECT_EQ(rows_of("killed.sqlite"), ref);
 }
 
@@ -128,14 +129,16 @@ TEST(SweepCli, CtrlCStopsCleanlyAndResumes) {
   EXPECT_GE(partial, 3u);
   EXPECT_LT(partial, ref.size());
   // Every row written is whole and failed none: the killed child left no row.
-  for (const auto& text : rows_of("stopped.sqlite")) EXPECT_NE(text.find("\"status\":\"ok\""), std::string::npos) << text;
+  for (const auto& text : rows_of("stopped.sqlite"))
+    EXPECT_NE(text.find("\"status\":\"ok\""), std::string::npos) << text;
   auto r = npusim("sweep " + kSmall + " --db stopped.sqlite -j 2 --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(rows_of("stopped.sqlite"), ref);
 }
 
 TEST(SweepCli, FailedPointRecordsItsErrorAndTheSweepGoesOn) {
-  std::ofstream("fail.json") << R"({"name": "fail", "base": ")" << NPUSIM_SOURCE_DIR << R"(/configs/npu/default.json",
+  std::ofstream("fail.json") << R"({"name": "fail", "base": ")" << NPUSIM_SOURCE_DIR
+                             << R"(/configs/npu/default.json",
     "axes": [{"param": "npu.channels", "values": [1, 2]}],
     "workloads": [{"name": "missing", "model": "no-such-model.json"},
                   {"name": "mnv2", "model": "zoo:mobilenet_v2_quant8", "mode": "timing", "iterations": 1}]})";
@@ -163,12 +166,15 @@ TEST(SweepCli, FailedPointRecordsItsErrorAndTheSweepGoesOn) {
 }
 
 TEST(SweepCli, BadSweepFileIsOneErrorWithItsPath) {
-  std::ofstream("bad.json") << R"({"name": "bad", "base": ")" << NPUSIM_SOURCE_DIR << R"(/configs/npu/default.json",
+  std::ofstream("bad.json") << R"({"name": "bad", "base": ")" << NPUSIM_SOURCE_DIR
+                            << R"(/configs/npu/default.json",
     "axes": [{"param": "npu.channels", "values": [1, 2]}], "constraints": ["npu.channels >"],
     "workloads": [{"name": "m", "model": "zoo:mobilenet_v2_quant8"}]})";
   auto r = npusim("sweep bad.json --db bad.sqlite");
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.output, "npusim: bad.json: $.constraints[0]: at offset 14: expected a number, a parameter or \"(\", got the end\n");
+  EXPECT_EQ(r.output,
+            "npusim: bad.json: $.constraints[0]: at offset 14: expected a number, a parameter or \"(\", got "
+            "the end\n");
   EXPECT_FALSE(std::filesystem::exists("bad.sqlite"));
 }
 
@@ -180,7 +186,10 @@ TEST(SweepCli, ExportCsvHasAHeaderAndARowPerRun) {
   std::string header, line;
   std::getline(in, header);
   EXPECT_EQ(header.rfind("point,workload,npu.channels,npu.channel.array.rows,npu.channel.array.cols,"
-                         "npu.dram.bandwidth_gbps,status,error,latency_p50_us,", 0), 0u) << header;
+                         "npu.dram.bandwidth_gbps,status,error,latency_p50_us,",
+                         0),
+            0u)
+      << header;
   size_t lines = 0;
   while (std::getline(in, line)) ++lines;
   EXPECT_EQ(lines, kPoints * kWorkloads);
@@ -199,7 +208,9 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string html = std::filesystem::absolute("report.html").string();
   ASSERT_EQ(std::system(("chromium --headless --no-sandbox --disable-gpu --dump-dom file://" + html +
-                         " > dom.html 2>/dev/null").c_str()), 0);
+                         " > dom.html 2>/dev/null")
+                            .c_str()),
+            0);
   const std::string dom = slurp("dom.html");
   auto count = [&](const std::string& what) {
     size_t n = 0;
@@ -235,8 +246,10 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
   auto md = npusim("sweep --db ref.sqlite --export pareto");
   ASSERT_EQ(md.status, 0) << md.output;
   for (const auto& [w, n] : front_of)
-    EXPECT_NE(md.output.find("**" + w + "**: " + std::to_string(n) + " of " + std::to_string(kPoints) + " designs on the front"),
-              std::string::npos) << md.output;
+    EXPECT_NE(md.output.find("**" + w + "**: " + std::to_string(n) + " of " + std::to_string(kPoints) +
+                             " designs on the front"),
+              std::string::npos)
+        << md.output;
   // The screenshot, kept in the build tree; a page with the plots compresses to far more than a blank one.
   const std::string png = std::string(SWEEP_BUILD_DIR) + "/sweep_report.png";
   const std::string blank = std::filesystem::absolute("blank.png").string();
@@ -244,8 +257,12 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
   for (const auto& [page, out] : {std::pair<std::string, std::string>{html, png},
                                   {std::filesystem::absolute("blank.html").string(), blank}}) {
     std::filesystem::remove(out);
-    ASSERT_EQ(std::system(("chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,900 "
-                           "--screenshot=" + out + " file://" + page + " > /dev/null 2>&1").c_str()), 0);
+    ASSERT_EQ(std::system(
+                  ("chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,900 "
+                   "--screenshot=" +
+                   out + " file://" + page + " > /dev/null 2>&1")
+                      .c_str()),
+              0);
   }
   const std::string shot = slurp(png);
   ASSERT_GT(shot.size(), 8u);
@@ -256,12 +273,14 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
 // A design where an app of the scenario cannot run (the LLM's command buffers do not fit beside a
 // 256 KiB-SRAM design's many tiles) fails with the app's error instead of reporting the camera alone.
 TEST(SweepCli, ScenarioWithAFailingAppFails) {
-  auto r = npusim("measure" + kHw + " --scenario " + std::string(NPUSIM_SOURCE_DIR) + "/configs/scenarios/camera_llm.json "
+  auto r = npusim("measure" + kHw + " --scenario " + std::string(NPUSIM_SOURCE_DIR) +
+                  "/configs/scenarios/camera_llm.json "
                   "--scale 0.2 --set npu.channel.sram.kib=256 --set npu.channel.array.rows=32 "
                   "--set npu.channel.array.cols=32 --json");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("camera_llm.json: app llm: "), std::string::npos) << r.output;
-  r = npusim("measure" + kHw + " --scenario " + std::string(NPUSIM_SOURCE_DIR) + "/configs/scenarios/camera_llm.json --scale 0.2 --json");
+  r = npusim("measure" + kHw + " --scenario " + std::string(NPUSIM_SOURCE_DIR) +
+             "/configs/scenarios/camera_llm.json --scale 0.2 --json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(nlohmann::json::parse(r.output)["metrics"]["deadline_misses"], 0.0);
 }
@@ -272,17 +291,21 @@ TEST(SweepCli, ScenarioWithAFailingAppFails) {
 TEST(SweepCli, MeasureCountsCpuOperations) {
   const std::string arrays = " --set npu.channel.array.rows=32 --set npu.channel.array.cols=32";
   auto big = npusim("measure" + kHw + " --model zoo:decoder_1b_decode --iterations 1 --json" + arrays);
-  auto small = npusim("measure" + kHw + " --model zoo:decoder_1b_decode --iterations 1 --set npu.channel.sram.kib=256 --json" + arrays);
+  auto small =
+      npusim("measure" + kHw +
+             " --model zoo:decoder_1b_decode --iterations 1 --set npu.channel.sram.kib=256 --json" + arrays);
   ASSERT_EQ(big.status, 0) << big.output;
   ASSERT_EQ(small.status, 0) << small.output;
-  const double b = nlohmann::json::parse(big.output)["metrics"]["cpu_ops"], s = nlohmann::json::parse(small.output)["metrics"]["cpu_ops"];
+  const double b = nlohmann::json::parse(big.output)["metrics"]["cpu_ops"],
+               s = nlohmann::json::parse(small.output)["metrics"]["cpu_ops"];
   EXPECT_GE(b, 34);  // at least the embedding lookup and the 33 L2 normalisations
   EXPECT_GT(s, b) << "less SRAM, more operations left to the CPU";
 }
 
 TEST(SweepCli, RunJsonAndStatsReportArea) {
   ASSERT_EQ(npusim("example conv-quant8 --dir m").status, 0);
-  auto r = npusim("run --hw " + std::string(NPUSIM_SOURCE_DIR) + "/configs/npu/default.json --model m/conv-quant8.model.json "
+  auto r = npusim("run --hw " + std::string(NPUSIM_SOURCE_DIR) +
+                  "/configs/npu/default.json --model m/conv-quant8.model.json "
                   "--inputs m/conv-quant8.inputs.json --outputs m/out.json --stats m/stats.json --json");
   ASSERT_EQ(r.status, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);

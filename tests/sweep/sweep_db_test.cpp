@@ -16,7 +16,9 @@ std::string temp_db(const std::string& name) {
   return p;
 }
 
-SweepMeta meta() { return {"t", "0123456789abcdef", {"npu.channels", "npu.power.node"}, {"latency_p50_us", "area_mm2"}}; }
+SweepMeta meta() {
+  return {"t", "0123456789abcdef", {"npu.channels", "npu.power.node"}, {"latency_p50_us", "area_mm2"}};
+}
 
 Row row(uint32_t point, const std::string& workload, bool ok) {
   Row r;
@@ -25,7 +27,8 @@ Row row(uint32_t point, const std::string& workload, bool ok) {
   r.params = {{"npu.channels", 4}, {"npu.power.node", "5nm"}};
   r.status = ok ? "ok" : "failed";
   r.error = ok ? "" : "prepareModel: \"bad\", really";
-  r.metrics = {{"latency_p50_us", ok ? nlohmann::json(12.5) : nlohmann::json()}, {"area_mm2", ok ? nlohmann::json(3.25) : nlohmann::json()}};
+  r.metrics = {{"latency_p50_us", ok ? nlohmann::json(12.5) : nlohmann::json()},
+               {"area_mm2", ok ? nlohmann::json(3.25) : nlohmann::json()}};
   r.simulator_version = "abc";
   r.config_digest = "d" + std::to_string(point);
   r.command = "npusim measure --set npu.channels=4";
@@ -87,11 +90,12 @@ TEST(SweepDatabase, CsvQuotesFields) {
   ASSERT_TRUE(db->put(row(1, "a", true)).ok());
   auto csv = db->csv();
   ASSERT_TRUE(csv.ok());
-  EXPECT_EQ(*csv,
-            "point,workload,npu.channels,npu.power.node,status,error,latency_p50_us,area_mm2,simulator_version,"
-            "config_digest,command\n"
-            "0,a,4,5nm,failed,\"prepareModel: \"\"bad\"\", really\",,,abc,d0,npusim measure --set npu.channels=4\n"
-            "1,a,4,5nm,ok,,12.5,3.25,abc,d1,npusim measure --set npu.channels=4\n");
+  EXPECT_EQ(
+      *csv,
+      "point,workload,npu.channels,npu.power.node,status,error,latency_p50_us,area_mm2,simulator_version,"
+      "config_digest,command\n"
+      "0,a,4,5nm,failed,\"prepareModel: \"\"bad\"\", really\",,,abc,d0,npusim measure --set npu.channels=4\n"
+      "1,a,4,5nm,ok,,12.5,3.25,abc,d1,npusim measure --set npu.channels=4\n");
 }
 
 }  // namespace

@@ -46,11 +46,13 @@ TEST(SweepSlurm, SameDatabaseAsTheLocalBackend) {
                       " --chunk 3 --time 10 --mem 1000 --quiet");
   ASSERT_EQ(slurm.status, 0) << slurm.output;
   EXPECT_NE(slurm.output.find("submitted Slurm job array"), std::string::npos) << slurm.output;
-  EXPECT_NE(slurm.output.find("6 tasks of up to 3 runs"), std::string::npos) << "16 runs in chunks of 3\n" << slurm.output;
+  EXPECT_NE(slurm.output.find("6 tasks of up to 3 runs"), std::string::npos) << "16 runs in chunks of 3\n"
+                                                                             << slurm.output;
   EXPECT_NE(slurm.output.find("collected 16 rows"), std::string::npos) << slurm.output;
   // Each array task wrote its own row file.
   size_t files = 0;
-  for (const auto& f : std::filesystem::directory_iterator(work + "/rows")) files += f.path().extension() == ".jsonl";
+  for (const auto& f : std::filesystem::directory_iterator(work + "/rows"))
+    files += f.path().extension() == ".jsonl";
   EXPECT_EQ(files, 6u);
   const auto want = rows_of("local.sqlite");
   ASSERT_EQ(want.size(), 16u);

@@ -32,10 +32,12 @@ std::string error_of(const json& doc) {
 TEST(SweepSpec, ErrorsNameTheJsonPath) {
   json d = base_doc();
   d["axes"][0]["param"] = "npu.chanels";
-  EXPECT_EQ(error_of(d), "s.json: $.axes[0].param: unknown parameter \"npu.chanels\" (see npusim config --explain)");
+  EXPECT_EQ(error_of(d),
+            "s.json: $.axes[0].param: unknown parameter \"npu.chanels\" (see npusim config --explain)");
   d = base_doc();
   d["axes"][0]["values"] = json::array({1, 99});
-  EXPECT_NE(error_of(d).find("s.json: $.axes[0].values[1]: --set npu.channels: expected an integer in [1, 16], got 99"),
+  EXPECT_NE(error_of(d).find(
+                "s.json: $.axes[0].values[1]: --set npu.channels: expected an integer in [1, 16], got 99"),
             std::string::npos)
       << error_of(d);
   d = base_doc();
@@ -43,7 +45,9 @@ TEST(SweepSpec, ErrorsNameTheJsonPath) {
   EXPECT_NE(error_of(d).find("s.json: $.constraints[0]: at offset 16:"), std::string::npos) << error_of(d);
   d = base_doc();
   d["constraints"] = json::array({"npu.channels <= npu.bogus * 2"});
-  EXPECT_EQ(error_of(d), "s.json: $.constraints[0]: \"npu.bogus\" is not a numeric parameter (see npusim config --explain)");
+  EXPECT_EQ(
+      error_of(d),
+      "s.json: $.constraints[0]: \"npu.bogus\" is not a numeric parameter (see npusim config --explain)");
   d = base_doc();
   d["metrics"] = json::array({"latency_p50_us", "speed"});
   EXPECT_EQ(error_of(d).rfind("s.json: $.metrics[1]: unknown metric \"speed\"", 0), 0u) << error_of(d);
@@ -55,9 +59,11 @@ TEST(SweepSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(error_of(d), "s.json: $.workloads[0].scale: only for scenario workloads");
   d = base_doc();
   d["axes"][0] = json::parse(R"({"param": "npu.dram.bandwidth_gbps", "min": 1, "max": 8})");
-  EXPECT_EQ(error_of(d), "s.json: $.axes[0]: a min/max axis needs \"sample\" (a grid needs values or a range)");
+  EXPECT_EQ(error_of(d),
+            "s.json: $.axes[0]: a min/max axis needs \"sample\" (a grid needs values or a range)");
   d = base_doc();
-  d["axes"][0] = json::parse(R"({"param": "npu.dram.bandwidth_gbps", "log": {"from": 0, "to": 8, "count": 3}})");
+  d["axes"][0] =
+      json::parse(R"({"param": "npu.dram.bandwidth_gbps", "log": {"from": 0, "to": 8, "count": 3}})");
   EXPECT_EQ(error_of(d), "s.json: $.axes[0].log: a log range needs from and to > 0");
   d = base_doc();
   d["bogus"] = 1;
@@ -86,7 +92,8 @@ TEST(SweepSpec, GridWithConstraint) {
   std::set<std::string> seen;
   for (const auto& p : e->points) {
     EXPECT_EQ(p.values[0].second, p.values[1].second);
-    EXPECT_LE(p.values[2].second.get<int>() * p.values[0].second.get<int>() * p.values[1].second.get<int>(), 4096);
+    EXPECT_LE(p.values[2].second.get<int>() * p.values[0].second.get<int>() * p.values[1].second.get<int>(),
+              4096);
     EXPECT_TRUE(seen.insert(p.config_digest).second) << "points differ in their config";
   }
   EXPECT_EQ(e->rejected.size(), 25u);
@@ -133,7 +140,8 @@ TEST(SweepSpec, LatinHypercubeFillsEveryStratumAndIsSeeded) {
   }
   auto again = expand(*s);
   ASSERT_TRUE(again.ok());
-  for (size_t i = 0; i < 10; ++i) EXPECT_EQ(again->points[i].values, e->points[i].values) << "same seed, same points";
+  for (size_t i = 0; i < 10; ++i)
+    EXPECT_EQ(again->points[i].values, e->points[i].values) << "same seed, same points";
   d["sample"]["seed"] = 8;
   auto other = expand(*parse_sweep(d, "s.json", kConfigs));
   ASSERT_TRUE(other.ok());

@@ -8,11 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/common/result.h"
 
@@ -23,8 +22,8 @@ namespace npu::sweep {
 struct Row {
   uint32_t point = 0;
   std::string workload;
-  nlohmann::json params = nlohmann::json::object();   // axis path -> value
-  std::string status;                                 // ok | failed
+  nlohmann::json params = nlohmann::json::object();  // axis path -> value
+  std::string status;                                // ok | failed
   std::string error;
   nlohmann::json metrics = nlohmann::json::object();  // metric -> number or null
   std::string simulator_version, config_digest, command;
@@ -48,7 +47,7 @@ class Database {
   ~Database();
 
   const SweepMeta& meta() const { return meta_; }
-  Result<void> put(const Row& row);  // insert or replace (point, workload)
+  Result<void> put(const Row& row);       // insert or replace (point, workload)
   Result<std::vector<Row>> rows() const;  // ordered by point, then workload
   // (point, workload) pairs already recorded: all, or only those with status ok.
   Result<std::vector<std::pair<uint32_t, std::string>>> done(bool ok_only) const;

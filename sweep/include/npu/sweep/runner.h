@@ -34,13 +34,13 @@ std::vector<Task> make_tasks(const SweepSpec& spec, const Expansion& expansion,
                              const std::set<std::pair<uint32_t, std::string>>& skip = {});
 
 // The row of a finished child: its exit status (waitpid status), stdout (measure's JSON) and stderr.
-Row finish_row(const Task& task, const std::vector<std::string>& metrics, int wait_status, const std::string& out,
-               const std::string& err);
+Row finish_row(const Task& task, const std::vector<std::string>& metrics, int wait_status,
+               const std::string& out, const std::string& err);
 
 struct LocalOptions {
-  std::string exe;           // the npusim executable the children run
-  unsigned jobs = 1;         // children at a time
-  bool progress = false;     // a progress line on stderr
+  std::string exe;             // the npusim executable the children run
+  unsigned jobs = 1;           // children at a time
+  bool progress = false;       // a progress line on stderr
   double point_timeout_s = 0;  // > 0: a child running longer is killed and its point fails
 };
 
@@ -51,7 +51,8 @@ struct RunSummary {
 
 // Runs `tasks`; `on_row` stores each row as soon as its child ends (its error stops the run).
 Result<RunSummary> run_local(const std::vector<Task>& tasks, const std::vector<std::string>& metrics,
-                             const LocalOptions& options, const std::function<Result<void>(const Row&)>& on_row);
+                             const LocalOptions& options,
+                             const std::function<Result<void>(const Row&)>& on_row);
 
 // Whether SIGINT or SIGTERM arrived since install_stop_handlers().
 void install_stop_handlers();

@@ -25,8 +25,9 @@ struct SlurmOptions {
 
 // Writes <work>/tasks.json and <work>/sweep.sbatch, submits the array and (options.wait) waits for it.
 // Returns the job id.
-Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks, const std::string& work_dir,
-                                 const std::string& sweep_file, const SlurmOptions& options, const std::string& exe);
+Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks,
+                                 const std::string& work_dir, const std::string& sweep_file,
+                                 const SlurmOptions& options, const std::string& exe);
 
 // One array task: runs chunk `index` of <work>/tasks.json, appending rows to <work>/rows/task-<index>.jsonl
 // (a requeued task skips the rows its file already holds). Returns the exit status.

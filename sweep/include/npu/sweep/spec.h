@@ -8,11 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/common/result.h"
 #include "npu/sweep/expr.h"
@@ -29,9 +28,9 @@ struct Axis {
 };
 
 struct Workload {
-  std::string name;      // unique within the sweep; the database key with the point
-  std::string model;     // model JSON, .onnx or zoo:NAME (resolved against the sweep file's folder)
-  std::string scenario;  // or a scenario file
+  std::string name;          // unique within the sweep; the database key with the point
+  std::string model;         // model JSON, .onnx or zoo:NAME (resolved against the sweep file's folder)
+  std::string scenario;      // or a scenario file
   bool timing_only = false;  // models: drop constant values, run for timing alone
   uint32_t iterations = 3;   // models: inferences measured
   uint64_t seed = 1;         // models: zoo weights and inputs
@@ -76,7 +75,7 @@ struct Point {
 
 struct Expansion {
   std::vector<Point> points;
-  uint32_t candidates = 0;  // before constraints
+  uint32_t candidates = 0;            // before constraints
   std::vector<std::string> rejected;  // one line per point a constraint or a config rule rejected
 };
 

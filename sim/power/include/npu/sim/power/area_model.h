@@ -29,9 +29,9 @@ std::optional<AreaParams> area_preset(const std::string& node);
 struct AreaInputs {
   unsigned channels = 0;
   unsigned array_rows = 0, array_cols = 0;
-  unsigned sram_kib = 0;               // per channel
-  unsigned fp32_macs_per_cycle = 0;    // per channel's vector unit
-  unsigned dma_bytes_per_cycle = 0;    // per DMA engine; a channel has two (in, out)
+  unsigned sram_kib = 0;             // per channel
+  unsigned fp32_macs_per_cycle = 0;  // per channel's vector unit
+  unsigned dma_bytes_per_cycle = 0;  // per DMA engine; a channel has two (in, out)
   double dram_bandwidth_gbps = 0;
 };
 
