@@ -15,5 +15,7 @@ struct Subcommand {
 };
 
 Subcommand register_scenario_command(CLI::App& app);
+Subcommand register_sweep_command(CLI::App& app);
+Subcommand register_measure_command(CLI::App& app);
 
 }  // namespace npusim

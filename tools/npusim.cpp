@@ -116,6 +116,7 @@ int run_command(const RunOptions& o) {
                         {"npu_cycles", result.device_cycles},
                         {"npu_jobs", result.npu_jobs},
                         {"simulated_end_s", run->simulated_end_s},
+                        {"area_mm2", run->area_mm2},
                         {"timing_only", result.timing_only}};
     if (!result.timing_only) j["outputs"] = o.outputs;
     if (o.check)
@@ -295,6 +296,8 @@ int sc_main(int argc, char* argv[]) {
   // Subcommands in their own files (tools/cmd_*.cpp); one line each.
   const std::vector<npusim::Subcommand> registered = {
       npusim::register_scenario_command(app),
+      npusim::register_sweep_command(app),
+      npusim::register_measure_command(app),
   };
 
   if (argc == 1) {

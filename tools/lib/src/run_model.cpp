@@ -1,5 +1,7 @@
 #include "npu/tools/run_model.h"
 
+#include "npu/sweep/area.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -72,6 +74,15 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
   stats.value("hal.execution.channel_parallelism", "channels",
               "NPU busy cycles over elapsed device cycles (average channels in use)") =
       device_cycles_elapsed > 0 ? static_cast<double>(result.device_cycles) / device_cycles_elapsed : 0.0;
+  // Silicon area of the design (docs/area.md), beside its time and energy.
+  const auto area = sweep::design_area((*sys)->config());
+  out.area_mm2 = area.total_mm2();
+  stats.value("npu.area.total_mm2", "mm2", "Silicon area of the NPU design (docs/area.md)") = area.total_mm2();
+  stats.value("npu.area.mac_array_mm2", "mm2", "Area of the channels' MAC arrays") = area.mac_array_mm2;
+  stats.value("npu.area.sram_mm2", "mm2", "Area of the channels' scratchpad SRAM") = area.sram_mm2;
+  stats.value("npu.area.vector_mm2", "mm2", "Area of the channels' vector units") = area.vector_mm2;
+  stats.value("npu.area.dma_mm2", "mm2", "Area of the channels' DMA engines") = area.dma_mm2;
+  stats.value("npu.area.dram_phy_mm2", "mm2", "Area of the DRAM PHY") = area.dram_phy_mm2;
   out.system = std::move(*sys);
   return out;
 }

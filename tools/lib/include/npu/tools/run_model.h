@@ -30,6 +30,7 @@ struct RunModelOutcome {
   std::string placement;                   // PreparedModel::placement()
   uint64_t prepare_ns = 0;                 // simulated time of prepareModel
   double simulated_end_s = 0;
+  double area_mm2 = 0;  // the design's silicon area (docs/area.md)
 };
 
 // Errors: the System cannot be built, prepareModel or the execution failed ("<name>: prepareModel:

@@ -1,0 +1,257 @@
+#include "npu/sweep/slurm.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace npu::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Runs argv (no shell), returns its exit status and stdout.
+struct Output {
+  int status = -1;
+  std::string out;
+};
+
+// quiet: its stderr goes to /dev/null (sacct says "accounting storage is disabled" on clusters without it).
+Output capture(const std::vector<std::string>& argv, bool quiet = false) {
+  Output o;
+  int fd[2];
+  if (pipe(fd) != 0) return o;
+  const pid_t pid = fork();
+  if (pid < 0) return o;
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    if (quiet) {
+      const int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, 2);
+    }
+    close(fd[0]);
+    close(fd[1]);
+    std::vector<char*> a;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execvp(a[0], a.data());
+    std::fprintf(stderr, "npusim: cannot run %s (is Slurm installed?)\n", argv[0].c_str());
+    _exit(127);
+  }
+  close(fd[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd[0], buf, sizeof buf)) > 0) o.out.append(buf, static_cast<size_t>(n));
+  close(fd[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return o;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+Result<json> read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(path + ": cannot read");
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded()) return make_error(path + ": not valid JSON");
+  return j;
+}
+
+}  // namespace
+
+Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks,
+                                 const std::string& work_dir, const std::string& sweep_file,
+                                 const SlurmOptions& o, const std::string& exe) {
+  (void)sweep_file;
+  if (tasks.empty()) return make_error("nothing to submit: every run is already in the database");
+  std::error_code ec;
+  const std::string work = fs::absolute(work_dir, ec).string();
+  fs::create_directories(work + "/rows", ec);
+  fs::create_directories(work + "/logs", ec);
+  if (ec) return make_error(work_dir + ": cannot create the work folder: " + ec.message());
+  // Row files of an earlier submission would be merged again: a fresh submission starts clean.
+  for (const auto& f : fs::directory_iterator(work + "/rows", ec)) fs::remove(f.path(), ec);
+  const unsigned chunk = std::max(1u, o.chunk);
+  const size_t arrays = (tasks.size() + chunk - 1) / chunk;
+  json list = {{"sweep", spec.name}, {"metrics", spec.metrics}, {"chunk", chunk}, {"tasks", json::array()}};
+  for (const auto& t : tasks) list["tasks"].push_back({{"args", t.args}, {"row", t.row.to_json()}});
+  {
+    std::ofstream f(work + "/tasks.json");
+    f << list.dump() << "\n";
+    if (!f) return make_error(work + "/tasks.json: cannot write");
+  }
+  const std::string script = work + "/sweep.sbatch";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\n"
+      << "# npusim sweep " << spec.name << ": array task N runs chunk N of tasks.json (" << chunk
+      << " runs each)\n"
+      << "exec " << shell_quote(exe) << " sweep --work-dir " << shell_quote(work)
+      << " --task \"$SLURM_ARRAY_TASK_ID\"\n";
+    if (!f) return make_error(script + ": cannot write");
+  }
+  std::vector<std::string> argv = {"sbatch",
+                                   "--parsable",
+                                   "--array=0-" + std::to_string(arrays - 1),
+                                   "--job-name=npusim-sweep",
+                                   "--output=" + work + "/logs/task-%a.out",
+                                   "--chdir=" + fs::current_path(ec).string()};
+  if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
+  if (!o.time.empty()) argv.push_back("--time=" + o.time);
+  if (!o.mem.empty()) argv.push_back("--mem=" + o.mem);
+  for (const auto& e : o.extra) argv.push_back(e);
+  argv.push_back(script);
+  const Output sub = capture(argv);
+  if (sub.status != 0) return make_error("sbatch failed (exit status " + std::to_string(sub.status) + ")");
+  std::string job = trim(sub.out);
+  if (const auto semi = job.find(';'); semi != std::string::npos) job = job.substr(0, semi);  // "id;cluster"
+  std::fprintf(stderr, "submitted Slurm job array %s: %zu tasks of up to %u runs\n", job.c_str(), arrays,
+               chunk);
+  if (!o.wait) return job;
+  std::string last;
+  while (true) {
+    if (stop_requested()) {
+      capture({"scancel", job}, true);
+      std::fprintf(stderr, "\nstopped: scancel %s; rows written so far are collected\n", job.c_str());
+      break;
+    }
+    const Output q = capture({"squeue", "-h", "-j", job, "-o", "%T"}, true);
+    std::map<std::string, unsigned> states;
+    std::istringstream in(q.out);
+    std::string line;
+    while (std::getline(in, line))
+      if (!trim(line).empty()) ++states[trim(line)];
+    if (q.status == 0 && states.empty()) break;
+    std::string text = "slurm job " + job + ":";
+    for (const auto& [s, n] : states) text += " " + std::to_string(n) + " " + s;
+    if (o.progress)
+      std::fprintf(stderr, "\r\033[K%s", text.c_str());
+    else if (text != last)
+      std::fprintf(stderr, "%s\n", text.c_str());
+    last = text;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  if (o.progress) std::fputc('\n', stderr);
+  // Accounting, where slurmdbd or the text accounting store keeps it.
+  const Output acct = capture({"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State,ExitCode"}, true);
+  if (acct.status == 0 && !trim(acct.out).empty()) {
+    std::map<std::string, unsigned> states;
+    std::istringstream in(acct.out);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto a = line.find('|'), b = line.rfind('|');
+      if (a != std::string::npos && b > a) ++states[line.substr(a + 1, b - a - 1)];
+    }
+    std::string text = "sacct " + job + ":";
+    for (const auto& [s, n] : states) text += " " + std::to_string(n) + " " + s;
+    std::fprintf(stderr, "%s\n", text.c_str());
+  }
+  return job;
+}
+
+int run_slurm_task(const std::string& work_dir, unsigned index, const std::string& exe) {
+  auto list = read_json(work_dir + "/tasks.json");
+  if (!list) {
+    std::fprintf(stderr, "npusim: %s\n", list.error().c_str());
+    return 1;
+  }
+  std::vector<Task> all;
+  try {
+    for (const auto& t : (*list)["tasks"]) {
+      Task task;
+      task.args = t.at("args").get<std::vector<std::string>>();
+      auto row = Row::from_json(t.at("row"));
+      if (!row) throw std::runtime_error(row.error());
+      task.row = *row;
+      task.point = row->point;
+      task.workload = row->workload;
+      task.command = row->command;
+      all.push_back(std::move(task));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "npusim: %s/tasks.json: %s\n", work_dir.c_str(), e.what());
+    return 1;
+  }
+  const unsigned chunk = (*list).value("chunk", 1u);
+  const auto metrics = (*list)["metrics"].get<std::vector<std::string>>();
+  const std::string rows = work_dir + "/rows/task-" + std::to_string(index) + ".jsonl";
+  // A requeued task keeps what it wrote before.
+  std::set<std::pair<uint32_t, std::string>> have;
+  {
+    std::ifstream in(rows);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto j = json::parse(line, nullptr, false);
+      if (!j.is_discarded() && j.is_object()) have.insert({j.value("point", 0u), j.value("workload", "")});
+    }
+  }
+  std::vector<Task> mine;
+  for (size_t i = static_cast<size_t>(index) * chunk;
+       i < all.size() && i < (static_cast<size_t>(index) + 1) * chunk; ++i)
+    if (!have.count({all[i].point, all[i].workload})) mine.push_back(all[i]);
+  LocalOptions lo;
+  lo.exe = exe;
+  const char* cpus = std::getenv("SLURM_CPUS_PER_TASK");
+  lo.jobs = cpus ? std::max(1, std::atoi(cpus)) : 1;
+  install_stop_handlers();
+  std::ofstream out(rows, std::ios::app);
+  auto sum = run_local(mine, metrics, lo, [&](const Row& r) -> Result<void> {
+    out << r.to_json().dump() << "\n";
+    out.flush();
+    if (!out) return make_error(rows + ": cannot write");
+    return {};
+  });
+  if (!sum) {
+    std::fprintf(stderr, "npusim: %s\n", sum.error().c_str());
+    return 1;
+  }
+  std::printf("task %u: %u ok, %u failed%s\n", index, sum->ok, sum->failed,
+              sum->interrupted ? ", interrupted" : "");
+  return sum->interrupted ? 130 : 0;
+}
+
+Result<unsigned> collect_rows(const std::string& work_dir, Database& db) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& f : fs::directory_iterator(work_dir + "/rows", ec))
+    if (f.path().extension() == ".jsonl") files.push_back(f.path());
+  if (ec) return make_error(work_dir + "/rows: " + ec.message());
+  std::sort(files.begin(), files.end());
+  unsigned n = 0;
+  for (const auto& p : files) {
+    std::ifstream in(p);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto j = json::parse(line, nullptr, false);
+      if (j.is_discarded()) continue;  // torn last line
+      auto row = Row::from_json(j);
+      if (!row) return make_error(p.string() + ": " + row.error());
+      if (auto r = db.put(*row); !r) return make_error(r.error());
+      ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace npu::sweep
