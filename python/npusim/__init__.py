@@ -7,8 +7,8 @@ get the results as numbers, numpy arrays and pandas DataFrames (docs/python.md).
 
 Every simulation runs in a fresh child process (a SystemC kernel cannot be reset), so run(), bench()
 and scenario() can be called any number of times, and from many threads at once (run_many()). The
-numbers are those of the ``npusim`` CLI: both call the same C++ libraries. There is no sweep() yet:
-the CLI has no sweep command; loop over configs (examples/python/design_sweep.py).
+numbers are those of the ``npusim`` CLI: both call the same C++ libraries. sweep() runs ``npusim
+sweep`` (each design point in its own process) and returns its results database as a DataFrame.
 """
 
 import os as _os
@@ -20,14 +20,14 @@ from . import _paths  # noqa: E402
 from ._process import call as _call, max_workers, set_max_workers  # noqa: E402,F401
 from .config import Config, explain  # noqa: E402,F401
 from .errors import (ConfigError, Error, InputError, ModelError, OutputError, ScenarioError,  # noqa: E402,F401
-                     SimulationError)
+                     SimulationError, SweepError)
 from .model import Model, ModelBuilder, as_model, inputs_json, zoo  # noqa: E402,F401
 from .results import BenchResult, RunResult, ScenarioResult, flatten_stats  # noqa: E402,F401
 from .config import as_config as _as_config  # noqa: E402
 
-__all__ = ["run", "run_many", "bench", "scenario", "Config", "explain", "Model", "ModelBuilder", "zoo",
+__all__ = ["run", "run_many", "bench", "scenario", "sweep", "Config", "explain", "Model", "ModelBuilder", "zoo",
            "RunResult", "BenchResult", "ScenarioResult", "Error", "ConfigError", "ModelError", "InputError",
-           "ScenarioError", "OutputError", "SimulationError", "max_workers", "set_max_workers", "configs_dir"]
+           "ScenarioError", "SweepError", "OutputError", "SimulationError", "max_workers", "set_max_workers", "configs_dir"]
 
 
 def configs_dir():
@@ -142,3 +142,33 @@ def scenario(file, policy=None, *, compare=False, scale=1.0, scale_thermal=False
                "trace": _os.path.abspath(_os.fspath(trace)) if trace else "",
                "report": _os.path.abspath(_os.fspath(report)) if report else ""}
     return ScenarioResult(_call("scenario", request, timeout))
+
+
+def sweep(file, db, *, jobs=None, retry_failed=False, point_timeout=None, timeout=None):
+    """An architecture sweep (``npusim sweep FILE --db DB``, docs/sweep.md): every design point x
+    workload of the sweep file, each in its own process, ``jobs`` at a time (default: all cores), into
+    the SQLite database ``db``; a rerun on the same database skips the rows already recorded. Returns the
+    database's results table as a DataFrame, one row per point x workload (axis values, status, error,
+    metrics, simulator version, config digest and the command that reproduces the row)."""
+    import sqlite3
+    import subprocess
+    path = _os.fspath(file)
+    db = _os.path.abspath(_os.fspath(db))
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise ValueError("jobs: expected a whole number >= 1, got %r" % (jobs,))
+    _check_bool("retry_failed", retry_failed)
+    args = [_paths.cli(), "sweep", path, "--db", db, "--quiet"]
+    if jobs is not None:
+        args += ["-j", str(jobs)]
+    if retry_failed:
+        args.append("--retry-failed")
+    if point_timeout is not None:
+        args += ["--point-timeout", str(point_timeout)]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        lines = [line for line in p.stderr.splitlines() if line.strip()]
+        message = lines[-1] if lines else "npusim sweep exited with status %d" % p.returncode
+        raise SweepError(message[len("npusim: "):] if message.startswith("npusim: ") else message)
+    import pandas as pd
+    with sqlite3.connect(db) as con:
+        return pd.read_sql_query("SELECT * FROM results ORDER BY point, workload", con)

@@ -31,3 +31,18 @@ def scenario_file(name_or_path):
     if os.path.exists(name) or os.sep in name or name.endswith(".json"):
         return name
     return os.path.join(configs_dir(), "scenarios", name + ".json")
+
+
+def cli():
+    """The npusim executable: the build tree's beside this package, else `npusim` on PATH (installed)."""
+    try:
+        from . import _build_paths
+        if os.path.exists(_build_paths.CLI):
+            return _build_paths.CLI
+    except ImportError:
+        pass
+    import shutil
+    found = shutil.which("npusim")
+    if not found:
+        raise FileNotFoundError("npusim: the executable is neither in this build tree nor on PATH")
+    return found

@@ -56,6 +56,12 @@ class ScenarioError(Error, ValueError):
     kind = "scenario"
 
 
+class SweepError(Error, ValueError):
+    """A sweep file is wrong, or the sweep could not run (its database, a backend)."""
+
+    kind = "sweep"
+
+
 class OutputError(Error, OSError):
     """A file npusim was asked to write cannot be written."""
 
@@ -68,7 +74,8 @@ class SimulationError(Error, RuntimeError):
     kind = "simulation"
 
 
-_BY_KIND = {c.kind: c for c in (ConfigError, ModelError, InputError, ScenarioError, OutputError, SimulationError)}
+_BY_KIND = {c.kind: c for c in (ConfigError, ModelError, InputError, ScenarioError, SweepError, OutputError,
+                                SimulationError)}
 
 
 def from_reply(reply):

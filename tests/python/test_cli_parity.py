@@ -5,6 +5,7 @@ output value. The expected values come from the CLI binary, run here."""
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import npusim
@@ -113,3 +114,27 @@ def test_scenario_equals_cli(tmp_path):
     assert got.seed == want["seed"] and got.scenario == want["scenario"]
     apps = got.apps
     assert list(apps.index.get_level_values("app")) == [a["name"] for a in want["runs"][0]["apps"]]
+
+
+def test_sweep_equals_cli(tmp_path):
+    # The shipped CI-sized sweep (8 designs x 2 workloads) through sweep() and through the CLI: the
+    # same rows, column for column (rows carry no wall-clock figures, so they are deterministic).
+    import sqlite3
+    npusim_cli("sweep", "configs/sweeps/small.json", "--db", tmp_path / "cli.sqlite", "--quiet")
+    with sqlite3.connect(tmp_path / "cli.sqlite") as con:
+        want = pd.read_sql_query("SELECT * FROM results ORDER BY point, workload", con)
+    got = npusim.sweep("configs/sweeps/small.json", tmp_path / "py.sqlite")
+    assert len(got) == 16 and (got["status"] == "ok").sum() > 0
+    pd.testing.assert_frame_equal(got, want)
+    # A rerun on the same database skips every recorded row and returns the same table.
+    pd.testing.assert_frame_equal(npusim.sweep("configs/sweeps/small.json", tmp_path / "py.sqlite"), want)
+
+
+def test_sweep_bad_file_raises_with_its_path(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"name": "bad", "base": "configs/npu/default.json",
+                               "axes": [{"param": "npu.channels", "values": ["four"]}],
+                               "workloads": [{"name": "m", "model": "zoo:mobilenet_v2_quant8"}]}))
+    with pytest.raises(npusim.SweepError) as e:
+        npusim.sweep(bad, tmp_path / "bad.sqlite")
+    assert "bad.json" in e.value.message and e.value.path is not None and e.value.path.startswith("$.axes[0]")
