@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -29,8 +30,7 @@ uint64_t systolic_cycles(uint64_t rows, uint64_t cols, uint64_t m, uint64_t k) {
   uint64_t earliest = 2, free_p2 = 0, free_p1 = 0, start = 0, mb = 0;
   for (uint64_t base = 0; base < m; base += kAccumulatorRows) {
     mb = std::min<uint64_t>(kAccumulatorRows, m - base);
-    // Passes of one block: all but the last K chunk take max(mb, rows) cycles, and the bank-reuse bound
-    // only binds for short blocks; fold the common case of many equal passes in one step.
+    // A pass takes max(mb, kc) cycles unless the weight bank it reuses is still draining (short blocks).
     for (uint64_t j = 0; j < chunks; ++j) {
       const uint64_t kc = j + 1 < chunks ? rows : last_kc;
       start = std::max(earliest, free_p2);
@@ -237,15 +237,25 @@ ChannelModel channel_model(const NpuTarget& t, uint32_t jobs) {
   return c;
 }
 
-double conv_cycles(const ConvSpec& s, uint32_t elem, const ChannelModel& c, uint64_t rb, uint64_t ob) {
+// One column block's cycles per band height, remembered: the formula walks every pass, and a search
+// asks for the same few band heights many times.
+struct ColumnBlockCycles {
+  std::map<uint64_t, uint64_t> by_rows;
+};
+
+double conv_cycles(const ConvSpec& s, uint32_t elem, const ChannelModel& c, uint64_t rb, uint64_t ob,
+                   ColumnBlockCycles* memo = nullptr) {
   const uint64_t m = rb * s.out_w, k = uint64_t{s.kh} * s.kw * s.in_c;
   if (elem == 4) return std::ceil(static_cast<double>(m * k * ob) / c.fp32_macs) + c.vector_pipeline;
-  return static_cast<double>(int8_array_cycles(c.rows, c.cols, m, k, ob));
+  if (!memo) return static_cast<double>(int8_array_cycles(c.rows, c.cols, m, k, ob));
+  auto [it, fresh] = memo->by_rows.emplace(rb, 0);
+  if (fresh) it->second = systolic_cycles(c.rows, c.cols, m, k);
+  return static_cast<double>(div_up(ob, c.cols) * it->second);
 }
 
 // Replays one job's descriptors through the channel model; returns its cycles, doorbell to completion.
 double simulate_job(const ConvSpec& s, uint32_t elem, const ConvPlan& p, const std::vector<TileRef>& tiles,
-                    const std::vector<Step>& steps, const ChannelModel& c) {
+                    const std::vector<Step>& steps, const ChannelModel& c, ColumnBlockCycles* memo) {
   constexpr uint32_t kNone = UINT32_MAX;
   struct EngineClock {
     double free = 0;
@@ -303,7 +313,7 @@ double simulate_job(const ConvSpec& s, uint32_t elem, const ConvPlan& p, const s
       case StepKind::CONV: {
         const uint32_t w = st.w_slot, in = in_base + st.in_slot, out = out_base + st.out_slot;
         const double start = start_of(1, 1, {w, in}, out);
-        finish(1, start + conv_cycles(s, elem, c, t.rb, t.ob), {w, in}, out);
+        finish(1, start + conv_cycles(s, elem, c, t.rb, t.ob, memo), {w, in}, out);
         break;
       }
       case StepKind::STORE:
@@ -345,6 +355,7 @@ Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& 
     if (std::find(rbs.begin(), rbs.end(), rb) == rbs.end()) rbs.push_back(rb);
   }
 
+  ColumnBlockCycles memo;  // the array's rows and columns are the target's, k the spec's: fixed here
   std::vector<Candidate> candidates;
   for (uint32_t ob : obs) {
     for (uint32_t rb : rbs) {
@@ -371,8 +382,8 @@ Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& 
       double compute = 0;
       const uint64_t last_ob = s.out_c - (blocks - 1) * ob;
       for (uint64_t r : band_heights)
-        compute += (conv_cycles(s, elem, cm, r, ob) * static_cast<double>(blocks - 1) +
-                    conv_cycles(s, elem, cm, r, last_ob)) *
+        compute += (conv_cycles(s, elem, cm, r, ob, &memo) * static_cast<double>(blocks - 1) +
+                    conv_cycles(s, elem, cm, r, last_ob, &memo)) *
                    s.batch;
       const double in_bytes = static_cast<double>(uint64_t{s.batch} * s.in_h * s.in_w * s.in_c * elem +
                                                   k * s.out_c * elem);
@@ -439,7 +450,7 @@ Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& 
     for (uint32_t j = 0; j < p.jobs; ++j) {
       size_t first, last;
       job_range(tiles.size(), p.jobs, j, &first, &last);
-      worst = std::max(worst, simulate_job(s, elem, p, tiles, job_steps(p, tiles, first, last), cm));
+      worst = std::max(worst, simulate_job(s, elem, p, tiles, job_steps(p, tiles, first, last), cm, &memo));
       if (best && worst >= best_cycles) break;
     }
     p.predicted_cycles = static_cast<uint64_t>(std::llround(worst));
