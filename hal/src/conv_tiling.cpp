@@ -51,7 +51,8 @@ uint64_t int8_array_cycles(uint32_t rows, uint32_t cols, uint64_t m, uint64_t k,
 }
 
 bool skips_rows(const ConvSpec& s) {
-  return !s.nchw && s.kh == 1 && s.stride_h > 1 && s.pad_top == 0 && uint64_t{s.out_h - 1} * s.stride_h < s.in_h;
+  return !s.nchw && s.kh == 1 && s.stride_h > 1 && s.pad_top == 0 &&
+         uint64_t{s.out_h - 1} * s.stride_h < s.in_h;
 }
 
 BandRows band_rows(const ConvSpec& s, uint32_t oy0, uint32_t rb) {
@@ -66,8 +67,8 @@ BandRows band_rows(const ConvSpec& s, uint32_t oy0, uint32_t rb) {
 
 uint32_t input_rows_for(const ConvSpec& s, uint32_t band) {
   if (skips_rows(s)) return band;
-  return static_cast<uint32_t>(
-      std::min<uint64_t>(s.in_h, static_cast<uint64_t>(band - 1) * s.stride_h + uint64_t{s.kh - 1} * s.dil_h + 1));
+  return static_cast<uint32_t>(std::min<uint64_t>(
+      s.in_h, static_cast<uint64_t>(band - 1) * s.stride_h + uint64_t{s.kh - 1} * s.dil_h + 1));
 }
 
 SlotSizes slot_sizes(const ConvSpec& s, uint32_t elem, uint32_t row_band, uint32_t cout_block) {
@@ -107,8 +108,8 @@ std::vector<TileRef> plan_tiles(const ConvSpec& s, const ConvPlan& p) {
   tiles.reserve(uint64_t{blocks} * per_image * s.batch);
   auto add = [&](uint32_t j, uint32_t n, uint32_t b) {
     const uint32_t o0 = j * p.cout_block;
-    tiles.push_back({o0, std::min(p.cout_block, s.out_c - o0), n, bands[b].first, bands[b].second, j,
-                     n * per_image + b});
+    tiles.push_back(
+        {o0, std::min(p.cout_block, s.out_c - o0), n, bands[b].first, bands[b].second, j, n * per_image + b});
   };
   if (p.order == LoopOrder::BLOCK_OUTER) {
     for (uint32_t j = 0; j < blocks; ++j)
@@ -211,10 +212,10 @@ namespace {
 
 // The channel as the cost model sees it, in cycles of the core clock.
 struct ChannelModel {
-  double fetch;           // one descriptor: DRAM read of 128 bytes + decode
-  double dma_fixed;       // setup + DRAM latency, per DMA descriptor
-  double engine_bpc;      // a DMA engine's bytes per cycle
-  double port_bpc;        // this job's share of the DRAM port, bytes per cycle
+  double fetch;       // one descriptor: DRAM read of 128 bytes + decode
+  double dma_fixed;   // setup + DRAM latency, per DMA descriptor
+  double engine_bpc;  // a DMA engine's bytes per cycle
+  double port_bpc;    // this job's share of the DRAM port, bytes per cycle
   uint32_t queue_depth;
   uint32_t rows, cols;
   double fp32_macs, vector_pipeline;
@@ -295,7 +296,8 @@ double simulate_job(const ConvSpec& s, uint32_t elem, const ConvPlan& p, const s
     const double start = start_of(engine, descriptors, reads, write);
     const double xfer = start + c.dma_fixed * descriptors;
     port_free = std::max(xfer, port_free) + static_cast<double>(bytes) / c.port_bpc;
-    finish(engine, std::max(xfer + std::ceil(static_cast<double>(bytes) / c.engine_bpc), port_free), reads, write);
+    finish(engine, std::max(xfer + std::ceil(static_cast<double>(bytes) / c.engine_bpc), port_free), reads,
+           write);
   };
   const uint32_t in_base = p.w_slots, out_base = p.w_slots + p.in_slots;
   for (const Step& st : steps) {
@@ -308,7 +310,8 @@ double simulate_job(const ConvSpec& s, uint32_t elem, const ConvPlan& p, const s
         dma(0, slot_sizes(s, elem, 1, t.ob).w_load, {}, st.slot, 1);
         break;
       case StepKind::LOAD_IN:
-        dma(0, band_rows(s, t.oy0, t.rb).rows * s.in_w * s.in_c * elem, {}, in_base + st.slot, s.nchw ? s.in_c : 1);
+        dma(0, band_rows(s, t.oy0, t.rb).rows * s.in_w * s.in_c * elem, {}, in_base + st.slot,
+            s.nchw ? s.in_c : 1);
         break;
       case StepKind::CONV: {
         const uint32_t w = st.w_slot, in = in_base + st.in_slot, out = out_base + st.out_slot;
@@ -341,7 +344,8 @@ Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& 
   // Past 24 splits only every ~25 % more is tried (huge layers need not every count).
   auto splits = [](uint64_t max_parts) {
     std::vector<uint64_t> parts;
-    for (uint64_t n = 1; n <= max_parts; n = n < 24 ? n + 1 : n + std::max<uint64_t>(1, n / 4)) parts.push_back(n);
+    for (uint64_t n = 1; n <= max_parts; n = n < 24 ? n + 1 : n + std::max<uint64_t>(1, n / 4))
+      parts.push_back(n);
     if (parts.back() != max_parts) parts.push_back(max_parts);
     return parts;
   };
@@ -359,80 +363,82 @@ Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& 
   std::vector<Candidate> candidates;
   for (uint32_t ob : obs) {
     for (uint32_t rb : rbs) {
-     // A shorter first band per image: a few rows, a quarter or half of the band.
-     std::vector<uint32_t> heads = {0};
-     for (uint32_t h : {1u, 2u, 4u, rb / 4, rb / 2})
-       if (h > 0 && h < rb && h < s.out_h && std::find(heads.begin(), heads.end(), h) == heads.end())
-         heads.push_back(h);
-     for (uint32_t head : heads) {
-      const SlotSizes z = slot_sizes(s, elem, rb, ob);
-      if (z.w + z.in + z.out > target.sram_bytes) continue;
-      std::vector<uint64_t> band_heights;
-      for (uint32_t y = 0; y < s.out_h;) {
-        const uint32_t h = std::min(y == 0 && head ? head : rb, s.out_h - y);
-        band_heights.push_back(h);
-        y += h;
-      }
-      const uint64_t blocks = div_up(s.out_c, ob), bands = band_heights.size() * s.batch;
-      const uint64_t tiles = blocks * bands;
-      const auto jobs = static_cast<uint32_t>(std::min<uint64_t>(std::max(1u, target.channels), tiles));
-      const ChannelModel cm = channel_model(target, jobs);
-      // Lower bound of any order and buffering: the longest engine's work spread evenly over the jobs,
-      // with every weight and input byte loaded once.
-      double compute = 0;
-      const uint64_t last_ob = s.out_c - (blocks - 1) * ob;
-      for (uint64_t r : band_heights)
-        compute += (conv_cycles(s, elem, cm, r, ob, &memo) * static_cast<double>(blocks - 1) +
-                    conv_cycles(s, elem, cm, r, last_ob, &memo)) *
-                   s.batch;
-      const double in_bytes = static_cast<double>(uint64_t{s.batch} * s.in_h * s.in_w * s.in_c * elem +
-                                                  k * s.out_c * elem);
-      const double out_bytes = static_cast<double>(uint64_t{s.batch} * s.out_h * s.out_w * s.out_c * elem);
-      const double rate = std::min(cm.engine_bpc, cm.port_bpc);
-      const double lb = std::max({compute, in_bytes / rate, out_bytes / rate}) / jobs;
-      // Ring lengths: resident = every block (band) a job meets; keep the largest choices that fit.
-      const uint64_t per_job = div_up(tiles, jobs);
-      for (LoopOrder order : {LoopOrder::BLOCK_OUTER, LoopOrder::BAND_OUTER}) {
-        if (order == LoopOrder::BAND_OUTER && (blocks == 1 || bands == 1)) continue;  // same as block-outer
-        // The most blocks / bands one job's contiguous run of tiles can meet.
-        const uint64_t job_blocks = order == LoopOrder::BLOCK_OUTER ? std::min(blocks, div_up(per_job, bands) + 1)
-                                                                   : std::min(blocks, per_job);
-        const uint64_t job_bands = order == LoopOrder::BLOCK_OUTER ? std::min(bands, per_job)
-                                                                  : std::min(bands, div_up(per_job, blocks) + 1);
-        std::vector<std::array<uint32_t, 3>> rings;
-        for (uint32_t o : {2u, 1u}) {
-          for (uint64_t w : {job_blocks, uint64_t{2}, uint64_t{1}}) {
-            w = std::min(w, job_blocks);
-            for (uint64_t i : {job_bands, uint64_t{2}, uint64_t{1}}) {
-              i = std::min(i, job_bands);
-              const uint64_t o_len = std::min<uint64_t>(o, per_job);
-              if (w * z.w + i * z.in + o_len * z.out > target.sram_bytes) continue;
-              const std::array<uint32_t, 3> r{static_cast<uint32_t>(w), static_cast<uint32_t>(i),
-                                              static_cast<uint32_t>(o_len)};
-              // Keep only rings no other kept one dominates.
-              bool dominated = false;
-              for (const auto& q : rings) dominated |= q[0] >= r[0] && q[1] >= r[1] && q[2] >= r[2];
-              if (!dominated) rings.push_back(r);
-              break;  // the largest input ring that fits for this weights ring
+      // A shorter first band per image: a few rows, a quarter or half of the band.
+      std::vector<uint32_t> heads = {0};
+      for (uint32_t h : {1u, 2u, 4u, rb / 4, rb / 2})
+        if (h > 0 && h < rb && h < s.out_h && std::find(heads.begin(), heads.end(), h) == heads.end())
+          heads.push_back(h);
+      for (uint32_t head : heads) {
+        const SlotSizes z = slot_sizes(s, elem, rb, ob);
+        if (z.w + z.in + z.out > target.sram_bytes) continue;
+        std::vector<uint64_t> band_heights;
+        for (uint32_t y = 0; y < s.out_h;) {
+          const uint32_t h = std::min(y == 0 && head ? head : rb, s.out_h - y);
+          band_heights.push_back(h);
+          y += h;
+        }
+        const uint64_t blocks = div_up(s.out_c, ob), bands = band_heights.size() * s.batch;
+        const uint64_t tiles = blocks * bands;
+        const auto jobs = static_cast<uint32_t>(std::min<uint64_t>(std::max(1u, target.channels), tiles));
+        const ChannelModel cm = channel_model(target, jobs);
+        // Lower bound of any order and buffering: the longest engine's work spread evenly over the jobs,
+        // with every weight and input byte loaded once.
+        double compute = 0;
+        const uint64_t last_ob = s.out_c - (blocks - 1) * ob;
+        for (uint64_t r : band_heights)
+          compute += (conv_cycles(s, elem, cm, r, ob, &memo) * static_cast<double>(blocks - 1) +
+                      conv_cycles(s, elem, cm, r, last_ob, &memo)) *
+                     s.batch;
+        const double in_bytes =
+            static_cast<double>(uint64_t{s.batch} * s.in_h * s.in_w * s.in_c * elem + k * s.out_c * elem);
+        const double out_bytes = static_cast<double>(uint64_t{s.batch} * s.out_h * s.out_w * s.out_c * elem);
+        const double rate = std::min(cm.engine_bpc, cm.port_bpc);
+        const double lb = std::max({compute, in_bytes / rate, out_bytes / rate}) / jobs;
+        // Ring lengths: resident = every block (band) a job meets; keep the largest choices that fit.
+        const uint64_t per_job = div_up(tiles, jobs);
+        for (LoopOrder order : {LoopOrder::BLOCK_OUTER, LoopOrder::BAND_OUTER}) {
+          if (order == LoopOrder::BAND_OUTER && (blocks == 1 || bands == 1)) continue;  // same as block-outer
+          // The most blocks / bands one job's contiguous run of tiles can meet.
+          const uint64_t job_blocks = order == LoopOrder::BLOCK_OUTER
+                                          ? std::min(blocks, div_up(per_job, bands) + 1)
+                                          : std::min(blocks, per_job);
+          const uint64_t job_bands = order == LoopOrder::BLOCK_OUTER
+                                         ? std::min(bands, per_job)
+                                         : std::min(bands, div_up(per_job, blocks) + 1);
+          std::vector<std::array<uint32_t, 3>> rings;
+          for (uint32_t o : {2u, 1u}) {
+            for (uint64_t w : {job_blocks, uint64_t{2}, uint64_t{1}}) {
+              w = std::min(w, job_blocks);
+              for (uint64_t i : {job_bands, uint64_t{2}, uint64_t{1}}) {
+                i = std::min(i, job_bands);
+                const uint64_t o_len = std::min<uint64_t>(o, per_job);
+                if (w * z.w + i * z.in + o_len * z.out > target.sram_bytes) continue;
+                const std::array<uint32_t, 3> r{static_cast<uint32_t>(w), static_cast<uint32_t>(i),
+                                                static_cast<uint32_t>(o_len)};
+                // Keep only rings no other kept one dominates.
+                bool dominated = false;
+                for (const auto& q : rings) dominated |= q[0] >= r[0] && q[1] >= r[1] && q[2] >= r[2];
+                if (!dominated) rings.push_back(r);
+                break;  // the largest input ring that fits for this weights ring
+              }
             }
           }
-        }
-        for (const auto& r : rings) {
-          ConvPlan p;
-          p.row_band = rb;
-          p.head_band = head;
-          p.cout_block = ob;
-          p.order = order;
-          p.w_slots = r[0];
-          p.in_slots = r[1];
-          p.out_slots = r[2];
-          p.jobs = jobs;
-          p.tiles = tiles;
-          p.sram_bytes = r[0] * z.w + r[1] * z.in + r[2] * z.out;
-          candidates.push_back({p, lb});
+          for (const auto& r : rings) {
+            ConvPlan p;
+            p.row_band = rb;
+            p.head_band = head;
+            p.cout_block = ob;
+            p.order = order;
+            p.w_slots = r[0];
+            p.in_slots = r[1];
+            p.out_slots = r[2];
+            p.jobs = jobs;
+            p.tiles = tiles;
+            p.sram_bytes = r[0] * z.w + r[1] * z.in + r[2] * z.out;
+            candidates.push_back({p, lb});
+          }
         }
       }
-     }
     }
   }
   if (candidates.empty()) return make_error(fits_reason(s, elem, target));
@@ -466,8 +472,8 @@ Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& 
 
 std::string describe(const ConvSpec& s, const ConvPlan& p) {
   const uint64_t blocks = div_up(s.out_c, p.cout_block);
-  const uint64_t bands = (p.head_band ? 1 + div_up(s.out_h - p.head_band, p.row_band) : div_up(s.out_h, p.row_band)) *
-                         s.batch;
+  const uint64_t bands =
+      (p.head_band ? 1 + div_up(s.out_h - p.head_band, p.row_band) : div_up(s.out_h, p.row_band)) * s.batch;
   auto ring = [](uint32_t slots, uint64_t items) -> std::string {
     if (items <= 1) return "one";
     if (slots >= items) return "resident (" + std::to_string(slots) + ")";
@@ -476,14 +482,17 @@ std::string describe(const ConvSpec& s, const ConvPlan& p) {
   const uint64_t per_job = div_up(p.tiles, p.jobs);
   const uint64_t k = uint64_t{s.kh} * s.kw * s.in_c;
   const std::string head = p.head_band ? " (first band " + std::to_string(p.head_band) + ")" : "";
-  return "tile " + std::to_string(p.row_band) + " row(s)" + head + " x " + std::to_string(p.cout_block) + " ch (M " +
-         std::to_string(uint64_t{p.row_band} * s.out_w) + ", K " + std::to_string(k) + ", N " +
-         std::to_string(p.cout_block) + "), " + std::to_string(p.tiles) + " tile(s) = " + std::to_string(bands) +
-         " band(s) x " + std::to_string(blocks) + " block(s) over " + std::to_string(p.jobs) + " job(s), " +
-         to_string(p.order) + ", weights " + ring(p.w_slots, std::min(blocks, per_job)) + ", inputs " +
+  return "tile " + std::to_string(p.row_band) + " row(s)" + head + " x " + std::to_string(p.cout_block) +
+         " ch (M " + std::to_string(uint64_t{p.row_band} * s.out_w) + ", K " + std::to_string(k) + ", N " +
+         std::to_string(p.cout_block) + "), " + std::to_string(p.tiles) +
+         " tile(s) = " + std::to_string(bands) + " band(s) x " + std::to_string(blocks) + " block(s) over " +
+         std::to_string(p.jobs) + " job(s), " + to_string(p.order) + ", weights " +
+         ring(p.w_slots, std::min(blocks, per_job)) + ", inputs " +
          ring(p.in_slots, std::min(bands, per_job)) + ", outputs " +
-         (p.out_slots >= 2 ? "double-buffered" : per_job > 1 ? "single-buffered" : "one") + ", SRAM " +
-         std::to_string(p.sram_bytes) + " B";
+         (p.out_slots >= 2 ? "double-buffered"
+          : per_job > 1    ? "single-buffered"
+                           : "one") +
+         ", SRAM " + std::to_string(p.sram_bytes) + " B";
 }
 
 }  // namespace npu::hal::tiling

@@ -55,7 +55,8 @@ std::vector<uint64_t> run_layers(const std::vector<AnchorLayer>& layers, Memory 
       ASSERT_TRUE(r.status.ok()) << l.name << ": " << r.status.message;
       cycles.push_back(r.device_cycles);
       const auto tilings = prepared.model->tilings();
-      std::printf("%-14s %8llu cycles  %s\n", l.name.c_str(), static_cast<unsigned long long>(r.device_cycles),
+      std::printf("%-14s %8llu cycles  %s\n", l.name.c_str(),
+                  static_cast<unsigned long long>(r.device_cycles),
                   tilings.empty() ? "" : tilings.front().tiling.c_str());
     }
   });
@@ -169,7 +170,8 @@ TEST(AnchorCycles, TilingsMatchTheCpuReferenceExactly) {
     const auto want = cpu_model.model->execute_synchronously(inputs, false);
     ASSERT_TRUE(want.status.ok()) << want.status.message;
     ASSERT_EQ(got.outputs.size(), 7u);
-    for (const auto& [idx, t] : want.outputs) EXPECT_EQ(got.outputs.at(idx).data, t.data) << "operand " << idx;
+    for (const auto& [idx, t] : want.outputs)
+      EXPECT_EQ(got.outputs.at(idx).data, t.data) << "operand " << idx;
   });
   ASSERT_TRUE(end.ok()) << end.error();
 }

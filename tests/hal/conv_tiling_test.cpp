@@ -1,12 +1,13 @@
 // The compiler's tiling of CONV_2D / FULLY_CONNECTED (hal/src/conv_tiling.h): its cost model uses the
 // compute core's cycle formula, every plan fits the SRAM and covers each output exactly once, and a
 // preemption point declares live exactly the slots a later tile reads without reloading.
+#include "conv_tiling.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <tuple>
 
-#include "conv_tiling.h"
 #include "npu/sim/core/systolic_timing.h"
 
 namespace npu::hal::tiling {
@@ -19,7 +20,8 @@ TEST(ConvTiling, ArrayFormulaIsTheComputeCores) {
         for (uint64_t n : {uint64_t{1}, uint64_t{g}, uint64_t{g} + 1, uint64_t{5} * g})
           ASSERT_EQ(int8_array_cycles(g, g, m, k, n),
                     (n + g - 1) / g *
-                        sim::systolic_int8_tile_cycles({g, g}, static_cast<uint32_t>(m), static_cast<uint32_t>(k), g))
+                        sim::systolic_int8_tile_cycles({g, g}, static_cast<uint32_t>(m),
+                                                       static_cast<uint32_t>(k), g))
               << g << "x" << g << " M " << m << " K " << k << " N " << n;
 }
 
@@ -58,8 +60,9 @@ TEST(ConvTiling, PlansFitTheSramAndCoverEveryOutputOnce) {
       {conv(1, 14, 14, 256, 512, 1, 1, 0), small},
   };
   for (const auto& [s, target] : cases) {
-    const std::string what = std::to_string(s.in_h) + "x" + std::to_string(s.in_w) + "x" + std::to_string(s.in_c) +
-                             " -> " + std::to_string(s.out_c) + " on " + std::to_string(target.sram_bytes) + " B";
+    const std::string what = std::to_string(s.in_h) + "x" + std::to_string(s.in_w) + "x" +
+                             std::to_string(s.in_c) + " -> " + std::to_string(s.out_c) + " on " +
+                             std::to_string(target.sram_bytes) + " B";
     auto p = choose_plan(s, 1, target);
     ASSERT_TRUE(p.ok()) << what << ": " << p.error();
     EXPECT_LE(ring_layout(s, 1, *p).total, target.sram_bytes) << what;
