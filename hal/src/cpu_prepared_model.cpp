@@ -1,6 +1,7 @@
 // The CPU reference prepared model (the CpuDevice's, and the NPU's fallback when preparation fails),
 // plus the request checks both prepared models share.
 #include <algorithm>
+#include <set>
 
 #include "npu/common/log.h"
 #include "npu/hal/ops/reference_executor.h"
@@ -46,6 +47,12 @@ Status check_request(const models::Model& model, const Request& request) {
     if (is_input(idx)) host_inputs.emplace(idx, models::make_tensor(have, have.dimensions));
   }
   if (auto s = check_inputs(model, host_inputs); !s.ok()) return s;
+  // Inputs given no value (NNAPI hasNoValue): every operation reading one must take it as omitted.
+  std::set<uint32_t> no_value;
+  for (const auto& [idx, t] : request.inputs)
+    if (t.has_no_value) no_value.insert(idx);
+  if (auto r = ops::validate_no_value_inputs(model, no_value); !r)
+    return {ErrorStatus::INVALID_ARGUMENT, r.error()};
   for (const auto& [idx, bytes] : request.output_capacity) {
     (void)bytes;
     if (!is_output(idx))

@@ -192,6 +192,7 @@ Status check_inputs(const models::Model& model, const TensorMap& inputs) {
                                                  std::string(models::to_string(it->second.type)) +
                                                  ", model expects " +
                                                  std::string(models::to_string(op.type))};
+    if (it->second.has_no_value) continue;  // whether the operations allow it: check_request
     if (it->second.data.size() != it->second.element_count() * models::element_size(op.type) ||
         (op.fully_specified() && it->second.element_count() != op.element_count()))
       return {ErrorStatus::INVALID_ARGUMENT,

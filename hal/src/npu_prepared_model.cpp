@@ -176,7 +176,12 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
   }
   ArenaLease arena(*this, *arena_bo);
   r.timing_only = program_.timing_only;
+  if (auto s = check_no_value_placement(request); !s.ok()) {
+    r.status = s;
+    return r;
+  }
   for (const auto& [idx, t] : request.inputs) {
+    if (t.has_no_value) continue;  // nothing to copy; CPU stages see the operand as omitted
     const Location at = locate(idx, arena.bo(), request);
     os.delay_ns(copy_ns(cost_, t.data.size()));
     r.host_copy_bytes += t.data.size();
@@ -283,6 +288,25 @@ Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::Bu
   return {};
 }
 
+// An input given no value can only be read by CPU stages (the reference kernels take omitted operands);
+// NPU descriptors and IF/WHILE stages were compiled to read a value.
+Status NpuPreparedModel::check_no_value_placement(const Request& request) const {
+  const auto& g = model_.main;
+  for (const auto& [idx, t] : request.inputs) {
+    if (!t.has_no_value) continue;
+    for (const Stage& stage : program_.stages) {
+      if (stage.on_cpu) continue;
+      const auto& op = g.operations[stage.operation];
+      if (std::find(op.inputs.begin(), op.inputs.end(), idx) == op.inputs.end()) continue;
+      return {ErrorStatus::INVALID_ARGUMENT,
+              "operand " + std::to_string(idx) + " is given no value, but operations[" +
+                  std::to_string(stage.operation) + "] (" + std::string(models::to_string(op.type)) +
+                  ") reads it " + (stage.control_flow ? "as an IF/WHILE input" : "on the NPU")};
+    }
+  }
+  return {};
+}
+
 // A CPU stage: its inputs come out of device memory, the reference kernel runs on the host (charged
 // host time), its outputs go back into device memory for the stages after it.
 Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject& arena,
@@ -292,6 +316,10 @@ Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject&
   for (size_t i = 0; i < stage.cpu_inputs.size(); ++i) {
     const uint32_t original = stage.cpu_inputs[i];
     const auto& op = model_.main.operands[original];
+    if (auto it = request.inputs.find(original); it != request.inputs.end() && it->second.has_no_value) {
+      inputs[stage.cpu_model.main.input_indexes[i]] = models::no_value_tensor(op);
+      continue;
+    }
     models::Tensor t = models::make_tensor(op, op.dimensions);
     const Location at = locate(original, arena, request);
     if (auto rd = driver_.read_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !rd)

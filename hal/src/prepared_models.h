@@ -13,7 +13,8 @@
 namespace npu::hal {
 
 // Checks a request against the graph: every input given once (as a host tensor or a device buffer),
-// types and sizes equal, buffers only for graph inputs/outputs, capacities only for outputs.
+// types and sizes equal, buffers only for graph inputs/outputs, capacities only for outputs; inputs
+// given no value only where every operation reading them allows it (ops::validate_no_value_inputs).
 Status check_request(const models::Model& model, const Request& request);
 
 // Output shapes and the OUTPUT_INSUFFICIENT_SIZE status (naming the first output too small) for
@@ -119,6 +120,7 @@ class NpuPreparedModel : public PreparedModel {
   // The step's descriptors with absolute addresses: weights, arena slots, or device buffers.
   std::vector<desc::Raw> relocate_step(const NpuStep& step, const drv::BufferObject& arena,
                                        const Request& request) const;
+  Status check_no_value_placement(const Request& request) const;
   Status run_on_cpu(const Stage& stage, const drv::BufferObject& arena, const Request& request,
                     ExecutionResult& r);
   // An IF/WHILE stage: reads its operands out of device memory, runs the chosen subgraph (IF) or the

@@ -48,6 +48,12 @@ Result<std::map<uint32_t, Tensor>> parse_io_json(const json& doc, const std::str
                             "s: " + list_to_string(allowed) + ")");
     }
     const Operand& desc = g.operands[index];
+    if (value.is_null()) {
+      // NNAPI's hasNoValue: an input given as nothing (an optional operation input left out).
+      if (role == IoRole::Outputs) return fail(path, "an expected output cannot be null");
+      out.emplace(index, no_value_tensor(desc));
+      continue;
+    }
     std::vector<uint32_t> dims = desc.dimensions;
     const json* values = &value;
     std::string values_path = path;
@@ -147,6 +153,10 @@ Result<std::map<uint32_t, Tensor>> load_io_json(const std::string& path, const M
 json io_to_json(const std::map<uint32_t, Tensor>& tensors, bool with_dimensions) {
   json out = json::object();
   for (const auto& [index, t] : tensors) {
+    if (t.has_no_value) {
+      out[std::to_string(index)] = nullptr;
+      continue;
+    }
     json values = detail::elements_to_json(t.type, t.data);
     if (with_dimensions) {
       out[std::to_string(index)] = {{"dimensions", t.dimensions}, {"data", std::move(values)}};

@@ -39,6 +39,16 @@ Tensor tensor_from_operand(const Operand& op) {
   return t;
 }
 
+Tensor no_value_tensor(const Operand& desc) {
+  Tensor t;
+  t.type = desc.type;
+  t.scale = desc.scale;
+  t.zero_point = desc.zero_point;
+  t.per_channel = desc.per_channel;
+  t.has_no_value = true;
+  return t;
+}
+
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1fu;

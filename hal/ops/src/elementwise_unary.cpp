@@ -1,4 +1,4 @@
-// ABS, EXP, LOG, NEG, RSQRT and SQRT kernels (NNAPI 1.2): element-wise float functions of one input,
+// ABS, EXP, LOG, NEG, RSQRT, SIN and SQRT kernels (NNAPI 1.2): element-wise float functions of one input,
 // output of the same type and shape. NNAPI signature: input 0 a tensor of rank <= 4, TENSOR_FLOAT32 or
 // TENSOR_FLOAT16; ABS and NEG also TENSOR_INT32 (NEG since 1.2, ABS since 1.3; two's-complement, so
 // the most negative value maps to itself). Computed in float32 with the C library's functions, as
@@ -16,7 +16,7 @@ using namespace detail;
 
 namespace {
 
-enum class Unary { kAbs, kExp, kLog, kNeg, kRsqrt, kSqrt };
+enum class Unary { kAbs, kExp, kLog, kNeg, kRsqrt, kSin, kSqrt };
 
 float apply(Unary f, float x) {
   switch (f) {
@@ -30,6 +30,8 @@ float apply(Unary f, float x) {
       return -x;
     case Unary::kRsqrt:
       return 1.0f / std::sqrt(x);
+    case Unary::kSin:
+      return std::sin(x);
     case Unary::kSqrt:
       return std::sqrt(x);
   }
@@ -99,6 +101,10 @@ const OperationKernel& neg_kernel() {
 }
 const OperationKernel& rsqrt_kernel() {
   static const ElementwiseUnaryKernel kernel(models::OperationType::RSQRT, Unary::kRsqrt);
+  return kernel;
+}
+const OperationKernel& sin_kernel() {
+  static const ElementwiseUnaryKernel kernel(models::OperationType::SIN, Unary::kSin);
   return kernel;
 }
 const OperationKernel& sqrt_kernel() {

@@ -1,10 +1,12 @@
-// MEAN (NNAPI 1.1) and REDUCE_MAX, REDUCE_MIN, REDUCE_SUM (1.2) kernels: one signature, one axis walk.
+// MEAN (NNAPI 1.1) and REDUCE_ALL, REDUCE_ANY, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, REDUCE_SUM (1.2)
+// kernels: one signature, one axis walk.
 // NNAPI signature: input 0 a tensor of rank 1..4, input 1 the axes (1-D TENSOR_INT32, each in
 // [-rank, rank), repeats allowed), input 2 keep_dims (MEAN: INT32, > 0 keeps reduced dimensions as
 // extent 1; REDUCE_*: BOOL); output of the same type. Reducing every dimension without keep_dims gives
 // shape [1]. Types: MEAN FLOAT32/FLOAT16/QUANT8_ASYMM (QUANT8_ASYMM_SIGNED since 1.3); REDUCE_SUM
 // FLOAT32/FLOAT16; REDUCE_MAX/MIN those and both quant8 types, whose output must keep the input's
-// scale and zero point (the result is one of the input values).
+// scale and zero point (the result is one of the input values); REDUCE_PROD FLOAT32/FLOAT16 (product in
+// input order, float32); REDUCE_ALL/ANY TENSOR_BOOL8 (logical and/or; results 0 or 1).
 // Float MEAN and SUM add in input order; MAX/MIN start from the first element.
 // MEAN float: sum in input order, divided by the element count. Quant8 MEAN follows NNAPI's reference
 // (TFLite reference_ops::Mean<uint8_t, int32_t>): the raw quantised values are summed in int32 and
@@ -37,7 +39,7 @@ Result<std::optional<std::vector<bool>>> reduced_axes(std::span<const OperandInf
   return std::optional<std::vector<bool>>(reduce);
 }
 
-enum class Reduce { kMean, kMax, kMin, kSum };
+enum class Reduce { kAll, kAny, kMean, kMax, kMin, kProd, kSum };
 
 class ReduceKernel final : public OperationKernel {
  public:
@@ -47,8 +49,10 @@ class ReduceKernel final : public OperationKernel {
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 3) return make_error("expected 3 inputs, got " + std::to_string(in.size()));
-    auto t = f_ == Reduce::kSum
+    auto t = f_ == Reduce::kSum || f_ == Reduce::kProd
                  ? expect_type(in, 0, "input", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16})
+             : f_ == Reduce::kAll || f_ == Reduce::kAny
+                 ? expect_type(in, 0, "input", {OperandType::TENSOR_BOOL8})
                  : expect_type(in, 0, "input", kFloatAndQuant8);
     if (!t) return make_error(t.error());
     if (auto r = expect_type(in, 1, "axes", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
@@ -109,6 +113,23 @@ class ReduceKernel final : public OperationKernel {
       }
       return idx;
     };
+    if (f_ == Reduce::kAll || f_ == Reduce::kAny) {
+      const std::vector<uint8_t>& x = *in[0].value;
+      std::vector<int32_t> r(n_out, f_ == Reduce::kAll ? 1 : 0);
+      for (uint64_t i = 0; i < n_in; ++i) {
+        int32_t& v = r[out_index(i)];
+        v = f_ == Reduce::kAll ? (v != 0 && x[i] != 0) : (v != 0 || x[i] != 0);
+      }
+      write_ints(o, r);
+      return {};
+    }
+    if (f_ == Reduce::kProd) {
+      const std::vector<float> x = read_floats(in[0]);
+      std::vector<float> prod(n_out, 1.0f);
+      for (uint64_t i = 0; i < n_in; ++i) prod[out_index(i)] *= x[i];
+      write_floats(o, prod);
+      return {};
+    }
     if (f_ == Reduce::kMax || f_ == Reduce::kMin) {
       // Extremes work on floats and raw quantised values alike: first element, then compare.
       const bool quant = is_quant8(in[0].type);
@@ -163,6 +184,18 @@ class ReduceKernel final : public OperationKernel {
 
 }  // namespace
 
+const OperationKernel& reduce_all_kernel() {
+  static const ReduceKernel kernel(models::OperationType::REDUCE_ALL, Reduce::kAll);
+  return kernel;
+}
+const OperationKernel& reduce_any_kernel() {
+  static const ReduceKernel kernel(models::OperationType::REDUCE_ANY, Reduce::kAny);
+  return kernel;
+}
+const OperationKernel& reduce_prod_kernel() {
+  static const ReduceKernel kernel(models::OperationType::REDUCE_PROD, Reduce::kProd);
+  return kernel;
+}
 const OperationKernel& mean_kernel() {
   static const ReduceKernel kernel(models::OperationType::MEAN, Reduce::kMean);
   return kernel;

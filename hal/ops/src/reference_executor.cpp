@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 #include <optional>
+#include <set>
 
 #include "kernel_util.h"
 #include "npu/common/log.h"
@@ -60,13 +61,20 @@ bool indices_in_range(const Subgraph& sg, const Operation& op) {
 }
 
 // Infos for an operation's inputs and outputs with the current best-known shapes.
+// `no_value` (nullable, one flag per operand) marks request inputs given with no value: the operation
+// sees them as NO_VALUE.
 void gather(const Subgraph& sg, const Operation& op, const std::vector<std::vector<uint32_t>>& shapes,
-            std::vector<OperandInfo>* in, std::vector<OperandInfo>* out) {
+            std::vector<OperandInfo>* in, std::vector<OperandInfo>* out,
+            const std::vector<bool>* no_value = nullptr) {
   in->clear();
   out->clear();
   for (uint32_t i : op.inputs) {
     in->push_back(detail::operand_info(sg.operands[i]));
     in->back().dimensions = shapes[i];
+    if (no_value && (*no_value)[i]) {
+      in->back().lifetime = Lifetime::NO_VALUE;
+      in->back().dimensions.clear();
+    }
   }
   for (uint32_t i : op.outputs) {
     out->push_back(detail::operand_info(sg.operands[i]));
@@ -75,7 +83,21 @@ void gather(const Subgraph& sg, const Operation& op, const std::vector<std::vect
 }
 
 Result<std::vector<std::vector<uint32_t>>> infer_shapes_in(const models::Model* model, const Subgraph& sg,
-                                                           const std::string& prefix);
+                                                           const std::string& prefix,
+                                                           const std::vector<bool>* no_value = nullptr);
+
+// " [no value in the request: operand 12]" when operation `op` reads request inputs given no value.
+std::string no_value_note(const Operation& op, const std::vector<bool>* no_value) {
+  if (!no_value) return "";
+  std::string list;
+  for (uint32_t i : op.inputs) {
+    if (i < no_value->size() && (*no_value)[i] && list.find(" " + std::to_string(i) + ",") == std::string::npos)
+      list += " " + std::to_string(i) + ",";
+  }
+  if (list.empty()) return "";
+  list.pop_back();
+  return " [no value in the request: operand" + list + "]";
+}
 
 }  // namespace
 
@@ -91,7 +113,8 @@ Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Model& mod
 namespace {
 
 Result<std::vector<std::vector<uint32_t>>> infer_shapes_in(const models::Model* model, const Subgraph& sg,
-                                                           const std::string& prefix) {
+                                                           const std::string& prefix,
+                                                           const std::vector<bool>* no_value) {
   std::vector<std::vector<uint32_t>> shapes;
   shapes.reserve(sg.operands.size());
   for (const Operand& o : sg.operands) shapes.push_back(o.dimensions);
@@ -102,17 +125,19 @@ Result<std::vector<std::vector<uint32_t>>> infer_shapes_in(const models::Model* 
     const std::string where = op_name(prefix, k, op);
     if (!indices_in_range(sg, op)) return make_error(where + ": operand index out of range");
     Result<std::vector<std::vector<uint32_t>>> inferred = std::vector<std::vector<uint32_t>>{};
+    const std::string note = no_value_note(op, no_value);
     if (is_control_flow(op.type)) {
       if (model == nullptr) return make_error(where + ": needs the model's referenced subgraphs");
+      if (!note.empty()) return make_error(where + ": every input needs a value" + note);
       inferred = control_flow_shapes(*model, sg, op, shapes);
     } else {
       const OperationKernel* kernel = find_kernel(op.type);
       if (kernel == nullptr)
         return make_error(where + ": no kernel in the operation library (cannot validate or run)");
-      gather(sg, op, shapes, &in, &out);
+      gather(sg, op, shapes, &in, &out, no_value);
       inferred = kernel->prepare(in, out);
     }
-    if (!inferred) return make_error(where + ": " + inferred.error());
+    if (!inferred) return make_error(where + ": " + inferred.error() + note);
     for (size_t j = 0; j < op.outputs.size() && j < inferred->size(); ++j) {
       const uint32_t idx = op.outputs[j];
       auto merged = detail::merge_shapes(shapes[idx], (*inferred)[j]);
@@ -136,6 +161,21 @@ Result<void> validate_operations(const models::Model& model) {
       return make_error(r.error());
     }
   }
+  return {};
+}
+
+Result<void> validate_no_value_inputs(const models::Model& model, const std::set<uint32_t>& no_value) {
+  if (no_value.empty()) return {};
+  const Subgraph& g = model.main;
+  std::vector<bool> flags(g.operands.size(), false);
+  for (uint32_t idx : no_value) {
+    if (std::find(g.input_indexes.begin(), g.input_indexes.end(), idx) == g.input_indexes.end())
+      return make_error("operand " + std::to_string(idx) + " is given no value but is not a graph input");
+    if (std::find(g.output_indexes.begin(), g.output_indexes.end(), idx) != g.output_indexes.end())
+      return make_error("operand " + std::to_string(idx) + " is given no value but is also a graph output");
+    flags[idx] = true;
+  }
+  if (auto r = infer_shapes_in(&model, g, "", &flags); !r) return make_error(r.error());
   return {};
 }
 
@@ -221,7 +261,7 @@ class GraphRunner {
     }
     std::vector<Tensor> results;
     for (uint32_t idx : sg.output_indexes) {
-      if (!values[idx])
+      if (!values[idx] || values[idx]->has_no_value)
         return make_error(prefix + "graph output operand " + std::to_string(idx) + " was never computed");
       results.push_back(std::move(*values[idx]));
     }
@@ -237,6 +277,7 @@ class GraphRunner {
     std::vector<OperandInfo> out;
     for (uint32_t idx : op.inputs) {
       OperandInfo info = detail::operand_info(sg.operands[idx]);
+      if (values[idx] && values[idx]->has_no_value) info.lifetime = Lifetime::NO_VALUE;
       if (info.lifetime != Lifetime::NO_VALUE) {
         if (!values[idx])
           return make_error(where + ": input operand " + std::to_string(idx) + " has no value yet");
@@ -294,8 +335,8 @@ class GraphRunner {
   Result<void> run_control_flow(const Subgraph& sg, const Operation& op,
                                 std::vector<std::optional<Tensor>>& values, const std::string& where) {
     for (uint32_t idx : op.inputs) {
-      if (sg.operands[idx].type != models::OperandType::SUBGRAPH && !values[idx])
-        return make_error(where + ": input operand " + std::to_string(idx) + " has no value yet");
+      if (sg.operands[idx].type != models::OperandType::SUBGRAPH && (!values[idx] || values[idx]->has_no_value))
+        return make_error(where + ": input operand " + std::to_string(idx) + " has no value");
     }
     auto outs = op.type == models::OperationType::IF ? run_if(sg, op, values, where)
                                                      : run_while(sg, op, values, where);
@@ -375,6 +416,10 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model,
     if (!listed)
       return make_error("input for operand " + std::to_string(idx) + ", which is not a graph input");
   }
+  std::set<uint32_t> no_value;
+  for (const auto& [idx, t] : inputs)
+    if (t.has_no_value) no_value.insert(idx);
+  if (auto r = validate_no_value_inputs(model, no_value); !r) return make_error(r.error());
   std::vector<Tensor> values;
   for (uint32_t idx : sg.input_indexes) {
     auto it = inputs.find(idx);
@@ -385,6 +430,10 @@ Result<std::map<uint32_t, Tensor>> run_graph(const models::Model& model,
     if (t.type != desc.type) {
       return make_error(where + ": value has type " + std::string(models::to_string(t.type)) +
                         ", operand is " + std::string(models::to_string(desc.type)));
+    }
+    if (t.has_no_value) {
+      values.push_back(t);
+      continue;
     }
     Operand shaped = desc;
     shaped.dimensions = t.dimensions;

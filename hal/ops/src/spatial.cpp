@@ -40,6 +40,9 @@ Result<PartialSpatialParams> read_spatial_params(std::span<const OperandInfo> in
     if (auto r = get(l.multiplier, "depth multiplier", 1, kMaxI32, &p.multiplier); !r)
       return make_error(r.error());
   }
+  if (l.groups) {
+    if (auto r = get(l.groups, "number of groups", 1, kMaxI32, &p.groups); !r) return make_error(r.error());
+  }
   if (auto r = get(l.activation, "fused activation", 0, 3, &p.activation); !r) return make_error(r.error());
   if (l.layout) {
     if (auto r = expect_type(in, l.layout, "NCHW layout", {models::OperandType::BOOL}); !r)

@@ -21,6 +21,7 @@ struct SpatialLayout {
   size_t stride_w = 0;    // stride_h follows
   size_t filter_w = 0;    // pools: filter width, height follows
   size_t multiplier = 0;  // DEPTHWISE_CONV_2D: depth multiplier
+  size_t groups = 0;      // GROUPED_CONV_2D: number of groups
   size_t activation = 0;
   size_t layout = 0;
   size_t dilation = 0;  // dilation_h follows
@@ -29,7 +30,7 @@ struct SpatialLayout {
 struct PartialSpatialParams {
   std::optional<int32_t> scheme;
   std::array<std::optional<int32_t>, 4> pads;  // left, right, top, bottom
-  std::optional<int32_t> stride_w, stride_h, filter_w, filter_h, multiplier, activation;
+  std::optional<int32_t> stride_w, stride_h, filter_w, filter_h, multiplier, groups, activation;
   std::optional<int32_t> dilation_w = 1, dilation_h = 1;
   std::optional<bool> nchw = false;
 };

@@ -1,7 +1,9 @@
 // Inputs/outputs JSON for one execution (SPEC §4): {"<operand index>": [flat row-major values], ...}.
 // Values are read by the operand's type exactly as model data is (range-checked integers for quant
 // types, no implicit quantisation). An operand whose model dimensions are not fully specified takes
-// the object form {"dimensions": [...], "data": [...]} (also accepted for any operand). Errors are one
+// the object form {"dimensions": [...], "data": [...]} (also accepted for any operand). An input may be
+// `null`: given with no value (NNAPI hasNoValue, Tensor::has_no_value), for an optional operation input
+// left out at execution; whether the operation allows that is checked at execution, not here. Errors are one
 // line naming the file and key, e.g.  in.json: $["7"]: operand 7 is not a graph input (graph inputs: 0)
 // This does not execute or compare anything.
 #pragma once

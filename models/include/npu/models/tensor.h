@@ -20,6 +20,10 @@ struct Tensor {
   int32_t zero_point = 0;
   std::optional<PerChannelQuant> per_channel;
   std::vector<uint8_t> data;
+  // An execution argument given as nothing (NNAPI RequestArgument::hasNoValue, `null` in an inputs
+  // file): an optional operation input left out at execution. No dimensions, no data; the operation
+  // sees the operand as NO_VALUE.
+  bool has_no_value = false;
 
   // Element count from dimensions (1 for scalars, saturating like Operand::element_count()).
   uint64_t element_count() const;
@@ -28,6 +32,9 @@ struct Tensor {
 // A zero-filled tensor with the operand's type and quantisation and the given dimensions.
 // The caller has checked that the byte size is sane (see max_operand_bytes()).
 Tensor make_tensor(const Operand& desc, const std::vector<uint32_t>& dimensions);
+
+// A request argument with no value for an operand of `desc`'s type (has_no_value set).
+Tensor no_value_tensor(const Operand& desc);
 
 // The operand's constant value as a tensor (type, dims, quantisation and data copied).
 Tensor tensor_from_operand(const Operand& op);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,14 @@ Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Model& mod
                                                         const models::Subgraph& sg,
                                                         const std::string& prefix = "");
 
+// The operation-level check of a request that gives main-graph inputs `no_value` no value (NNAPI
+// hasNoValue): each must be a graph input and not an output, and every operation reading one must accept
+// it as NO_VALUE (an optional input), with shapes inferred again from there. Errors read
+//   operations[0] (LSTM): input 2 (input-to-forget weights): is required but has no value (NO_VALUE)
+//   [no value in the request: operand 2]
+// (one line). OK for an empty set.
+Result<void> validate_no_value_inputs(const models::Model& model, const std::set<uint32_t>& no_value);
+
 // True when the CPU reference can run this operation of `sg` as declared: a kernel exists and accepts
 // the operation's signature. Out-of-range operand indices give false.
 bool is_supported_by_cpu(const models::Subgraph& sg, const models::Operation& op);
@@ -45,7 +54,8 @@ std::vector<bool> cpu_supported_operations(const models::Model& model);
 
 // Validates the model (validate_model + validate_operations), checks `inputs` against the graph
 // inputs (every input present, no others, types equal, shapes compatible and fully specified, byte
-// sizes exact), runs every operation in order and returns the graph outputs keyed by operand index
+// sizes exact; an input may be given with no value, Tensor::has_no_value, checked with
+// validate_no_value_inputs), runs every operation in order and returns the graph outputs keyed by operand index
 // (with their computed dimensions). Errors name the operation index and type.
 // IF and WHILE run their referenced subgraphs (ReferenceOptions below).
 Result<std::map<uint32_t, models::Tensor>> run_reference(const models::Model& model,
