@@ -61,6 +61,7 @@ struct RunOptions {
   bool check = false;
   bool cpu_fallback = false;
   bool stats_meta = false;
+  bool explain_tiling = false;
   std::string device = "npu";
 };
 
@@ -87,6 +88,7 @@ int run_command(const RunOptions& o) {
   const std::string& placement = run->placement;
   const uint64_t prepare_ns = run->prepare_ns;
   auto& sys = run->system;
+  const std::vector<hal::OperationTiling>& tilings = run->tilings;
 
   std::string error;
   // A timing-only model gives timing but no values: no outputs file rather than one of made-up values.
@@ -121,6 +123,17 @@ int run_command(const RunOptions& o) {
     if (!result.timing_only) j["outputs"] = o.outputs;
     if (o.check)
       j["check"] = {{"elements", cmp.elements}, {"mismatches", cmp.mismatches}, {"max_abs_error", cmp.max_abs_error}};
+    if (o.explain_tiling) {
+      j["tiling"] = nlohmann::json::array();
+      for (const auto& t : tilings) {
+        const auto it = result.operation_cycles.find(t.operation);
+        j["tiling"].push_back({{"operation", t.operation},
+                               {"type", t.type},
+                               {"tiling", t.tiling},
+                               {"predicted_cycles", t.predicted_cycles},
+                               {"simulated_cycles", it == result.operation_cycles.end() ? 0 : it->second}});
+      }
+    }
     std::cout << j.dump(2) << "\n";
     return o.check && cmp.mismatches ? 3 : 0;
   }
@@ -139,6 +152,21 @@ int run_command(const RunOptions& o) {
   for (const auto& [idx, t] : result.outputs) {
     std::printf("  output %-8u %s %s\n", idx, std::string(models::to_string(t.type)).c_str(),
                 dims_text(t.dimensions).c_str());
+  }
+  if (o.explain_tiling) {
+    std::printf("  tiling          %zu MAC-array operation%s (predicted = the compiler's cost model, simulated = "
+                "the longest job's NPU cycles)\n",
+                tilings.size(), tilings.size() == 1 ? "" : "s");
+    for (const auto& t : tilings) {
+      const auto it = result.operation_cycles.find(t.operation);
+      const uint64_t sim = it == result.operation_cycles.end() ? 0 : it->second;
+      std::printf("    operations[%u] %s: %s\n      predicted %llu, simulated %llu cycles (%+.1f %%)\n", t.operation,
+                  t.type.c_str(), t.tiling.c_str(), static_cast<unsigned long long>(t.predicted_cycles),
+                  static_cast<unsigned long long>(sim),
+                  t.predicted_cycles ? 100.0 * (static_cast<double>(sim) - static_cast<double>(t.predicted_cycles)) /
+                                           static_cast<double>(t.predicted_cycles)
+                                     : 0.0);
+    }
   }
   if (o.check) {
     std::printf("  vs CPU reference %llu of %llu elements within tolerance, max |error| %.3g%s\n",
@@ -265,6 +293,9 @@ int sc_main(int argc, char* argv[]) {
   run_cmd->add_option("--waves", run.waves, "RTL waveform file prefix (with compute_core.model=rtl)");
   run_cmd->add_flag("--json", run.json, "Print a machine-readable JSON summary");
   run_cmd->add_flag("--check", run.check, "Also run the CPU reference and compare (exit 3 on mismatch)");
+  run_cmd->add_flag("--explain-tiling", run.explain_tiling,
+                    "Print each CONV_2D / FULLY_CONNECTED's tiling (tile shape, loop order, buffering, tiles) with "
+                    "its predicted and simulated cycles");
   run_cmd->add_option("--device", run.device, "Device to run on")->check(CLI::IsMember({"npu", "cpu"}))->capture_default_str();
 
   std::string example_name, example_dir = ".";

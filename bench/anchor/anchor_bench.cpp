@@ -29,7 +29,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -114,7 +116,8 @@ int run(const Options& o) {
   std::string error;
   auto end = (*sys)->run([&](system::System& s) {
     for (const auto& l : *layers) {
-      per_layer.push_back(measure(s, anchor::anchor_model(l, 1, !o.functional), o.repeat, o.functional, &error));
+      per_layer.push_back(
+          measure(s, anchor::anchor_model(l, 1, !o.functional), o.repeat, o.functional, &error));
       if (!per_layer.back().ok) {
         error = l.name + ": " + error;
         return;
@@ -128,11 +131,13 @@ int run(const Options& o) {
     return 1;
   }
   const auto& hw = (*sys)->config().npu;
-  std::printf("%s: anchor layers (%s) on %u channel(s) of %ux%u, %u KiB SRAM, at %.0f MHz; DRAM %.0f GB/s, %.0f ns; "
-              "DMA %u B/cycle, %u setup cycles; %s; wall = median of %d\n",
-              anchor::to_string(o.memory), o.csv.c_str(), hw.channels, hw.channel.array_rows, hw.channel.array_cols, hw.channel.sram_kib,
-              hw.clock_mhz(), hw.dram.bandwidth_gbps, hw.dram.latency_ns, hw.channel.dma_bytes_per_cycle,
-              hw.channel.dma_setup_cycles, o.functional ? "functional" : "timing-only", o.repeat);
+  std::printf(
+      "%s: anchor layers (%s) on %u channel(s) of %ux%u, %u KiB SRAM, at %.0f MHz; DRAM %.0f GB/s, %.0f ns; "
+      "DMA %u B/cycle, %u setup cycles; %s; wall = median of %d\n",
+      anchor::to_string(o.memory), o.csv.c_str(), hw.channels, hw.channel.array_rows, hw.channel.array_cols,
+      hw.channel.sram_kib, hw.clock_mhz(), hw.dram.bandwidth_gbps, hw.dram.latency_ns,
+      hw.channel.dma_bytes_per_cycle, hw.channel.dma_setup_cycles,
+      o.functional ? "functional" : "timing-only", o.repeat);
   std::printf("%-14s %6s %10s %10s %7s %12s %7s %11s %11s\n", "layer", "M", "cycles", "ideal", "/ideal",
               "SCALE-Sim WS", "/WS", "prepare ms", "execute ms");
   uint64_t total = 0, ideal = 0, ws = 0, total32 = 0, ideal32 = 0;
@@ -163,10 +168,11 @@ int run(const Options& o) {
   std::printf("%-14s %6s %10llu %10llu %7.3f   <- target <= 1.10\n", "total M>=32", "",
               static_cast<unsigned long long>(total32), static_cast<unsigned long long>(ideal32),
               static_cast<double>(total32) / static_cast<double>(ideal32));
-  std::printf("one model of all %zu layers (one job): %llu cycles; prepareModel %.3f ms, execution %.3f ms wall "
-              "(%.0fx SCALE-Sim's %.0f s, recorded, not measured here)\n",
-              layers->size(), static_cast<unsigned long long>(batch.cycles), batch.prepare_s * 1e3,
-              batch.execute_s * 1e3, kScaleSimSevenLayersSeconds / batch.execute_s, kScaleSimSevenLayersSeconds);
+  std::printf(
+      "one model of all %zu layers (one job): %llu cycles; prepareModel %.3f ms, execution %.3f ms wall "
+      "(%.0fx SCALE-Sim's %.0f s, recorded, not measured here)\n",
+      layers->size(), static_cast<unsigned long long>(batch.cycles), batch.prepare_s * 1e3,
+      batch.execute_s * 1e3, kScaleSimSevenLayersSeconds / batch.execute_s, kScaleSimSevenLayersSeconds);
   return 0;
 }
 
@@ -202,8 +208,11 @@ int sc_main(int argc, char* argv[]) {
     } else if (a == "--functional") {
       o.functional = true;
     } else {
-      std::fprintf(stderr, "anchor_bench: unexpected argument %s (usage: anchor_bench [--memory "
-                   "ideal-dram|ideal-memory] [--csv FILE] [--repeat N] [--functional] [--set key=value]...)\n", a.c_str());
+      std::fprintf(
+          stderr,
+          "anchor_bench: unexpected argument %s (usage: anchor_bench [--memory "
+          "ideal-dram|ideal-memory] [--csv FILE] [--repeat N] [--functional] [--set key=value]...)\n",
+          a.c_str());
       return 2;
     }
   }

@@ -48,11 +48,12 @@ Result<std::vector<AnchorLayer>> read_anchor_layers(const std::string& csv_path)
   if (!std::getline(in, line)) return make_error(csv_path + ": empty (expected a header line)");
   if (!line.empty() && line.back() == '\r') line.pop_back();
   const auto header = split(line);
-  if (header.size() != kColumnCount) return make_error(csv_path + ":1: expected " + std::to_string(kColumnCount) + " columns");
+  if (header.size() != kColumnCount)
+    return make_error(csv_path + ":1: expected " + std::to_string(kColumnCount) + " columns");
   for (size_t c = 0; c < kColumnCount; ++c)
     if (header[c] != kColumns[c])
-      return make_error(csv_path + ":1: column " + std::to_string(c + 1) + " is \"" + header[c] + "\", expected \"" +
-                        kColumns[c] + "\"");
+      return make_error(csv_path + ":1: column " + std::to_string(c + 1) + " is \"" + header[c] +
+                        "\", expected \"" + kColumns[c] + "\"");
   std::vector<AnchorLayer> layers;
   for (int number = 2; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -60,7 +61,8 @@ Result<std::vector<AnchorLayer>> read_anchor_layers(const std::string& csv_path)
     const auto cells = split(line);
     const std::string where = csv_path + ":" + std::to_string(number) + ": ";
     if (cells.size() != kColumnCount)
-      return make_error(where + std::to_string(cells.size()) + " cells, expected " + std::to_string(kColumnCount));
+      return make_error(where + std::to_string(cells.size()) + " cells, expected " +
+                        std::to_string(kColumnCount));
     uint64_t v[kColumnCount] = {};
     for (size_t c = 1; c < kColumnCount; ++c) {
       const auto& s = cells[c];
@@ -90,15 +92,18 @@ Result<std::vector<AnchorLayer>> read_anchor_layers(const std::string& csv_path)
     // The derived columns must follow from the shape under SCALE-Sim's conventions.
     auto check = [&](const char* column, uint64_t got, uint64_t want) -> Result<void> {
       if (got == want) return {};
-      return make_error(where + column + " is " + std::to_string(got) + ", the shape gives " + std::to_string(want));
+      return make_error(where + column + " is " + std::to_string(got) + ", the shape gives " +
+                        std::to_string(want));
     };
-    if (l.filt_h > l.ifmap_h || l.filt_w > l.ifmap_w) return make_error(where + "filter larger than the input map");
-    for (auto r : {check("ofmap_h", l.ofmap_h, ceil_div(l.ifmap_h - l.filt_h + l.stride, l.stride)),
-                   check("ofmap_w", l.ofmap_w, ceil_div(l.ifmap_w - l.filt_w + l.stride, l.stride)),
-                   check("gemm_M", l.gemm_m, uint64_t{l.ofmap_h} * l.ofmap_w),
-                   check("gemm_K", l.gemm_k, uint64_t{l.filt_h} * l.filt_w * l.channels),
-                   check("gemm_N", l.gemm_n, l.num_filters), check("macs", l.macs, l.gemm_m * l.gemm_k * l.gemm_n),
-                   check("ideal_cycles_32x32", l.ideal_cycles, ceil_div(l.macs, 1024))})
+    if (l.filt_h > l.ifmap_h || l.filt_w > l.ifmap_w)
+      return make_error(where + "filter larger than the input map");
+    for (auto r :
+         {check("ofmap_h", l.ofmap_h, ceil_div(l.ifmap_h - l.filt_h + l.stride, l.stride)),
+          check("ofmap_w", l.ofmap_w, ceil_div(l.ifmap_w - l.filt_w + l.stride, l.stride)),
+          check("gemm_M", l.gemm_m, uint64_t{l.ofmap_h} * l.ofmap_w),
+          check("gemm_K", l.gemm_k, uint64_t{l.filt_h} * l.filt_w * l.channels),
+          check("gemm_N", l.gemm_n, l.num_filters), check("macs", l.macs, l.gemm_m * l.gemm_k * l.gemm_n),
+          check("ideal_cycles_32x32", l.ideal_cycles, ceil_div(l.macs, 1024))})
       if (!r) return make_error(r.error());
     layers.push_back(std::move(l));
   }
@@ -120,8 +125,8 @@ void add_layer(models::ModelBuilder& b, const AnchorLayer& l) {
   // The rows and columns the CSV's outputs read (see the header): VALID then gives ofmap_h × ofmap_w.
   const uint32_t h = (l.ofmap_h - 1) * l.stride + l.filt_h, w = (l.ofmap_w - 1) * l.stride + l.filt_w;
   const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, h, w, l.channels}, in_q);
-  b.mark_output(b.conv_2d(x, l.num_filters, l.filt_h, l.filt_w, /*VALID*/ 2, l.stride, fx::FusedActivation::NONE,
-                          w_q, out_q));
+  b.mark_output(b.conv_2d(x, l.num_filters, l.filt_h, l.filt_w, /*VALID*/ 2, l.stride,
+                          fx::FusedActivation::NONE, w_q, out_q));
 }
 
 }  // namespace

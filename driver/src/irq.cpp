@@ -76,8 +76,13 @@ void Driver::bottom_half() {
 void Driver::channel_event(uint32_t ch, uint32_t bits) {
   if (!slots_[ch].task) return;  // the buffer was aborted after it raised this
   const uint32_t base = regs::channel_base(ch);
-  Fence& f = *slots_[ch].task->job->fence;
-  f.device_cycles += read64(hw_.regs, base + regs::CH_CYCLES_LO, base + regs::CH_CYCLES_HI);
+  Task& task = *slots_[ch].task;
+  Fence& f = *task.job->fence;
+  const uint64_t cycles = read64(hw_.regs, base + regs::CH_CYCLES_LO, base + regs::CH_CYCLES_HI);
+  f.device_cycles += cycles;
+  task.cycles += cycles;
+  if (task.stage < f.stage_cycles.size())
+    f.stage_cycles[task.stage] = std::max(f.stage_cycles[task.stage], task.cycles);
   f.energy_pj += read64(hw_.regs, base + regs::CH_ENERGY_LO, base + regs::CH_ENERGY_HI);
   if (bits & regs::CH_IRQ_ERROR) {
     const uint32_t status = hw_.regs.read32(base + regs::CH_STATUS);

@@ -107,6 +107,7 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
   job->fence->submit_ns = now();
   job->fence->effective_priority = eff;
   job->fence->waiters = os_.make_wait_queue();
+  job->fence->stage_cycles.assign(request.stages.size(), 0);
   WorkInfo& w = job->work;
   w.id = job->id;
   w.group_id = request.group_id;

@@ -13,8 +13,9 @@ namespace {
 
 constexpr char kModelMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'M', 'C'};
 constexpr char kDataMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'D', 'C'};
-// 2: constants as raw bytes; 3: the subgraphs' programs too; 4: npu::Digest checksums (were FNV-1a)
-constexpr uint32_t kFormatVersion = 4;
+// 2: constants as raw bytes; 3: the subgraphs' programs too; 4: npu::Digest checksums (were FNV-1a);
+// 5: the target's timing and each stage's tiling
+constexpr uint32_t kFormatVersion = 5;
 constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8;  // magic, format version, payload bytes, checksum
 
 // Catches corruption (not tampering, see the header); word-parallel, as these files hold the weights.
@@ -143,6 +144,10 @@ void write_target(Writer& w, const NpuTarget& t) {
   w.pod(t.array_cols);
   w.pod(t.sram_bytes);
   w.pod(t.channels);
+  for (double v : {t.clock_mhz, t.dram_gbps, t.dram_latency_ns}) w.pod(v);
+  for (uint32_t v : {t.dma_bytes_per_cycle, t.dma_setup_cycles, t.descriptor_fetch_cycles, t.queue_depth,
+                     t.fp32_macs_per_cycle, t.vector_pipeline_cycles})
+    w.pod(v);
   w.pod<uint64_t>(t.lowered_operations.size());
   for (auto op : t.lowered_operations) w.pod(static_cast<int32_t>(op));
 }
@@ -153,10 +158,24 @@ bool same_target(Reader& r, const NpuTarget& t) {
   got.array_cols = r.pod<uint32_t>();
   got.sram_bytes = r.pod<uint64_t>();
   got.channels = r.pod<uint32_t>();
+  // The tiling was chosen for this timing: another clock, DRAM or DMA would choose differently.
+  got.clock_mhz = r.pod<double>();
+  got.dram_gbps = r.pod<double>();
+  got.dram_latency_ns = r.pod<double>();
+  got.dma_bytes_per_cycle = r.pod<uint32_t>();
+  got.dma_setup_cycles = r.pod<uint32_t>();
+  got.descriptor_fetch_cycles = r.pod<uint32_t>();
+  got.queue_depth = r.pod<uint32_t>();
+  got.fp32_macs_per_cycle = r.pod<uint32_t>();
+  got.vector_pipeline_cycles = r.pod<uint32_t>();
   for (uint64_t i = r.count(4); i > 0; --i)
     got.lowered_operations.push_back(static_cast<models::OperationType>(r.pod<int32_t>()));
   return r.ok() && got.array_rows == t.array_rows && got.array_cols == t.array_cols &&
-         got.sram_bytes == t.sram_bytes && got.channels == t.channels &&
+         got.sram_bytes == t.sram_bytes && got.channels == t.channels && got.clock_mhz == t.clock_mhz &&
+         got.dram_gbps == t.dram_gbps && got.dram_latency_ns == t.dram_latency_ns &&
+         got.dma_bytes_per_cycle == t.dma_bytes_per_cycle && got.dma_setup_cycles == t.dma_setup_cycles &&
+         got.descriptor_fetch_cycles == t.descriptor_fetch_cycles && got.queue_depth == t.queue_depth &&
+         got.fp32_macs_per_cycle == t.fp32_macs_per_cycle && got.vector_pipeline_cycles == t.vector_pipeline_cycles &&
          got.lowered_operations == t.lowered_operations;
 }
 
@@ -237,6 +256,8 @@ void write_graph(Writer& w, Writer& data, const CompiledGraph& g, bool is_subgra
     w.pod(s.operation);
     w.pod<uint8_t>(s.on_cpu);
     w.str(s.cpu_reason);
+    w.str(s.tiling);
+    w.pod(s.predicted_cycles);
     w.pod<uint64_t>(s.jobs.size());
     for (const auto& j : s.jobs) {
       w.pod(j.macs);
@@ -273,6 +294,8 @@ Result<Program> read_program(Reader& r, const models::Model& model, std::vector<
     s.operation = r.pod<uint32_t>();
     s.on_cpu = r.pod<uint8_t>() != 0;
     s.cpu_reason = r.str();
+    s.tiling = r.str();
+    s.predicted_cycles = r.pod<uint64_t>();
     if (s.operation >= g.operations.size())
       return make_error(where + "stage names operation " + std::to_string(s.operation) + ", out of range");
     for (uint64_t jn = r.count(24); jn > 0; --jn) {

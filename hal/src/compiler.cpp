@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "conv_tiling.h"
 #include "lowering.h"
 #include "npu/common/fixed_point.h"
 #include "npu/common/log.h"
@@ -28,15 +29,7 @@ using lower::is_quant8;
 using lower::kArenaAlign;
 using lower::kSramAlign;
 
-// A convolution in NHWC terms; FULLY_CONNECTED is batch rows of a 1×1 convolution.
-struct ConvSpec {
-  uint32_t input, filter, bias, output;  // operand indices
-  uint32_t batch, in_h, in_w, in_c, out_h, out_w, out_c, kh, kw;
-  uint32_t stride_h, stride_w, dil_h, dil_w;
-  int32_t pad_top, pad_left;
-  fx::FusedActivation activation;
-  bool nchw = false;  // input and output are NCHW in the arena (lower::dma_nchw_in / dma_nchw_out)
-};
+using tiling::ConvSpec;
 
 Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
   const auto& g = m.main;
@@ -70,81 +63,11 @@ Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
   return s;
 }
 
-struct Tile {
-  uint32_t cout_block, row_band;
-  uint32_t buffers = 1;  // 2: input bands and outputs ping-pong between two SRAM buffers
-};
-
-// Weights, bias and requantisation of the channel block, then `buffers` input bands and as many output
-// tiles; tile i of a job uses input/output buffer i mod buffers (in/out, then in1/out1).
-struct SramLayout {
-  uint64_t w, bias, quant, in, out, in1, out1, total;
-};
-
-uint32_t input_rows_for(const ConvSpec& s, uint32_t band) {
-  return std::min<uint64_t>(s.in_h, static_cast<uint64_t>(band - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1);
-}
-
-SramLayout sram_layout(const ConvSpec& s, uint32_t elem, Tile t) {
-  SramLayout l{};
-  const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
-  const uint64_t in_bytes = static_cast<uint64_t>(input_rows_for(s, t.row_band)) * s.in_w * s.in_c * elem;
-  const uint64_t out_bytes = static_cast<uint64_t>(t.row_band) * s.out_w * t.cout_block * elem;
-  l.w = 0;
-  l.bias = align(l.w + k * t.cout_block * elem, kSramAlign);
-  l.quant = align(l.bias + 4ull * t.cout_block, kSramAlign);
-  l.in = align(l.quant + 8ull * t.cout_block, kSramAlign);
-  l.in1 = t.buffers > 1 ? align(l.in + in_bytes, kSramAlign) : l.in;
-  l.out = align(l.in1 + in_bytes, kSramAlign);
-  l.out1 = t.buffers > 1 ? align(l.out + out_bytes, kSramAlign) : l.out;
-  l.total = l.out1 + out_bytes;
-  return l;
-}
-
-// Largest tile that fits: the whole output if possible, else halve the row band, then the channel block.
-// When a job gets more than one tile, double-buffer (halving the band further if that is what it takes)
-// so the channel loads tile i + 1 and stores tile i − 1 while it computes tile i.
-Result<Tile> choose_tile(const ConvSpec& s, uint32_t elem, const NpuTarget& target) {
-  Tile t{s.out_c, s.out_h};
-  while (sram_layout(s, elem, t).total > target.sram_bytes) {
-    if (t.row_band > 1) {
-      t.row_band = (t.row_band + 1) / 2;
-    } else if (t.cout_block > target.array_cols) {
-      t.cout_block = std::max(target.array_cols,
-                              static_cast<uint32_t>(align((t.cout_block + 1) / 2, target.array_cols)));
-    } else {
-      return make_error("one output row of " + std::to_string(t.cout_block) + " channels needs " +
-                        std::to_string(sram_layout(s, elem, t).total) + " bytes of SRAM, the channel has " +
-                        std::to_string(target.sram_bytes));
-    }
-  }
-  // Enough tiles to keep every channel busy: split rows first, then output-channel blocks.
-  const uint32_t want = std::max(1u, target.channels);
-  t.row_band = std::min(t.row_band, std::max(1u, (s.out_h + want - 1) / want));
-  const uint32_t bands = (s.out_h + t.row_band - 1) / t.row_band * s.batch;
-  if (bands < want && t.cout_block > target.array_cols) {
-    const uint32_t blocks_wanted = (want + bands - 1) / bands;
-    t.cout_block = std::min(t.cout_block, std::max(target.array_cols,
-        static_cast<uint32_t>(align((s.out_c + blocks_wanted - 1) / blocks_wanted, target.array_cols))));
-  }
-  auto tiles = [&](const Tile& x) {
-    return static_cast<uint64_t>((s.out_h + x.row_band - 1) / x.row_band) * s.batch *
-           ((s.out_c + x.cout_block - 1) / x.cout_block);
-  };
-  if (tiles(t) > want) {
-    Tile d = t;
-    d.buffers = 2;
-    while (sram_layout(s, elem, d).total > target.sram_bytes && d.row_band > 1) d.row_band = (d.row_band + 1) / 2;
-    if (sram_layout(s, elem, d).total <= target.sram_bytes) t = d;
-  }
-  return t;
-}
-
 // The spec the array runs. FULLY_CONNECTED's [batch, input] rows are contiguous, so any h×w arrangement
-// of them is the same memory. As one row per batch row (w = 1) choose_tile, which halves the row band
-// before the channel block, cut a 64×2048 by 8192 layer into 8-row tiles: 8 activation rows per pass,
-// 15 MACs per cycle of the 256. Laid out as one row of w pixels (the widest w dividing the batch that
-// still tiles) the band cannot split, the channel block shrinks instead, and a pass keeps every row.
+// of them is the same memory. As one row per batch row (w = 1) a tiler that halved the row band before
+// the channel block cut a 64×2048 by 8192 layer into 8-row tiles: 8 activation rows per pass, 15 MACs
+// per cycle of the 256. Laid out as one row of w pixels (the widest w dividing the batch that still
+// fits) a tile keeps every row and only the channel block shrinks.
 Result<ConvSpec> array_spec(const models::Model& m, uint32_t index, const NpuTarget& target) {
   auto s = conv_spec(m, index);
   if (!s || m.main.operations[index].type != OperationType::FULLY_CONNECTED) return s;
@@ -154,7 +77,7 @@ Result<ConvSpec> array_spec(const models::Model& m, uint32_t index, const NpuTar
     ConvSpec wide = *s;
     wide.in_h = wide.out_h = batch / w;
     wide.in_w = wide.out_w = w;
-    if (choose_tile(wide, elem, target)) return wide;
+    if (tiling::fits_reason(wide, elem, target).empty()) return wide;
   }
   return s;
 }
@@ -238,13 +161,16 @@ PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, u
 }
 
 Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarget& target, Program& prog,
-                        std::vector<NpuStep>& jobs) {
+                        Stage& stage) {
   const auto& g = m.main;
   const auto& in = g.operands[s.input];
   const auto& out = g.operands[s.output];
   const uint32_t elem = elem_bytes(in.type);
-  auto tile = choose_tile(s, elem, target);
-  if (!tile) return make_error(tile.error());
+  auto plan = tiling::choose_plan(s, elem, target);
+  if (!plan) return make_error(plan.error());
+  stage.tiling = tiling::describe(s, *plan);
+  stage.predicted_cycles = plan->predicted_cycles;
+  std::vector<NpuStep>& jobs = stage.jobs;
   const uint64_t in_base = prog.arena.at(s.input).offset;
   const uint64_t out_base = prog.arena.at(s.output).offset;
   const uint64_t in_row_bytes = static_cast<uint64_t>(s.in_w) * s.in_c * elem;
@@ -282,95 +208,104 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
     c.flags = (in_unsigned ? desc::kConvInputUnsigned : 0) | (out_unsigned ? desc::kConvOutputUnsigned : 0);
   }
 
-  // Enumerate tiles (channel block-major so a job reuses loaded weights), then give each of up to
-  // `channels` jobs a contiguous run of them.
-  struct TileRef {
-    uint32_t o0, ob, n, oy0, rb;
-  };
-  std::vector<TileRef> tiles;
-  for (uint32_t o0 = 0; o0 < s.out_c; o0 += tile->cout_block)
-    for (uint32_t n = 0; n < s.batch; ++n)
-      for (uint32_t oy0 = 0; oy0 < s.out_h; oy0 += tile->row_band)
-        tiles.push_back({o0, std::min(tile->cout_block, s.out_c - o0), n, oy0, std::min(tile->row_band, s.out_h - oy0)});
-  const size_t job_count = std::min<size_t>(target.channels, tiles.size());
-  jobs.assign(job_count, NpuStep{});
+  // The plan's tiles; job j takes a contiguous run of them (tiling::job_steps says what each loads).
+  const std::vector<tiling::TileRef> tiles = tiling::plan_tiles(s, *plan);
+  const tiling::RingLayout l = tiling::ring_layout(s, elem, *plan);
+  jobs.assign(plan->jobs, NpuStep{});
   std::map<uint32_t, PackedBlock> packed;
   for (const auto& t : tiles)
     if (!packed.count(t.o0)) packed[t.o0] = pack_block(m, s, t.o0, t.ob, prog.weights);
 
   const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
-  for (size_t j = 0; j < job_count; ++j) {
+  for (uint32_t j = 0; j < plan->jobs; ++j) {
     NpuStep& step = jobs[j];
     Emitter emit(step);
-    int64_t loaded_block = -1;
-    uint32_t tile_in_job = 0;
-    for (size_t i = tiles.size() * j / job_count; i < tiles.size() * (j + 1) / job_count; ++i, ++tile_in_job) {
-      const TileRef& t = tiles[i];
-      const SramLayout l = sram_layout(s, elem, {t.ob, tile->row_band, tile->buffers});
-      const bool second = tile->buffers > 1 && tile_in_job % 2 == 1;
-      const uint64_t in_sram = second ? l.in1 : l.in, out_sram = second ? l.out1 : l.out;
-      // Between tiles only the weights block is live (the previous output has been stored, the next band
-      // is loaded after this point), so a preemption here saves just that.
-      desc::PreemptPoint pp{};
-      pp.h = {desc::Opcode::PREEMPT_POINT, static_cast<uint32_t>(step.commands.size())};
-      if (loaded_block == t.o0) {
-        pp.offset[0] = static_cast<uint32_t>(l.w);
-        pp.bytes[0] = static_cast<uint32_t>(l.in - l.w);
+    size_t first_tile, last_tile;
+    tiling::job_range(tiles.size(), plan->jobs, j, &first_tile, &last_tile);
+    for (const tiling::Step& st : tiling::job_steps(*plan, tiles, first_tile, last_tile)) {
+      const tiling::TileRef& t = tiles[st.tile];
+      // The input rows this band loads (within the image; rows outside are padding).
+      const tiling::BandRows br = tiling::band_rows(s, t.oy0, t.rb);
+      const auto a = static_cast<uint64_t>(br.first);
+      const uint64_t rows = br.rows;
+      switch (st.kind) {
+        case tiling::StepKind::POINT: {
+          // Between tiles only the weights blocks and input bands a later tile reads without reloading
+          // are live (outputs are stored by then), so a preemption here saves just those.
+          desc::PreemptPoint pp{};
+          pp.h.opcode = desc::Opcode::PREEMPT_POINT;
+          if (st.live_w_last >= st.live_w_first) {
+            pp.offset[0] = static_cast<uint32_t>(l.w(static_cast<uint32_t>(st.live_w_first)));
+            pp.bytes[0] = static_cast<uint32_t>(l.size.w * static_cast<uint64_t>(st.live_w_last - st.live_w_first + 1));
+          }
+          if (st.live_in_last >= st.live_in_first) {
+            pp.offset[1] = static_cast<uint32_t>(l.in(static_cast<uint32_t>(st.live_in_first)));
+            pp.bytes[1] =
+                static_cast<uint32_t>(l.size.in * static_cast<uint64_t>(st.live_in_last - st.live_in_first + 1));
+          }
+          emit.op(pp);
+          break;
+        }
+        case tiling::StepKind::LOAD_W: {
+          // Weights, bias and requantisation in one DMA: the image packs them with the slot's offsets.
+          const PackedBlock& p = packed.at(t.o0);
+          emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.w, l.w(st.slot),
+                   tiling::slot_sizes(s, elem, 1, t.ob).w_load, 1, 0, 0);
+          break;
+        }
+        case tiling::StepKind::LOAD_IN:
+          if (s.nchw) {
+            const uint64_t plane = static_cast<uint64_t>(s.in_h) * s.in_w * elem;
+            lower::dma_nchw_in(
+                emit, Region::ARENA,
+                in_base +
+                    (static_cast<uint64_t>(t.n) * s.in_c * s.in_h + static_cast<uint64_t>(a)) * s.in_w * elem,
+                plane, l.in(st.slot), s.in_c, rows * s.in_w, elem);
+          } else if (br.step > 1) {
+            emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
+                     in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes, l.in(st.slot), in_row_bytes,
+                     rows, br.step * in_row_bytes, in_row_bytes);
+          } else {
+            emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
+                     in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes, l.in(st.slot),
+                     rows * in_row_bytes, 1, 0, 0);
+          }
+          break;
+        case tiling::StepKind::CONV: {
+          const tiling::SlotSizes z = tiling::slot_sizes(s, elem, t.rb, t.ob);
+          desc::Conv tc = c;
+          tc.in_sram = static_cast<uint32_t>(l.in(st.in_slot));
+          tc.in_h = static_cast<uint32_t>(rows);
+          tc.w_sram = static_cast<uint32_t>(l.w(st.w_slot));
+          tc.bias_sram = static_cast<uint32_t>(l.w(st.w_slot) + z.bias_at);
+          tc.quant_sram = static_cast<uint32_t>(l.w(st.w_slot) + z.quant_at);
+          tc.out_sram = static_cast<uint32_t>(l.out(st.out_slot));
+          tc.cout = t.ob;
+          tc.out_h = t.rb;
+          tc.row_origin = br.row_origin;
+          if (br.step > 1) tc.stride_h = 1;  // only the rows the outputs read were loaded
+          emit.op(tc);
+          ++prog.tiles;
+          step.macs += static_cast<uint64_t>(t.rb) * s.out_w * t.ob * k;
+          break;
+        }
+        case tiling::StepKind::STORE:
+          if (s.nchw) {
+            const uint64_t plane = static_cast<uint64_t>(s.out_h) * s.out_w * elem;
+            lower::dma_nchw_out(emit,
+                                out_base + (static_cast<uint64_t>(t.n) * s.out_c + t.o0) * plane +
+                                    static_cast<uint64_t>(t.oy0) * s.out_w * elem,
+                                plane, l.out(st.slot), t.ob, static_cast<uint64_t>(t.rb) * s.out_w, elem);
+          } else {
+            const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
+            emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem,
+                     l.out(st.slot), static_cast<uint64_t>(t.ob) * elem, static_cast<uint64_t>(t.rb) * s.out_w,
+                     static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(t.ob) * elem);
+          }
+          break;
       }
-      step.commands.push_back(desc::encode(pp));
-      if (loaded_block != t.o0) {
-        const PackedBlock& p = packed.at(t.o0);
-        emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.w, l.w, k * t.ob * elem, 1, 0, 0);
-        emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.bias, l.bias, 4ull * t.ob, 1, 0, 0);
-        if (elem == 1) emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.quant, l.quant, 8ull * t.ob, 1, 0, 0);
-        loaded_block = t.o0;
-      }
-      // Input rows this band reads, clamped to the image; rows outside are padding.
-      const int64_t first = static_cast<int64_t>(t.oy0) * s.stride_h - s.pad_top;
-      const int64_t last = static_cast<int64_t>(t.oy0 + t.rb - 1) * s.stride_h - s.pad_top +
-                           static_cast<int64_t>(s.kh - 1) * s.dil_h;
-      const int64_t a = std::clamp<int64_t>(first, 0, s.in_h - 1);
-      const int64_t b = std::max(a, std::clamp<int64_t>(last, 0, s.in_h - 1));
-      const uint64_t rows = static_cast<uint64_t>(b - a + 1);
-      if (s.nchw) {
-        const uint64_t plane = static_cast<uint64_t>(s.in_h) * s.in_w * elem;
-        lower::dma_nchw_in(
-            emit, Region::ARENA,
-            in_base +
-                (static_cast<uint64_t>(t.n) * s.in_c * s.in_h + static_cast<uint64_t>(a)) * s.in_w * elem,
-            plane, in_sram, s.in_c, rows * s.in_w, elem);
-      } else {
-        emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
-                 in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes, in_sram,
-                 rows * in_row_bytes, 1, 0, 0);
-      }
-      desc::Conv tc = c;
-      tc.in_sram = static_cast<uint32_t>(in_sram);
-      tc.in_h = static_cast<uint32_t>(rows);
-      tc.w_sram = static_cast<uint32_t>(l.w);
-      tc.bias_sram = static_cast<uint32_t>(l.bias);
-      tc.quant_sram = static_cast<uint32_t>(l.quant);
-      tc.out_sram = static_cast<uint32_t>(out_sram);
-      tc.cout = t.ob;
-      tc.out_h = t.rb;
-      tc.row_origin = static_cast<int32_t>(first - a);
-      emit.op(tc);
-      ++prog.tiles;
-      if (s.nchw) {
-        const uint64_t plane = static_cast<uint64_t>(s.out_h) * s.out_w * elem;
-        lower::dma_nchw_out(emit,
-                            out_base + (static_cast<uint64_t>(t.n) * s.out_c + t.o0) * plane +
-                                static_cast<uint64_t>(t.oy0) * s.out_w * elem,
-                            plane, out_sram, t.ob, static_cast<uint64_t>(t.rb) * s.out_w, elem);
-      } else {
-        const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
-        emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem,
-                 out_sram, static_cast<uint64_t>(t.ob) * elem, static_cast<uint64_t>(t.rb) * s.out_w,
-                 static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(t.ob) * elem);
-      }
-      step.macs += static_cast<uint64_t>(t.rb) * s.out_w * t.ob * k;
     }
-    step.commands.push_back(desc::encode(desc::Fence{{desc::Opcode::FENCE, 0xFFFFFFFF}, 1}));
+    emit.fence();
   }
   return {};
 }
@@ -427,9 +362,7 @@ std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const
   auto s = array_spec(m, index, target);
   if (!s) return s.error();
   if (auto r = type_reason(m, *s); !r.empty()) return r;
-  auto t = choose_tile(*s, elem_bytes(m.main.operands[s->input].type), target);
-  if (!t) return t.error();
-  return "";
+  return tiling::fits_reason(*s, elem_bytes(m.main.operands[s->input].type), target);
 }
 
 Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target) {
@@ -477,8 +410,10 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
       continue;
     }
     auto s = array_spec(m, i, target);
-    if (auto r = lower_conv(m, *s, target, prog, stage.jobs); !r)
+    if (auto r = lower_conv(m, *s, target, prog, stage); !r)
       return make_error("operations[" + std::to_string(i) + "]: " + r.error());
+    log->info("operations[{}] ({}): {}; predicted {} cycles", i, models::to_string(g.operations[i].type),
+              stage.tiling, stage.predicted_cycles);
     for (const auto& j : stage.jobs) descriptors += j.commands.size();
     prog.stages.push_back(std::move(stage));
   }

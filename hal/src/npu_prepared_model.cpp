@@ -58,6 +58,15 @@ NpuPreparedModel::~NpuPreparedModel() {
   for (drv::BoHandle h : all_arenas_) (void)driver_.free_bo(ctx_, h);
 }
 
+std::vector<OperationTiling> NpuPreparedModel::tilings() const {
+  std::vector<OperationTiling> out;
+  for (const auto& s : program_.stages)
+    if (!s.tiling.empty())
+      out.push_back({s.operation, std::string(models::to_string(model_.main.operations[s.operation].type)), s.tiling,
+                     s.predicted_cycles});
+  return out;
+}
+
 std::string NpuPreparedModel::placement() const {
   std::string p = "npu";
   if (program_.cpu_operations != 0)
@@ -271,6 +280,8 @@ Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::Bu
     return {ErrorStatus::GENERAL_FAILURE,
             "NPU job " + std::string(drv::to_string(f.status)) + ": " + f.error};
   r.device_cycles += f.device_cycles;
+  for (size_t i = first; i < last && i - first < f.stage_cycles.size(); ++i)
+    r.operation_cycles[program_.stages[i].operation] += f.stage_cycles[i - first];
   r.device_energy_pj += f.energy_pj;
   r.effective_priority = f.effective_priority;
   *device_ns += f.device_ns;

@@ -93,6 +93,7 @@ class NpuPreparedModel : public PreparedModel {
                    drv::BufferObject weights, HostCost cost, HalCosts costs, Priority priority);
   ~NpuPreparedModel() override;
   std::string placement() const override;
+  std::vector<OperationTiling> tilings() const override;
   const models::Operand* io_operand(uint32_t operand) const override;
   // Gives the model (and those of the subgraphs it holds) the prepared subgraphs its IF/WHILE run.
   void attach_subgraphs(std::unique_ptr<SubgraphModels> subgraphs);

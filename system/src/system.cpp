@@ -135,6 +135,16 @@ hal::NpuDevice& System::npu_device(int uid, int pid, hal::NpuDevice::Variant var
   target.array_cols = cfg_.npu.channel.array_cols;
   target.sram_bytes = static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024;
   target.channels = cfg_.npu.channels;
+  const auto& ch = cfg_.npu.channel;
+  target.clock_mhz = cfg_.npu.clock_mhz();
+  target.dma_bytes_per_cycle = ch.dma_bytes_per_cycle;
+  target.dma_setup_cycles = ch.dma_setup_cycles;
+  target.descriptor_fetch_cycles = ch.descriptor_fetch_cycles;
+  target.queue_depth = ch.queue_depth;
+  target.dram_gbps = cfg_.npu.dram.bandwidth_gbps;
+  target.dram_latency_ns = cfg_.npu.dram.latency_ns;
+  target.fp32_macs_per_cycle = ch.fp32_macs_per_cycle;
+  target.vector_pipeline_cycles = ch.vector_pipeline_cycles;
   npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, target, cfg_.host, uid, pid, variant));
   return *npu_devices_.back();
 }

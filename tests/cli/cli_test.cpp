@@ -250,8 +250,9 @@ double json_number(const std::string& text, const std::string& key) {
 // channels, so time on device falls (simulated time: deterministic). The stats report it: the speed-up
 // is the ratio of hal.execution.device_us, and hal.execution.channel_parallelism = NPU busy cycles /
 // elapsed device cycles is the channels working on average. Parallelism bounds the speed-up from above:
-// channels that share DRAM stay busy longer for the same work, so 1 ≤ speed-up ≤ parallelism ≤ channels.
-// Measured: 944 µs, 499 µs (1.89×), 281 µs (3.36×); parallelism 1.00, 1.97, 3.83.
+// channels that share DRAM stay busy longer for the same work (busy cycles B_n ≥ B_1), so
+// parallelism_n / parallelism_1 = (B_n / B_1) · speed-up ≥ speed-up, and parallelism ≤ channels.
+// Measured: 931 µs, 473 µs (1.97×), 252 µs (3.69×); parallelism 0.99, 1.97, 3.81.
 TEST(Cli, MultiChannelSpeedupWithIdenticalOutputs) {
   ASSERT_EQ(npusim("example block-quant8 --dir .").status, 0);
   std::map<int, double> device_us, parallelism;
@@ -281,7 +282,9 @@ TEST(Cli, MultiChannelSpeedupWithIdenticalOutputs) {
   EXPECT_GT(device_us[1] / device_us[4], 3.3);
   EXPECT_NEAR(parallelism[1], 1.0, 0.02);
   for (int ch : {2, 4}) {
-    EXPECT_GE(parallelism[ch], device_us[1] / device_us[ch]) << ch << " channels";
+    // device_us is in whole µs: allow its rounding (half a µs each way).
+    const double rounding = 0.5 / device_us[ch] + 0.5 / device_us[1];
+    EXPECT_GE(parallelism[ch] / parallelism[1], device_us[1] / device_us[ch] * (1 - rounding)) << ch << " channels";
     EXPECT_LE(parallelism[ch], ch) << ch << " channels";
   }
 }

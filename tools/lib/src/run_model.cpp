@@ -46,6 +46,7 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     prepare_status = prepared.status;
     if (!prepared.status.ok()) return;
     out.placement = prepared.model->placement();
+    out.tilings = prepared.model->tilings();
     out.result = prepared.model->execute_synchronously(inputs, true);
     if (o.check) {
       auto ref = s.cpu_device().prepare_model(model);

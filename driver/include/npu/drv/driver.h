@@ -156,6 +156,8 @@ struct Fence {
   uint64_t submit_ns = 0, start_ns = 0, end_ns = 0;
   uint64_t device_ns = 0;       // Σ over stages of first dispatch → last completion
   uint64_t device_cycles = 0;   // Σ CH_CYCLES of its command buffers
+  // Per stage: its longest command buffer's CH_CYCLES (summed over the buffer's dispatches).
+  std::vector<uint64_t> stage_cycles;
   uint64_t energy_pj = 0;       // Σ CH_ENERGY of its command buffers
   uint32_t preemptions = 0;
   int effective_priority = 0;
@@ -296,6 +298,7 @@ class Driver {
     uint32_t saved_bytes = 0;
     uint32_t hangs = 0;
     uint64_t order = 0;         // FIFO position (re-queued tasks keep theirs)
+    uint64_t cycles = 0;        // CH_CYCLES of its dispatches so far
   };
   struct Job {
     JobId id = 0;

@@ -25,6 +25,16 @@ struct NpuTarget {
   uint32_t array_cols = 16;
   uint64_t sram_bytes = 512 * 1024;
   uint32_t channels = 1;  // an operation's tiles are spread over this many parallel jobs
+  // Timing of a channel, for the compiler's cost model (defaults: the phone-class preset).
+  double clock_mhz = 1000;
+  uint32_t dma_bytes_per_cycle = 32;  // per DMA engine
+  uint32_t dma_setup_cycles = 16;
+  uint32_t descriptor_fetch_cycles = 4;
+  uint32_t queue_depth = 4;  // descriptors queued ahead per engine
+  double dram_gbps = 25.6;   // shared by every channel
+  double dram_latency_ns = 100;
+  uint32_t fp32_macs_per_cycle = 64;
+  uint32_t vector_pipeline_cycles = 8;
   // Operation types this device lowers at all (empty: every type the compiler can lower); the
   // "minimal" NPU device narrows it so the rest runs on the CPU.
   std::vector<models::OperationType> lowered_operations;
@@ -58,6 +68,10 @@ struct NpuStep {
 struct Stage {
   uint32_t operation = 0;
   std::vector<NpuStep> jobs;
+  // CONV_2D / FULLY_CONNECTED on the MAC array: the chosen tiling in words and the cost model's cycles
+  // for its longest job (0: not a MAC-array stage).
+  std::string tiling;
+  uint64_t predicted_cycles = 0;
   bool control_flow = false;
   bool on_cpu = false;
   std::string cpu_reason;

@@ -68,6 +68,16 @@ struct ExecutionResult {
   // timing are real).
   bool timing_only = false;
   uint64_t device_ns = 0;  // the NPU jobs' dispatch→completion times, summed
+  // Per operation run on the NPU: its longest command buffer's cycles (CH_CYCLES).
+  std::map<uint32_t, uint64_t> operation_cycles;
+};
+
+// How the compiler tiled an operation on the MAC array (npusim run --explain-tiling).
+struct OperationTiling {
+  uint32_t operation = 0;
+  std::string type;
+  std::string tiling;             // tile shape, loop order, buffering, tiles and jobs
+  uint64_t predicted_cycles = 0;  // the compiler's cost model, for the longest job
 };
 
 // A sync fence as the HAL sees one: signalled exactly once, with the status of the work behind it.
@@ -142,6 +152,8 @@ class PreparedModel {
 
   // Where the model runs: "npu", "npu + cpu (…)" or "cpu" (after a preparation fallback, "cpu (…)").
   virtual std::string placement() const = 0;
+  // The MAC-array operations' tilings, in operation order (none on the CPU).
+  virtual std::vector<OperationTiling> tilings() const { return {}; }
   // The operand descriptor of graph input or output `operand` (nullptr if it is neither).
   virtual const models::Operand* io_operand(uint32_t operand) const = 0;
   Priority priority() const { return priority_; }

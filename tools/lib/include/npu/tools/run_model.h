@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "npu/common/result.h"
 #include "npu/hal/device.h"
@@ -28,6 +29,7 @@ struct RunModelOutcome {
   hal::ExecutionResult result;             // status ok
   hal::ExecutionResult reference;          // with check: the CPU reference's execution (status may fail)
   std::string placement;                   // PreparedModel::placement()
+  std::vector<hal::OperationTiling> tilings;  // PreparedModel::tilings(): each MAC-array operation's plan
   uint64_t prepare_ns = 0;                 // simulated time of prepareModel
   double simulated_end_s = 0;
   double area_mm2 = 0;  // the design's silicon area (docs/area.md)
