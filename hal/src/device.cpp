@@ -443,19 +443,26 @@ PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOption
       !s.ok())
     return {s, nullptr};
   if (write_cache && main.program && !main.program->timing_only) {
-    if (auto w = write_compilation_cache(options.cache_dir, *options.token, version_string(), target_, model,
-                                         main, subgraphs);
-        !w)
-      log->warn("{}: compilation cache not written: {}", name(), w.error());
+    auto id = cache_identity(*options.token);
+    Result<void> w = id ? write_compilation_cache(options.cache_dir, *id, target_, model, main, subgraphs)
+                        : Result<void>(make_error(id.error()));
+    if (!w) log->warn("{}: compilation cache not written: {}", name(), w.error());
   }
   return r;
 }
 
+Result<CacheIdentity> NpuDevice::cache_identity(const CacheToken& token) {
+  if (!cache_key_) cache_key_ = load_or_create_cache_key(default_cache_key_path());
+  if (!*cache_key_) return make_error(cache_key_->error());
+  return CacheIdentity{**cache_key_, name(), version_string(), token};
+}
+
 PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const models::Model* expected) {
-  auto cached =
-      read_compilation_cache(options.cache_dir, *options.token, version_string(), target_, expected);
+  auto id = cache_identity(*options.token);
+  if (!id) return {{ErrorStatus::GENERAL_FAILURE, id.error()}, nullptr};
+  auto cached = read_compilation_cache(options.cache_dir, *id, target_, expected);
   if (!cached) return {{ErrorStatus::GENERAL_FAILURE, cached.error()}, nullptr};
-  // The cache passed its checksums; its content is still checked like any model before use.
+  // The cache passed its MACs; its content is still checked like any model before use.
   if (auto v = validate_for_prepare(cached->main.model); !v.ok())
     return {{ErrorStatus::GENERAL_FAILURE, "cached model invalid: " + v.message}, nullptr};
   // Reading and checking the files costs host time like copying them.
@@ -468,6 +475,9 @@ PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const
 }
 
 PrepareResult NpuDevice::load(const models::Model& model, Program program, Priority priority) {
+  // Hardware that computes nothing (npu.functional = false) runs every program for timing alone: its
+  // executions report timing and no output values, as a timing-only model's do.
+  if (!driver_.functional()) program.timing_only = true;
   auto ctx = context();
   if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
   auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
