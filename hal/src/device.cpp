@@ -192,6 +192,16 @@ Status check_inputs(const models::Model& model, const TensorMap& inputs) {
                                                  std::string(models::to_string(it->second.type)) +
                                                  ", model expects " +
                                                  std::string(models::to_string(op.type))};
+    // NNAPI: a value's dimensions agree with every extent the model declares (rank included); the
+    // NPU would otherwise read a [1,4,2,4] value laid out as the model's [1,4,4,2].
+    const auto& dims = it->second.dimensions;
+    bool agree = op.dimensions.empty() || dims.empty() || dims.size() == op.dimensions.size();
+    for (size_t d = 0; agree && !op.dimensions.empty() && d < dims.size(); ++d)
+      agree = op.dimensions[d] == 0 || op.dimensions[d] == dims[d];
+    if (!agree)
+      return {ErrorStatus::INVALID_ARGUMENT, "input operand " + std::to_string(idx) + " has dimensions " +
+                                                 models::dims_to_string(dims) + ", the model declares " +
+                                                 models::dims_to_string(op.dimensions)};
     if (it->second.data.size() != it->second.element_count() * models::element_size(op.type) ||
         (op.fully_specified() && it->second.element_count() != op.element_count()))
       return {ErrorStatus::INVALID_ARGUMENT,

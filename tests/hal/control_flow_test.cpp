@@ -311,11 +311,12 @@ TEST(HalControlFlow, IfInsideAWhileBodyOnBothDevices) {
       ASSERT_TRUE(r.status.ok()) << r.status.message;
       EXPECT_EQ(floats_of(r.outputs.at(2)), (std::vector<float>{55}));
       // The body's LESS is a CPU stage; its IF is interpreted on the host.
-      if (dev->type() == DeviceType::ACCELERATOR)
+      if (dev->type() == DeviceType::ACCELERATOR) {
         EXPECT_EQ(placement,
                   "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
                   "CPU), referenced[1] npu + cpu (1 of 2 operations on the CPU) (1 IF/WHILE on the host), "
                   "referenced[2] npu, referenced[3] npu");
+      }
     }
   });
 }
@@ -338,12 +339,13 @@ TEST(HalControlFlow, IfInAWhileInAWhileOnBothDevicesAndFromTheCache) {
       auto r = run_on(s, *dev, nested_while_model(true), inputs, kDefaultLoopTimeoutNs, &placement);
       ASSERT_TRUE(r.status.ok()) << r.status.message;
       EXPECT_EQ(floats_of(r.outputs.at(3)), (std::vector<float>{245}));
-      if (dev->type() == DeviceType::ACCELERATOR)
+      if (dev->type() == DeviceType::ACCELERATOR) {
         EXPECT_EQ(placement,
                   "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
                   "CPU), referenced[1] npu (1 IF/WHILE on the host), referenced[2] npu + cpu (1 of 1 operations "
                   "on the CPU), referenced[3] npu + cpu (1 of 2 operations on the CPU) (1 IF/WHILE on the "
                   "host), referenced[4] npu, referenced[5] npu");
+      }
     }
     // The nested subgraphs' programs round-trip through the compilation cache.
     PrepareOptions options;
