@@ -215,7 +215,7 @@ TEST(CliReliability, AFailedWriteNamesTheFileAndLeavesTheOldOneWhole) {
   // Without the limit the same run replaces the file whole.
   const CliRun ok = npusim(e.run(e.model, e.inputs));
   ASSERT_EQ(ok.status, 0) << ok.output;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(read("o.json")));
+  EXPECT_FALSE(nlohmann::json::parse(read("o.json"), nullptr, false).is_discarded());
 }
 
 }  // namespace
