@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "npu/common/file_io.h"
 #include "npu/hal/graph_dump.h"
 #include "npu/models/model_json.h"
 
@@ -26,10 +27,8 @@ int graph_command(const GraphOptions& o) {
     std::fputs(dot.c_str(), stdout);
     return 0;
   }
-  std::ofstream out(o.out);
-  out << dot;
-  if (!out) {
-    std::fprintf(stderr, "npusim: %s: cannot write\n", o.out.c_str());
+  if (auto w = io::write_file_atomic(o.out, dot); !w) {
+    std::fprintf(stderr, "npusim: %s\n", w.error().c_str());
     return 1;
   }
   std::printf("%s: %zu operations, %zu operands -> %s\n", o.model.c_str(), model->main.operations.size(),

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 
+#include "npu/common/file_io.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -25,9 +26,7 @@ int fail(const std::string& message) {
 }
 
 Result<void> write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) return make_error(path + ": cannot write");
-  return {};
+  return io::write_file_atomic(path, text);
 }
 
 // --shape NAME=AxB and --input-value NAME=V arguments into the importer's options.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "examples.h"
+#include "npu/common/file_io.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
@@ -309,9 +310,7 @@ int regress(const Options& o) {
                                                                {"result.npu_jobs", {{"rel", 0.0}}}};
     out["stats"] = json::object();
     for (const auto& [path, v] : compared) out["stats"][path] = v;
-    std::ofstream f(expected_path);
-    f << out.dump(2) << "\n";
-    if (!f) return fail(expected_path + ": cannot write");
+    if (auto w = io::write_file_atomic(expected_path, out.dump(2) + "\n"); !w) return fail(w.error());
     std::printf("regress %s: blessed %zu stats into %s\n", c->name.c_str(), compared.size(),
                 expected_path.c_str());
     return 0;

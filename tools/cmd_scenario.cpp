@@ -8,6 +8,8 @@
 
 #include "command.h"
 #include "output_path.h"
+#include "npu/common/file_io.h"
+#include "npu/scenario/baselines.h"
 #include "npu/scenario/metrics.h"
 #include "npu/scenario/report.h"
 #include "npu/scenario/runner.h"
@@ -27,10 +29,8 @@ int fail(const std::string& message) {
   return 1;
 }
 
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  return static_cast<bool>(out);
+npu::Result<void> write_text(const std::string& path, const std::string& text) {
+  return npu::io::write_file_atomic(path, text);
 }
 
 int run_scenario(const ScenarioOptions& o) {
@@ -60,11 +60,11 @@ int run_scenario(const ScenarioOptions& o) {
   if (!o.json.empty()) {
     nlohmann::json j = {{"scenario", sc->name}, {"seed", sc->seed}, {"runs", nlohmann::json::array()}};
     for (const auto& m : all) j["runs"].push_back(m.to_json());
-    if (!write_text(o.json, j.dump(2) + "\n")) return fail(o.json + ": cannot write");
+    if (auto w = write_text(o.json, j.dump(2) + "\n"); !w) return fail(w.error());
     std::printf("metrics written to %s\n", o.json.c_str());
   }
   if (!o.report.empty()) {
-    if (!write_text(o.report, html_report(main_run, all))) return fail(o.report + ": cannot write");
+    if (auto w = write_text(o.report, html_report(main_run, all)); !w) return fail(w.error());
     std::printf("report written to %s\n", o.report.c_str());
   }
   if (!o.trace.empty()) std::printf("trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());

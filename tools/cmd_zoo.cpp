@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "npu/common/file_io.h"
 #include "npu/models/builder.h"
 #include "npu/models/figures.h"
 #include "npu/models/io_json.h"
@@ -66,9 +67,10 @@ int write(const ZooOptions& o) {
     return 0;
   }
   const std::string inputs = base + ".inputs.json";
-  std::ofstream out(inputs);
-  out << models::dump_json_pretty(models::io_to_json(models::random_inputs(*m, o.seed)));
-  if (!out) return fail(inputs + ": cannot write");
+  if (auto w = io::write_file_atomic(inputs, models::dump_json_pretty(
+                                                 models::io_to_json(models::random_inputs(*m, o.seed))));
+      !w)
+    return fail(w.error());
   std::printf("%s\n", inputs.c_str());
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "cmd_import.h"
 #include "cmd_graph.h"
 #include "command.h"
+#include "npu/common/file_io.h"
 #include "npu/common/log.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -43,14 +44,11 @@ std::string dims_text(const std::vector<uint32_t>& d) {
   return s + "]";
 }
 
+// Atomic (a temporary renamed over `path`): a failed write leaves no half-written file under the name.
 bool write_file(const std::string& path, const std::string& text, std::string* error) {
-  std::ofstream out(path);
-  if (!out) {
-    *error = path + ": cannot write";
-    return false;
-  }
-  out << text;
-  return static_cast<bool>(out);
+  auto w = npu::io::write_file_atomic(path, text);
+  if (!w) *error = w.error();
+  return w.ok();
 }
 
 struct RunOptions {
@@ -69,10 +67,31 @@ int run_command(const RunOptions& o) {
   using namespace npu;
   auto model = tools::load_model_file(o.model, o.cpu_fallback);  // a file (.onnx imported), or zoo:NAME
   if (!model) return fail(model.error());
-  auto inputs = models::load_io_json(o.inputs, *model);
-  if (!inputs) return fail(inputs.error());
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return fail(cfg.error());
+  // Timing only: a model whose weights are sizes, or NPU hardware that computes nothing. Such a run
+  // gives timing, never values: it needs no inputs, writes no outputs and has nothing to --check.
+  const bool on_npu = o.device == "npu";
+  const char* timing_only_why = !on_npu                        ? nullptr
+                                : models::is_timing_only(*model) ? "a timing-only model (weights are sizes only)"
+                                : !cfg->npu.functional         ? "timing-only hardware (npu.functional=false)"
+                                                               : nullptr;
+  if (o.check && timing_only_why)
+    return fail(o.model + ": --check: " + timing_only_why + " gives no values to compare");
+  if (!timing_only_why && o.inputs.empty())
+    return fail("--inputs is required (only a timing-only run needs none)");
+  if (!timing_only_why && o.outputs.empty())
+    return fail("--outputs is required (only a timing-only run writes none)");
+  hal::TensorMap zeros;
+  if (o.inputs.empty())
+    for (uint32_t idx : model->main.input_indexes) {
+      const auto& op = model->main.operands[idx];
+      if (!op.fully_specified())
+        return fail(o.model + ": input " + std::to_string(idx) + " has unknown dimensions; give --inputs");
+      zeros[idx] = models::make_tensor(op, op.dimensions);
+    }
+  auto inputs = o.inputs.empty() ? Result<hal::TensorMap>(std::move(zeros)) : models::load_io_json(o.inputs, *model);
+  if (!inputs) return fail(inputs.error());
   for (const std::string* out : {&o.outputs, &o.stats, &o.trace})
     if (auto why = npusim::unwritable_reason(*out); !why.empty()) return fail(why);
   cfg->waves_path = o.waves;
@@ -102,8 +121,6 @@ int run_command(const RunOptions& o) {
   }
 
   tools::OutputComparison cmp;
-  if (o.check && result.timing_only)
-    return fail(o.model + ": --check: a timing-only model (weights are sizes only) has no values to compare");
   if (o.check) {
     if (!reference.status.ok())
       return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " + reference.status.message);
@@ -174,7 +191,8 @@ int run_command(const RunOptions& o) {
                 static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error, cmp.mismatches ? "  MISMATCH" : "");
   }
   if (result.timing_only)
-    std::printf("  outputs         none: a timing-only model (weights are sizes only; the NPU ran for timing)\n");
+    std::printf("  outputs         none: %s; the NPU ran for timing\n",
+                timing_only_why ? timing_only_why : "a timing-only run");
   else
     std::printf("  outputs written to %s\n", o.outputs.c_str());
   if (!o.stats.empty()) std::printf("  stats written to %s\n", o.stats.c_str());
@@ -283,8 +301,9 @@ int sc_main(int argc, char* argv[]) {
   run_cmd->add_option("--hw", run.hw, "Hardware config JSON")->capture_default_str();
   run_cmd->add_option("--model", run.model, "Model JSON (SPEC §4), ONNX file (.onnx), or zoo:NAME (npusim zoo list)")->required();
   run_cmd->add_flag("--cpu-fallback", run.cpu_fallback, "ONNX: import operators only the CPU reference runs");
-  run_cmd->add_option("--inputs", run.inputs, "Inputs JSON {\"<operand>\": [values]}")->required();
-  run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON")->required();
+  run_cmd->add_option("--inputs", run.inputs,
+                      "Inputs JSON {\"<operand>\": [values]} (not needed by a timing-only run: zeros)");
+  run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON (a timing-only run writes none)");
   run_cmd->add_option("--stats", run.stats, "Where to write the stats tree JSON");
   run_cmd->add_flag("--stats-meta", run.stats_meta,
                     "With --stats: each leaf as {value, unit, description} instead of the bare value");

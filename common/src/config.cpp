@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "npu/common/file_io.h"
+
 namespace npu::cfg {
 namespace {
 
@@ -148,6 +150,7 @@ Result<void> Schema::set(const std::string& assignment) {
   const std::string text = assignment.substr(eq + 1);
   const Param* p = find(path);
   if (!p) return make_error("--set " + assignment + ": unknown parameter " + path + " (see npusim config --explain)");
+  if (auto n = io::check_json_nesting(text); !n) return make_error("--set " + path + ": " + n.error());
   nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
   if (value.is_discarded()) value = text;  // bare strings need no quotes
   if (auto r = p->assign(value); !r) return make_error("--set " + path + ": " + r.error());

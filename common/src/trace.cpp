@@ -1,7 +1,8 @@
 #include "npu/common/trace.h"
 
 #include <algorithm>
-#include <fstream>
+
+#include "npu/common/file_io.h"
 
 namespace npu::trace {
 namespace {
@@ -128,11 +129,7 @@ nlohmann::json Tracer::to_json() const {
 }
 
 Result<void> Tracer::write(const std::string& path) const {
-  std::ofstream out(path);
-  if (!out) return make_error(path + ": cannot write");
-  out << to_json().dump() << "\n";
-  if (!out) return make_error(path + ": write failed");
-  return {};
+  return io::write_file_atomic(path, to_json().dump() + "\n");
 }
 
 }  // namespace npu::trace

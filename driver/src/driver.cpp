@@ -143,7 +143,9 @@ Result<void> Driver::probe() {
   if (channels_ == 0 || channels_ > regs::kMaxChannels) return make_error("probe: NPU_CONFIG reports no channels");
   if (hw_.memory.size() <= cfg_.kernel_reserved_bytes) return make_error("probe: device memory too small");
   sram_bytes_ = hw_.regs.read32(regs::NPU_SRAM_KIB) * 1024;
-  save_restore_ = hw_.regs.read32(regs::NPU_CAPS) & regs::CAPS_SAVE_RESTORE;
+  const uint32_t caps = hw_.regs.read32(regs::NPU_CAPS);
+  save_restore_ = caps & regs::CAPS_SAVE_RESTORE;
+  functional_ = caps & regs::CAPS_FUNCTIONAL;
   // The weight-memory region, when the hardware has one; otherwise weights share the general pool.
   const uint64_t mib = 1ull << 20;
   weight_lo_ = static_cast<uint64_t>(hw_.regs.read32(regs::WEIGHT_MEM_BASE_MIB)) * mib;

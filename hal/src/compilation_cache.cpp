@@ -1,10 +1,20 @@
 #include "npu/hal/compilation_cache.h"
 
-#include <cstring>
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "npu/common/digest.h"
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "npu/common/file_io.h"
 #include "npu/hal/ops/control_flow.h"
 #include "npu/models/model_json.h"
 
@@ -13,13 +23,74 @@ namespace {
 
 constexpr char kModelMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'M', 'C'};
 constexpr char kDataMagic[8] = {'N', 'P', 'U', 'S', 'I', 'M', 'D', 'C'};
-// 2: constants as raw bytes; 3: the subgraphs' programs too; 4: npu::Digest checksums (were FNV-1a);
-// 5: the target's timing and each stage's tiling
-constexpr uint32_t kFormatVersion = 5;
-constexpr size_t kHeaderBytes = 8 + 4 + 8 + 8;  // magic, format version, payload bytes, checksum
+// 2: constants as raw bytes; 3: the subgraphs' programs too; 4: word-parallel checksums; 5: the target's
+// timing and each stage's tiling; 6: an HMAC-SHA-256 in place of the checksums.
+constexpr uint32_t kFormatVersion = 6;
+constexpr size_t kMacBytes = 32;
+constexpr size_t kHeaderBytes = 8 + 4 + 8 + kMacBytes;  // magic, format version, payload bytes, MAC
+// A cache file is at most this large (the weights of the zoo's largest runnable model are ~50 MB).
+constexpr uint64_t kMaxCacheFileBytes = 4ull << 30;
 
-// Catches corruption (not tampering, see the header); word-parallel, as these files hold the weights.
-uint64_t file_checksum(const uint8_t* p, size_t n) { return digest64(p, n); }
+using Digest = std::array<uint8_t, 32>;
+
+// HMAC-SHA-256 over a sequence of byte ranges, through OpenSSL's EVP_MAC.
+class Hmac {
+ public:
+  explicit Hmac(const CacheKey& key) {
+    mac_ = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+    ctx_ = mac_ ? EVP_MAC_CTX_new(mac_) : nullptr;
+    char digest[] = "SHA256";
+    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+    ok_ = ctx_ && EVP_MAC_init(ctx_, key.data(), key.size(), params) == 1;
+  }
+  ~Hmac() {
+    EVP_MAC_CTX_free(ctx_);
+    EVP_MAC_free(mac_);
+  }
+  Hmac(const Hmac&) = delete;
+  Hmac& operator=(const Hmac&) = delete;
+  void update(const void* p, size_t n) {
+    if (ok_ && n) ok_ = EVP_MAC_update(ctx_, static_cast<const uint8_t*>(p), n) == 1;
+  }
+  // Length-prefixed, so that no two sequences of strings feed the same bytes.
+  void update_str(const std::string& s) {
+    const uint64_t n = s.size();
+    update(&n, sizeof n);
+    update(s.data(), s.size());
+  }
+  Result<Digest> final() {
+    Digest d{};
+    size_t n = 0;
+    if (!ok_ || EVP_MAC_final(ctx_, d.data(), &n, d.size()) != 1 || n != d.size())
+      return make_error("HMAC-SHA-256 unavailable (OpenSSL)");
+    return d;
+  }
+
+ private:
+  EVP_MAC* mac_ = nullptr;
+  EVP_MAC_CTX* ctx_ = nullptr;
+  bool ok_ = false;
+};
+
+Digest sha256(const std::string& a, const std::vector<uint8_t>& b) {
+  Digest d{};
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  unsigned n = 0;
+  const uint64_t a_bytes = a.size();
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
+      EVP_DigestUpdate(ctx.get(), &a_bytes, sizeof a_bytes) != 1 || EVP_DigestUpdate(ctx.get(), a.data(), a.size()) != 1 ||
+      (!b.empty() && EVP_DigestUpdate(ctx.get(), b.data(), b.size()) != 1) ||
+      EVP_DigestFinal_ex(ctx.get(), d.data(), &n) != 1)
+    d.fill(0);
+  return d;
+}
+
+// Constant-time comparison: a forger learns nothing from how long a rejection took.
+bool same_digest(const uint8_t* a, const uint8_t* b) {
+  uint8_t diff = 0;
+  for (size_t i = 0; i < kMacBytes; ++i) diff |= static_cast<uint8_t>(a[i] ^ b[i]);
+  return diff == 0;
+}
 
 // A model as its structure (model JSON with the main graph's constant tensors marked omitted) and
 // those constants' bytes, in operand order: printing megabytes of weights as JSON numbers made the
@@ -55,12 +126,9 @@ Result<void> restore_constants(models::Model& m, const uint8_t* bytes, uint64_t 
   return {};
 }
 
-uint64_t model_digest(const models::Model& m) {
+Digest model_digest(const models::Model& m) {
   const SplitModel split = split_constants(m);
-  return Digest()
-      .add(models::to_json(split.structure).dump())
-      .add(split.constants.data(), split.constants.size())
-      .value();
+  return sha256(models::to_json(split.structure).dump(), split.constants);
 }
 
 class Writer {
@@ -71,6 +139,7 @@ class Writer {
     out_.insert(out_.end(), p, p + sizeof(T));
   }
   void bytes(const void* p, size_t n) {
+    if (!n) return;  // an empty vector's data() may be null
     const auto* b = static_cast<const uint8_t*>(p);
     out_.insert(out_.end(), b, b + n);
   }
@@ -97,7 +166,7 @@ class Reader {
   }
   bool bytes(void* dst, size_t n) {
     if (!take(n)) return false;
-    std::memcpy(dst, p_ + at_ - n, n);
+    if (n) std::memcpy(dst, p_ + at_ - n, n);  // an empty vector's data() may be null
     return true;
   }
   std::string str() {
@@ -179,50 +248,64 @@ bool same_target(Reader& r, const NpuTarget& t) {
          got.lowered_operations == t.lowered_operations;
 }
 
-Result<void> write_file(const std::string& path, const char (&magic)[8],
-                        const std::vector<uint8_t>& payload) {
+// The MAC of a cache file: its header fields and payload, bound to the device, its version string and
+// the token, so a file is valid only for the installation (key), device, driver and token it was
+// written for.
+Result<Digest> file_mac(const CacheIdentity& id, const char (&magic)[8], uint64_t payload_bytes,
+                        const uint8_t* payload) {
+  Hmac h(id.key);
+  h.update_str("npusim compilation cache");
+  h.update(magic, 8);
+  h.update(&kFormatVersion, sizeof kFormatVersion);
+  h.update_str(id.device);
+  h.update_str(id.version);
+  h.update(id.token.data(), id.token.size());
+  h.update(&payload_bytes, sizeof payload_bytes);
+  h.update(payload, payload_bytes);
+  return h.final();
+}
+
+Result<Digest> write_file(const std::string& path, const CacheIdentity& id, const char (&magic)[8],
+                          const std::vector<uint8_t>& payload) {
+  auto mac = file_mac(id, magic, payload.size(), payload.data());
+  if (!mac) return make_error(path + ": " + mac.error());
   Writer w;
   w.bytes(magic, 8);
   w.pod(kFormatVersion);
   w.pod<uint64_t>(payload.size());
-  w.pod(file_checksum(payload.data(), payload.size()));
+  w.bytes(mac->data(), mac->size());
   w.bytes(payload.data(), payload.size());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return make_error(path + ": cannot write");
-  out.write(reinterpret_cast<const char*>(w.data().data()), static_cast<std::streamsize>(w.data().size()));
-  if (!out) return make_error(path + ": write failed");
-  return {};
+  if (auto r = io::write_file_atomic(path, w.data()); !r) return make_error(r.error());
+  return *mac;
 }
 
-// The payload of a cache file after checking magic, format version, length and checksum.
-Result<std::vector<uint8_t>> read_file(const std::string& path, const char (&magic)[8], uint64_t* checksum) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path + ": no cache file");
-  // One read of the whole file (a character iterator costs a call per byte of megabytes of weights).
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0) return make_error(path + ": cannot read");
-  std::vector<uint8_t> all(static_cast<size_t>(size));
-  if (!in.read(reinterpret_cast<char*>(all.data()), size)) return make_error(path + ": read failed");
-  if (all.size() < kHeaderBytes)
-    return make_error(path + ": truncated (" + std::to_string(all.size()) + " bytes)");
-  if (std::memcmp(all.data(), magic, 8) != 0)
-    return make_error(path + ": not a cache file of this kind (bad magic)");
-  Reader r(all.data() + 8, all.size() - 8);
+// The payload of a cache file after checking magic, format version, length and MAC.
+Result<std::vector<uint8_t>> read_file(const std::string& path, const CacheIdentity& id, const char (&magic)[8],
+                                       Digest* mac) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return make_error(path + ": no cache file");
+  auto text = io::read_file(path, kMaxCacheFileBytes);
+  if (!text) return make_error(text.error());
+  const auto* all = reinterpret_cast<const uint8_t*>(text->data());
+  const size_t size = text->size();
+  if (size < kHeaderBytes) return make_error(path + ": truncated (" + std::to_string(size) + " bytes)");
+  if (std::memcmp(all, magic, 8) != 0) return make_error(path + ": not a cache file of this kind (bad magic)");
+  Reader r(all + 8, size - 8);
   const auto format = r.pod<uint32_t>();
   const auto bytes = r.pod<uint64_t>();
-  *checksum = r.pod<uint64_t>();
+  r.bytes(mac->data(), mac->size());
   if (format != kFormatVersion)
     return make_error(path + ": cache format " + std::to_string(format) + ", expected " +
                       std::to_string(kFormatVersion));
-  if (bytes != all.size() - kHeaderBytes)
-    return make_error(path + ": payload is " + std::to_string(all.size() - kHeaderBytes) +
-                      " bytes, header says " + std::to_string(bytes) + " (truncated or extended)");
-  std::vector<uint8_t> payload(all.begin() + kHeaderBytes, all.end());
-  if (file_checksum(payload.data(), payload.size()) != *checksum)
-    return make_error(path + ": checksum mismatch (corrupt)");
-  return payload;
+  if (bytes != size - kHeaderBytes)
+    return make_error(path + ": payload is " + std::to_string(size - kHeaderBytes) + " bytes, header says " +
+                      std::to_string(bytes) + " (truncated or extended)");
+  auto want = file_mac(id, magic, bytes, all + kHeaderBytes);
+  if (!want) return make_error(path + ": " + want.error());
+  if (!same_digest(want->data(), mac->data()))
+    return make_error(path + ": MAC mismatch (edited, corrupt, or written by another installation, device, "
+                             "driver or token)");
+  return std::vector<uint8_t>(all + kHeaderBytes, all + size);
 }
 
 // Model file: per graph, whether it has a program, the fallback reason, the model JSON and the
@@ -373,8 +456,7 @@ CacheFilePaths cache_file_paths(const std::string& dir, const CacheToken& token)
   return {base + ".model", base + ".data"};
 }
 
-Result<void> write_compilation_cache(const std::string& dir, const CacheToken& token,
-                                     const std::string& version_string, const NpuTarget& target,
+Result<void> write_compilation_cache(const std::string& dir, const CacheIdentity& id, const NpuTarget& target,
                                      const models::Model& source, const CompiledGraph& main,
                                      const std::vector<CompiledGraph>& subgraphs) {
   if (!main.program) return make_error("the main graph has no program");
@@ -387,45 +469,53 @@ Result<void> write_compilation_cache(const std::string& dir, const CacheToken& t
   for (const auto& g : subgraphs)
     if (g.program && g.program->timing_only)
       return make_error("a timing-only program (omitted constant values) is not cached");
-  const auto paths = cache_file_paths(dir, token);
+  const auto paths = cache_file_paths(dir, id.token);
   Writer data, graphs;
   write_graph(graphs, data, main, false);
   for (const auto& g : subgraphs) write_graph(graphs, data, g, true);
-  if (auto d = write_file(paths.data, kDataMagic, data.data()); !d) return d;
+  auto data_mac = write_file(paths.data, id, kDataMagic, data.data());
+  if (!data_mac) return make_error(data_mac.error());
   Writer w;
-  w.str(version_string);
-  w.bytes(token.data(), token.size());
+  w.str(id.version);
+  w.bytes(id.token.data(), id.token.size());
   write_target(w, target);
-  w.pod(model_digest(source));
-  w.pod(file_checksum(data.data().data(), data.data().size()));
+  const Digest digest = model_digest(source);
+  w.bytes(digest.data(), digest.size());
+  // The data file's MAC: a model file pairs with exactly one data file.
+  w.bytes(data_mac->data(), data_mac->size());
   w.pod<uint64_t>(1 + subgraphs.size());
   w.bytes(graphs.data().data(), graphs.data().size());
-  return write_file(paths.model, kModelMagic, w.data());
+  auto model_mac = write_file(paths.model, id, kModelMagic, w.data());
+  if (!model_mac) return make_error(model_mac.error());
+  return {};
 }
 
-Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheToken& token,
-                                             const std::string& version_string, const NpuTarget& target,
-                                             const models::Model* expected) {
-  const auto paths = cache_file_paths(dir, token);
-  uint64_t model_sum = 0, data_sum = 0;
-  auto payload = read_file(paths.model, kModelMagic, &model_sum);
+Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheIdentity& id,
+                                             const NpuTarget& target, const models::Model* expected) {
+  const auto paths = cache_file_paths(dir, id.token);
+  Digest model_mac{}, data_mac{};
+  auto payload = read_file(paths.model, id, kModelMagic, &model_mac);
   if (!payload) return make_error(payload.error());
-  auto data = read_file(paths.data, kDataMagic, &data_sum);
+  auto data = read_file(paths.data, id, kDataMagic, &data_mac);
   if (!data) return make_error(data.error());
   const std::string where = paths.model + ": ";
+  // Past the MACs the content is the driver's own; the checks below still guard against its bugs and
+  // say why a genuine cache does not apply (another model under the same token, another target).
   Reader r(payload->data(), payload->size());
   const std::string version = r.str();
-  if (r.ok() && version != version_string)
-    return make_error(where + "stale: written by \"" + version + "\", this device is \"" + version_string +
-                      "\"");
+  if (r.ok() && version != id.version)
+    return make_error(where + "stale: written by \"" + version + "\", this device is \"" + id.version + "\"");
   CacheToken stored{};
   r.bytes(stored.data(), stored.size());
-  if (r.ok() && stored != token) return make_error(where + "written for another token");
+  if (r.ok() && stored != id.token) return make_error(where + "written for another token");
   if (!same_target(r, target)) return make_error(where + "compiled for another NPU configuration");
-  const auto source_digest = r.pod<uint64_t>();
+  Digest source_digest{};
+  r.bytes(source_digest.data(), source_digest.size());
   if (r.ok() && expected && source_digest != model_digest(*expected))
     return make_error(where + "stale: written for a different model");
-  if (r.ok() && r.pod<uint64_t>() != data_sum) return make_error(where + "does not belong to " + paths.data);
+  Digest paired{};
+  r.bytes(paired.data(), paired.size());
+  if (r.ok() && !same_digest(paired.data(), data_mac.data())) return make_error(where + "does not belong to " + paths.data);
 
   CachedProgram c;
   c.file_bytes = payload->size() + data->size() + 2 * kHeaderBytes;
@@ -449,6 +539,47 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
     return make_error(where + std::to_string(c.subgraphs.size()) + " subgraph programs for " +
                       std::to_string(c.main.model.referenced.size()) + " referenced subgraphs");
   return c;
+}
+
+std::string default_cache_key_path() {
+  if (const char* p = std::getenv("NPUSIM_CACHE_KEY"); p && *p) return p;
+  std::string base;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') base = x;
+  else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.cache";
+  if (base.empty()) return {};
+  return base + "/npusim/cache.key";
+}
+
+Result<CacheKey> load_or_create_cache_key(const std::string& path) {
+  if (path.empty()) return make_error("no place for the cache key (neither NPUSIM_CACHE_KEY, XDG_CACHE_HOME nor HOME is set)");
+  CacheKey key{};
+  auto read_key = [&]() -> Result<CacheKey> {
+    auto f = io::open_regular(path, key.size());
+    if (!f) return make_error("cache key " + f.error());
+    if (f->size() != key.size())
+      return make_error("cache key " + path + ": " + std::to_string(f->size()) + " bytes, expected " +
+                        std::to_string(key.size()));
+    if (auto r = f->read_at(0, key.data(), key.size(), path); !r) return make_error("cache key " + r.error());
+    return key;
+  };
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) return read_key();
+  // First use: 32 random bytes, readable by the user alone, published by link() so that of two
+  // processes creating it at once one wins and both use the winner's key.
+  if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1)
+    return make_error("cache key: no random bytes (OpenSSL RAND_bytes)");
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());  // mode 0600
+  if (fd < 0) return make_error("cache key " + path + ": cannot create: " + std::strerror(errno));
+  const bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  const bool linked = written && (::link(tmp.c_str(), path.c_str()) == 0 || errno == EEXIST);
+  const int err = errno;
+  ::unlink(tmp.c_str());
+  if (!linked) return make_error("cache key " + path + ": cannot create: " + std::strerror(err));
+  return read_key();
 }
 
 }  // namespace npu::hal

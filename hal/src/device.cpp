@@ -191,6 +191,16 @@ Status check_inputs(const models::Model& model, const TensorMap& inputs) {
                                                  ", model expects " +
                                                  std::string(models::to_string(op.type))};
     if (it->second.has_no_value) continue;  // whether the operations allow it: check_request
+    // NNAPI: a value's dimensions agree with every extent the model declares (rank included); the
+    // NPU would otherwise read a [1,4,2,4] value laid out as the model's [1,4,4,2].
+    const auto& dims = it->second.dimensions;
+    bool agree = op.dimensions.empty() || dims.empty() || dims.size() == op.dimensions.size();
+    for (size_t d = 0; agree && !op.dimensions.empty() && d < dims.size(); ++d)
+      agree = op.dimensions[d] == 0 || op.dimensions[d] == dims[d];
+    if (!agree)
+      return {ErrorStatus::INVALID_ARGUMENT, "input operand " + std::to_string(idx) + " has dimensions " +
+                                                 models::dims_to_string(dims) + ", the model declares " +
+                                                 models::dims_to_string(op.dimensions)};
     if (it->second.data.size() != it->second.element_count() * models::element_size(op.type) ||
         (op.fully_specified() && it->second.element_count() != op.element_count()))
       return {ErrorStatus::INVALID_ARGUMENT,
@@ -442,19 +452,26 @@ PrepareResult NpuDevice::prepare(const models::Model& model, const PrepareOption
       !s.ok())
     return {s, nullptr};
   if (write_cache && main.program && !main.program->timing_only) {
-    if (auto w = write_compilation_cache(options.cache_dir, *options.token, version_string(), target_, model,
-                                         main, subgraphs);
-        !w)
-      log->warn("{}: compilation cache not written: {}", name(), w.error());
+    auto id = cache_identity(*options.token);
+    Result<void> w = id ? write_compilation_cache(options.cache_dir, *id, target_, model, main, subgraphs)
+                        : Result<void>(make_error(id.error()));
+    if (!w) log->warn("{}: compilation cache not written: {}", name(), w.error());
   }
   return r;
 }
 
+Result<CacheIdentity> NpuDevice::cache_identity(const CacheToken& token) {
+  if (!cache_key_) cache_key_ = load_or_create_cache_key(default_cache_key_path());
+  if (!*cache_key_) return make_error(cache_key_->error());
+  return CacheIdentity{**cache_key_, name(), version_string(), token};
+}
+
 PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const models::Model* expected) {
-  auto cached =
-      read_compilation_cache(options.cache_dir, *options.token, version_string(), target_, expected);
+  auto id = cache_identity(*options.token);
+  if (!id) return {{ErrorStatus::GENERAL_FAILURE, id.error()}, nullptr};
+  auto cached = read_compilation_cache(options.cache_dir, *id, target_, expected);
   if (!cached) return {{ErrorStatus::GENERAL_FAILURE, cached.error()}, nullptr};
-  // The cache passed its checksums; its content is still checked like any model before use.
+  // The cache passed its MACs; its content is still checked like any model before use.
   if (auto v = validate_for_prepare(cached->main.model); !v.ok())
     return {{ErrorStatus::GENERAL_FAILURE, "cached model invalid: " + v.message}, nullptr};
   // Reading and checking the files costs host time like copying them.
@@ -467,6 +484,9 @@ PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const
 }
 
 PrepareResult NpuDevice::load(const models::Model& model, Program program, Priority priority) {
+  // Hardware that computes nothing (npu.functional = false) runs every program for timing alone: its
+  // executions report timing and no output values, as a timing-only model's do.
+  if (!driver_.functional()) program.timing_only = true;
   auto ctx = context();
   if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
   auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));

@@ -72,12 +72,15 @@ std::string NpuPreparedModel::placement() const {
   if (program_.cpu_operations != 0)
     p += " + cpu (" + std::to_string(program_.cpu_operations) + " of " +
          std::to_string(model_.main.operations.size()) + " operations on the CPU)";
-  if (program_.control_flow_operations != 0 && subgraphs_) {
-    p += "; " + std::to_string(program_.control_flow_operations) + " IF/WHILE on the host, subgraphs:";
-    for (size_t i = 0; i < subgraphs_->size(); ++i)
-      p += (i ? ", " : " ") + std::string("referenced[") + std::to_string(i) + "] " +
-           (*subgraphs_)[i]->placement();
-  }
+  if (program_.control_flow_operations == 0) return p;
+  const std::string host = std::to_string(program_.control_flow_operations) + " IF/WHILE on the host";
+  // Only the main model lists the subgraphs: they share one table, so a subgraph that listed it too
+  // would recurse without end as soon as one of them holds an IF or WHILE itself.
+  if (!owned_subgraphs_) return p + " (" + host + ")";
+  p += "; " + host + ", subgraphs:";
+  for (size_t i = 0; i < owned_subgraphs_->size(); ++i)
+    p += (i ? ", " : " ") + std::string("referenced[") + std::to_string(i) + "] " +
+         (*owned_subgraphs_)[i]->placement();
   return p;
 }
 
@@ -363,7 +366,18 @@ Status NpuPreparedModel::run_subgraph(uint32_t sub, std::vector<models::Tensor>&
   if (!sr.status.ok())
     return {sr.status.code, "referenced[" + std::to_string(sub) + "]: " + sr.status.message};
   values.clear();
-  for (uint32_t idx : sg.output_indexes) values.push_back(std::move(sr.outputs.at(idx)));
+  for (uint32_t idx : sg.output_indexes) {
+    if (sr.timing_only) {
+      // No values to carry on (timing only): zeros of the output's shape, as a CPU stage gives then.
+      values.push_back(models::make_tensor(sg.operands[idx], sg.operands[idx].dimensions));
+      continue;
+    }
+    auto it = sr.outputs.find(idx);
+    if (it == sr.outputs.end())
+      return {ErrorStatus::GENERAL_FAILURE,
+              "referenced[" + std::to_string(sub) + "]: output " + std::to_string(idx) + " missing"};
+    values.push_back(std::move(it->second));
+  }
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "json_values.h"
+#include "npu/common/file_io.h"
 #include "npu/common/log.h"
 
 namespace npu::models {
@@ -18,13 +19,6 @@ using detail::child;
 using nlohmann::json;
 
 namespace {
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-std::string os_reason() { return std::strerror(errno); }
 
 // Accumulates the source name so every error reads "<source>: <path>: <what>".
 class ModelParser {
@@ -356,23 +350,18 @@ class ModelParser {
     const std::filesystem::path full = std::filesystem::path(name).is_absolute() || base_dir_.empty()
                                            ? std::filesystem::path(name)
                                            : std::filesystem::path(base_dir_) / name;
-    FilePtr f(std::fopen(full.c_str(), "rb"));
-    if (!f) return fail(child(path, "file"), "cannot open \"" + full.string() + "\": " + os_reason());
-    if (std::fseek(f.get(), 0, SEEK_END) != 0)
-      return fail(child(path, "file"), "cannot read \"" + full.string() + "\": " + os_reason());
-    const long end = std::ftell(f.get());
-    if (end < 0) return fail(child(path, "file"), "cannot read \"" + full.string() + "\": " + os_reason());
-    const auto file_size = static_cast<uint64_t>(end);
+    // A side file may be large (weights): it is opened, checked and read in place, never slurped.
+    auto f = io::open_regular(full.string(), std::numeric_limits<uint64_t>::max());
+    if (!f) return fail(child(path, "file"), f.error());
+    const uint64_t file_size = f->size();
     if (offset > file_size || length > file_size - offset) {
       return fail(path, "side file \"" + name + "\" has " + std::to_string(file_size) +
                             " bytes, cannot read " + std::to_string(length) + " bytes at offset " +
                             std::to_string(offset));
     }
     std::vector<uint8_t> bytes(static_cast<size_t>(length));
-    if (std::fseek(f.get(), static_cast<long>(offset), SEEK_SET) != 0 ||
-        (length > 0 && std::fread(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())) {
-      return fail(child(path, "file"), "cannot read \"" + full.string() + "\": " + os_reason());
-    }
+    if (auto r = f->read_at(offset, bytes.data(), bytes.size(), full.string()); !r)
+      return fail(child(path, "file"), r.error());
     return bytes;
   }
 
@@ -427,23 +416,16 @@ std::string describe_json_value(const json& value) {
   return s;
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  errno = 0;
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) return make_error(path + ": cannot open: " + os_reason());
-  std::string text;
-  char buf[65536];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof(buf), f.get())) > 0) text.append(buf, n);
-  if (std::ferror(f.get())) return make_error(path + ": cannot read: " + os_reason());
-  return text;
-}
+Result<std::string> read_text_file(const std::string& path) { return io::read_file(path, io::kMaxTextFileBytes); }
 
 Result<json> parse_json_text(const std::string& text, const std::string& source_name) {
+  // Before parsing: nlohmann parses any depth, but printing or walking such a value recurses per level.
+  if (auto n = io::check_json_nesting(text); !n) return make_error(source_name + ": not valid JSON: " + n.error());
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann prefixes "[json.exception.parse_error.101] "; the rest names line and column.
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number such as 1e999. nlohmann prefixes
+    // "[json.exception.parse_error.101] "; the rest names line and column.
     std::string what = e.what();
     if (auto p = what.find("] "); what.rfind("[json.exception", 0) == 0 && p != std::string::npos) {
       what = what.substr(p + 2);
@@ -531,15 +513,7 @@ std::string dump_json_pretty(const json& j) {
 }
 
 Result<void> save_model_json(const Model& model, const std::string& path) {
-  const std::string text = dump_json_pretty(to_json(model));
-  errno = 0;
-  FilePtr f(std::fopen(path.c_str(), "wb"));
-  if (!f) return make_error(path + ": cannot open for writing: " + os_reason());
-  if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size()) {
-    return make_error(path + ": cannot write: " + os_reason());
-  }
-  if (std::fclose(f.release()) != 0) return make_error(path + ": cannot write: " + os_reason());
-  return {};
+  return io::write_file_atomic(path, dump_json_pretty(to_json(model)));
 }
 
 }  // namespace npu::models

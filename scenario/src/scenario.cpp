@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "npu/models/model_json.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/models.h"
 
@@ -212,6 +212,23 @@ void parse_app(const json& node, const std::string& path, AppSpec* a, std::strin
 
 }  // namespace
 
+double expected_arrivals(const WorkloadSpec& w, double duration_s) {
+  const double end = w.stop_s >= 0 ? std::min(w.stop_s, duration_s) : duration_s;
+  const double span = std::max(0.0, end - w.start_s);
+  switch (w.kind) {
+    case WorkloadKind::PERIODIC: return span * 1000.0 / w.period_ms;
+    case WorkloadKind::POISSON: return span * w.rate_hz;
+    case WorkloadKind::BURSTY:
+      // Each burst: the gap, then burst_max requests at most, spaced.
+      return span * 1000.0 / (w.mean_gap_ms + w.burst_max * w.burst_spacing_ms) * w.burst_max;
+    case WorkloadKind::LLM:
+    case WorkloadKind::BATCH:
+      // Closed loops: the next request waits for the previous one, so the NPU's speed bounds them.
+      return w.kind == WorkloadKind::BATCH && w.jobs ? w.jobs : 0;
+  }
+  return 0;
+}
+
 const char* to_string(WorkloadKind k) {
   switch (k) {
     case WorkloadKind::PERIODIC: return "periodic";
@@ -258,6 +275,8 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
   if (!s.hardware.empty() && s.hardware.front() != '/') s.hardware = dir + "/" + s.hardware;
   if (const json* apps = r.raw("apps", true)) {
     if (!apps->is_array() || apps->empty()) r.fail("$.apps", "expected a non-empty array of apps");
+    if (r.ok() && apps->size() > kMaxApps)
+      r.fail("$.apps", std::to_string(apps->size()) + " apps, above the limit of " + std::to_string(kMaxApps));
     for (size_t i = 0; r.ok() && apps->is_array() && i < apps->size(); ++i) {
       AppSpec a;
       const std::string ap = "$.apps[" + std::to_string(i) + "]";
@@ -272,6 +291,9 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
   }
   if (const json* events = r.raw("events", false)) {
     if (!events->is_array()) r.fail("$.events", "expected an array");
+    if (r.ok() && events->size() > kMaxEvents)
+      r.fail("$.events",
+             std::to_string(events->size()) + " events, above the limit of " + std::to_string(kMaxEvents));
     for (size_t i = 0; r.ok() && events->is_array() && i < events->size(); ++i) {
       const std::string ep = "$.events[" + std::to_string(i) + "]";
       ObjectReader er((*events)[i], ep, &error);
@@ -302,22 +324,32 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
       past_end(s.apps[i].importance[j].at_s, ap + ".importance[" + std::to_string(j) + "].at_s");
     past_end(s.apps[i].workload.start_s, ap + ".workload.start_s");
   }
+  // Requests the workloads will generate: beyond the limit a run takes hours and gigabytes whatever
+  // the policy, so the file is refused rather than started.
+  double arrivals = 0;
+  for (size_t i = 0; r.ok() && i < s.apps.size(); ++i) {
+    const double a = expected_arrivals(s.apps[i].workload, s.duration_s);
+    arrivals += a;
+    if (arrivals > kMaxArrivals) {
+      std::ostringstream m;
+      m << "the workloads ask for about " << static_cast<uint64_t>(arrivals) << " requests up to this app ("
+        << static_cast<uint64_t>(a) << " from it) in " << s.duration_s << " s, above the limit of "
+        << static_cast<uint64_t>(kMaxArrivals) << " per scenario (rate x duration)";
+      r.fail("$.apps[" + std::to_string(i) + "].workload", m.str());
+    }
+  }
   r.finish();
   if (!error.empty()) return make_error(source + ": " + error);
   return s;
 }
 
 Result<Scenario> load_scenario(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error(path + ": cannot read");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    return make_error(path + ": not valid JSON: " + e.what());
-  }
+  auto text = models::read_text_file(path);
+  if (!text) return make_error(text.error());
+  auto doc = models::parse_json_text(*text, path);
+  if (!doc) return make_error(doc.error());
   const auto slash = path.find_last_of('/');
-  return parse_scenario(doc, path, slash == std::string::npos ? "." : path.substr(0, slash));
+  return parse_scenario(*doc, path, slash == std::string::npos ? "." : path.substr(0, slash));
 }
 
 }  // namespace npu::scenario

@@ -80,7 +80,11 @@ Result<void> NpuConfig::validate() const {
   if (weight_memory_mib >= dram.size_mib)
     return make_error("npu.weight_memory.mib: " + std::to_string(weight_memory_mib) +
                       " MiB must be below npu.dram.size_mib (" + std::to_string(dram.size_mib) + " MiB)");
-  if (faults.kind != "none" && faults.kind != "thermal_runaway" && faults.channel >= channels)
+  // A thermal runaway armed at a descriptor strikes through that channel's command processor too; only
+  // one at a simulated time leaves the channels alone.
+  const bool uses_channel =
+      faults.kind != "none" && (faults.kind != "thermal_runaway" || faults.trigger == "descriptor");
+  if (uses_channel && faults.channel >= channels)
     return make_error("npu.faults.channel: channel " + std::to_string(faults.channel) + " does not exist (" +
                       std::to_string(channels) + " channels)");
   if (auto p = power.resolve(); !p) return make_error(p.error());

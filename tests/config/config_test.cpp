@@ -119,6 +119,28 @@ TEST(ConfigErrors, RuleAcrossParametersNamesTheKeyAtFault) {
             "hw.json: npu.weight_memory.mib: 2048 MiB must be below npu.dram.size_mib (1024 MiB)");
 }
 
+// A thermal runaway armed at a descriptor strikes through that channel: channel 9 of 4 overflowed the
+// NPU's channel table. Armed by time it strikes no channel.
+TEST(ConfigErrors, ThermalRunawayAtADescriptorNeedsAChannelThatExists) {
+  EXPECT_EQ(error_of("{}", {"npu.faults.kind=thermal_runaway", "npu.faults.channel=9"}),
+            "hw.json: npu.faults.channel: channel 9 does not exist (4 channels)");
+  write("hw.json", "{}");
+  EXPECT_TRUE(load_system_config("hw.json", {"npu.faults.kind=thermal_runaway", "npu.faults.channel=9",
+                                             "npu.faults.trigger=time"})
+                  .ok());
+}
+
+// A value nested deeper than any config needs (the outer object is level 1, so the 64th bracket is
+// level 65, column 8 + 64), and a number no double holds: one error each.
+TEST(ConfigErrors, DeepNestingAndHugeNumbersAreOneError) {
+  const std::string deep = error_of("{\"npu\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  EXPECT_EQ(deep, "hw.json: not valid JSON: nested deeper than 64 levels (line 1, column 72)");
+  EXPECT_EQ(error_of(R"({"npu": {"channels": 1e999}})"),
+            "hw.json: not valid JSON: number overflow parsing '1e999'");
+  EXPECT_EQ(error_of("{}", {"npu.channels=" + std::string(1000, '[')}),
+            "--set npu.channels: nested deeper than 64 levels (line 1, column 65)");
+}
+
 TEST(ConfigErrors, BadBaseIsNamed) {
   EXPECT_EQ(error_of(R"({"base": 7})"),
             "hw.json: $.base: expected the path of a config file (relative to this one), got 7");

@@ -1,7 +1,8 @@
 // IF and WHILE (NN HAL 1.3) through the HAL on both devices: the CPU reference runs the referenced
 // subgraphs; the NPU device interprets the control flow on the host and runs each subgraph's operations
 // on the NPU where they lower (the condition's comparison runs as a CPU stage). Checked: each IF branch,
-// a WHILE counting loop with hand-computed results and its iteration count visible in the NPU jobs, the
+// a WHILE counting loop with hand-computed results and its iteration count visible in the NPU jobs,
+// nested control flow (WHILE in a WHILE body, IF in a WHILE body, three levels) hand-computed, the
 // loop timeout (MISSED_DEADLINE_TRANSIENT in simulated time), invalid control-flow models
 // (INVALID_ARGUMENT naming the rule), the compilation cache and graphDump of a model with subgraphs.
 #include <filesystem>
@@ -69,6 +70,105 @@ Model while_model(float factor) {
   g.op(OperationType::WHILE, {g.subgraph(0), g.subgraph(1), x, n}, {out});
   Model m = g.build();
   m.referenced = {cond.build().main, body.build().main};
+  return m;
+}
+
+// Nested loops. Outer WHILE over (x, k, n) while x <= n: x = inner(x, k) + 1, k = k · 4 (x
+// input-output, k state, n input-only); inner WHILE over (x, k) while x <= k: x = step(x), where
+// step is x · 2, or with `if_in_inner` IF (x < 2, then x + 2, else x · 2), a third level.
+// referenced: 0 outer condition, 1 outer body (holds the inner WHILE), 2 inner condition, 3 inner
+// body, and with the IF 4 its then branch, 5 its else branch.
+Model nested_while_model(bool if_in_inner) {
+  auto less_equal_cond = [](int inputs) {
+    GraphBuilder c;
+    const uint32_t x = c.input(F32, {1});
+    const uint32_t k = c.input(F32, {1});
+    const uint32_t n = inputs == 3 ? c.input(F32, {1}) : k;
+    const uint32_t b = c.output(BOOL8, {1});
+    c.op(OperationType::LESS_EQUAL, {x, n}, {b});
+    return c.build().main;
+  };
+  GraphBuilder outer_body;
+  {
+    const uint32_t x = outer_body.input(F32, {1});
+    const uint32_t k = outer_body.input(F32, {1});
+    outer_body.input(F32, {1});
+    const uint32_t y = outer_body.output(F32, {1});
+    const uint32_t k4 = outer_body.output(F32, {1});
+    const uint32_t t = outer_body.temp(F32, {1});
+    outer_body.op(OperationType::WHILE, {outer_body.subgraph(2), outer_body.subgraph(3), x, k}, {t});
+    outer_body.op(OperationType::ADD, {t, outer_body.floats({1}, {1}), outer_body.i32(0)}, {y});
+    outer_body.op(OperationType::MUL, {k, outer_body.floats({1}, {4}), outer_body.i32(0)}, {k4});
+  }
+  GraphBuilder inner_body;
+  {
+    const uint32_t x = inner_body.input(F32, {1});
+    inner_body.input(F32, {1});
+    const uint32_t y = inner_body.output(F32, {1});
+    if (if_in_inner) {
+      const uint32_t c = inner_body.temp(BOOL8, {1});
+      inner_body.op(OperationType::LESS, {x, inner_body.floats({1}, {2})}, {c});
+      inner_body.op(OperationType::IF, {c, inner_body.subgraph(4), inner_body.subgraph(5), x}, {y});
+    } else {
+      inner_body.op(OperationType::MUL, {x, inner_body.floats({1}, {2}), inner_body.i32(0)}, {y});
+    }
+  }
+  GraphBuilder g;
+  const uint32_t x = g.input(F32, {1});
+  const uint32_t k = g.input(F32, {1});
+  const uint32_t n = g.input(F32, {1});
+  const uint32_t out = g.output(F32, {1});
+  g.op(OperationType::WHILE, {g.subgraph(0), g.subgraph(1), x, k, n}, {out});
+  Model m = g.build();
+  m.referenced = {less_equal_cond(3), outer_body.build().main, less_equal_cond(2), inner_body.build().main};
+  if (if_in_inner) {
+    for (auto [type, operand] : {std::pair{OperationType::ADD, 2.0f}, std::pair{OperationType::MUL, 2.0f}}) {
+      GraphBuilder b;
+      const uint32_t bx = b.input(F32, {1});
+      const uint32_t by = b.output(F32, {1});
+      b.op(type, {bx, b.floats({1}, {operand}), b.i32(0)}, {by});
+      m.referenced.push_back(b.build().main);
+    }
+  }
+  return m;
+}
+
+// IF inside a WHILE body. WHILE (x, n) while x <= n: x = IF (x < 10, then x · 3, else x + 7).
+// referenced: 0 condition, 1 body (holds the IF), 2 then, 3 else.
+Model if_in_while_model() {
+  GraphBuilder cond;
+  {
+    const uint32_t x = cond.input(F32, {1});
+    const uint32_t n = cond.input(F32, {1});
+    const uint32_t b = cond.output(BOOL8, {1});
+    cond.op(OperationType::LESS_EQUAL, {x, n}, {b});
+  }
+  GraphBuilder body;
+  {
+    const uint32_t x = body.input(F32, {1});
+    body.input(F32, {1});
+    const uint32_t y = body.output(F32, {1});
+    const uint32_t c = body.temp(BOOL8, {1});
+    body.op(OperationType::LESS, {x, body.floats({1}, {10})}, {c});
+    body.op(OperationType::IF, {c, body.subgraph(2), body.subgraph(3), x}, {y});
+  }
+  Model m;
+  {
+    GraphBuilder g;
+    const uint32_t x = g.input(F32, {1});
+    const uint32_t n = g.input(F32, {1});
+    const uint32_t out = g.output(F32, {1});
+    g.op(OperationType::WHILE, {g.subgraph(0), g.subgraph(1), x, n}, {out});
+    m = g.build();
+  }
+  m.referenced = {cond.build().main, body.build().main};
+  for (auto [type, operand] : {std::pair{OperationType::MUL, 3.0f}, std::pair{OperationType::ADD, 7.0f}}) {
+    GraphBuilder b;
+    const uint32_t bx = b.input(F32, {1});
+    const uint32_t by = b.output(F32, {1});
+    b.op(type, {bx, b.floats({1}, {operand}), b.i32(0)}, {by});
+    m.referenced.push_back(b.build().main);
+  }
   return m;
 }
 
@@ -169,6 +269,97 @@ TEST(HalControlFlow, WhileLongerThanTheLoopTimeoutFailsMissedDeadlineTransient) 
       EXPECT_LT(s.os().now_ns() - t0, 5'000'000u);
     }
   });
+}
+
+// A WHILE in a WHILE body (the NPU device crashed on it: its placement recursed through the shared
+// subgraph table). x = 1, k = 3, n = 100; inner doubles x while x <= k:
+//   outer 1: inner(1, 3)    1 → 2 → 4       +1 = 5,   k = 12
+//   outer 2: inner(5, 12)   5 → 10 → 20     +1 = 21,  k = 48
+//   outer 3: inner(21, 48)  21 → 42 → 84    +1 = 85,  k = 192
+//   outer 4: inner(85, 192) 85 → 170 → 340  +1 = 341; 341 > 100 ends the loop.
+TEST(HalControlFlow, WhileNestedInAWhileBodyOnBothDevices) {
+  run_on_phone([](system::System& s) {
+    for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+      SCOPED_TRACE(dev->name());
+      std::string placement;
+      auto r = run_on(s, *dev, nested_while_model(false),
+                      {{0, float_tensor({1}, {1})}, {1, float_tensor({1}, {3})}, {2, float_tensor({1}, {100})}},
+                      kDefaultLoopTimeoutNs, &placement);
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      EXPECT_EQ(floats_of(r.outputs.at(3)), (std::vector<float>{341}));
+      if (dev->type() == DeviceType::ACCELERATOR) {
+        EXPECT_EQ(placement,
+                  "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
+                  "CPU), referenced[1] npu (1 IF/WHILE on the host), referenced[2] npu + cpu (1 of 1 "
+                  "operations on the CPU), referenced[3] npu");
+        EXPECT_GT(r.npu_jobs, 0u);
+      } else {
+        EXPECT_EQ(r.npu_jobs, 0u);
+      }
+    }
+  });
+}
+
+// An IF in a WHILE body. x = 1, n = 50: 1 → 3 → 9 → 27 (x · 3 while below 10), then x + 7:
+// 34 → 41 → 48 → 55; 55 > 50 ends the loop.
+TEST(HalControlFlow, IfInsideAWhileBodyOnBothDevices) {
+  run_on_phone([](system::System& s) {
+    for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+      SCOPED_TRACE(dev->name());
+      std::string placement;
+      auto r = run_on(s, *dev, if_in_while_model(), while_inputs(1, 50), kDefaultLoopTimeoutNs, &placement);
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      EXPECT_EQ(floats_of(r.outputs.at(2)), (std::vector<float>{55}));
+      // The body's LESS is a CPU stage; its IF is interpreted on the host.
+      if (dev->type() == DeviceType::ACCELERATOR) {
+        EXPECT_EQ(placement,
+                  "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
+                  "CPU), referenced[1] npu + cpu (1 of 2 operations on the CPU) (1 IF/WHILE on the host), "
+                  "referenced[2] npu, referenced[3] npu");
+      }
+    }
+  });
+}
+
+// Three levels: the inner loop's step is an IF (x < 2: x + 2, else x · 2). x = 1, k = 3, n = 100:
+//   outer 1: inner(1, 3)    1 → 3 (IF then) → 6          +1 = 7,   k = 12
+//   outer 2: inner(7, 12)   7 → 14                       +1 = 15,  k = 48
+//   outer 3: inner(15, 48)  15 → 30 → 60                 +1 = 61,  k = 192
+//   outer 4: inner(61, 192) 61 → 122 → 244               +1 = 245; 245 > 100 ends the loop.
+TEST(HalControlFlow, IfInAWhileInAWhileOnBothDevicesAndFromTheCache) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("npusim_cf_nested_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const TensorMap inputs = {{0, float_tensor({1}, {1})}, {1, float_tensor({1}, {3})}, {2, float_tensor({1}, {100})}};
+  run_on_phone([&](system::System& s) {
+    for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+      SCOPED_TRACE(dev->name());
+      std::string placement;
+      auto r = run_on(s, *dev, nested_while_model(true), inputs, kDefaultLoopTimeoutNs, &placement);
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      EXPECT_EQ(floats_of(r.outputs.at(3)), (std::vector<float>{245}));
+      if (dev->type() == DeviceType::ACCELERATOR) {
+        EXPECT_EQ(placement,
+                  "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
+                  "CPU), referenced[1] npu (1 IF/WHILE on the host), referenced[2] npu + cpu (1 of 1 operations "
+                  "on the CPU), referenced[3] npu + cpu (1 of 2 operations on the CPU) (1 IF/WHILE on the "
+                  "host), referenced[4] npu, referenced[5] npu");
+      }
+    }
+    // The nested subgraphs' programs round-trip through the compilation cache.
+    PrepareOptions options;
+    options.cache_dir = dir.string();
+    options.token = CacheToken{};
+    (*options.token)[0] = 7;
+    ASSERT_TRUE(s.npu_device().prepare_model(nested_while_model(true), options).status.ok());
+    auto cached = s.npu_device().prepare_model_from_cache(options);
+    ASSERT_TRUE(cached.status.ok()) << cached.status.message;
+    auto r = cached.model->execute_synchronously(inputs, false);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    EXPECT_EQ(floats_of(r.outputs.at(3)), (std::vector<float>{245}));
+  });
+  fs::remove_all(dir);
 }
 
 struct BadCase {

@@ -90,7 +90,7 @@ TEST(ScenarioConfig, ErrorsNameTheJsonPath) {
 TEST(ScenarioConfig, UnreadableFiles) {
   auto s = load_scenario("/nonexistent/s.json");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error(), "/nonexistent/s.json: cannot read");
+  EXPECT_EQ(s.error(), "/nonexistent/s.json: cannot open: No such file or directory");
 }
 
 // Decoder presets: int8 weight bytes from the shape (per layer h·(h + 2·kv) + h² + 3·h·ffn, plus the

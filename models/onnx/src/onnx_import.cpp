@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "host_tensor.h"
+#include "npu/common/file_io.h"
 
 namespace npu::models {
 namespace {
@@ -2611,20 +2612,17 @@ Result<OnnxImported> import_onnx_bytes(std::string_view bytes, const std::string
 }
 
 Result<OnnxImported> import_onnx_file(const std::string& path, const OnnxImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return import_onnx_bytes(ss.str(), path, options);
+  // protobuf's own limit: a message is below 2 GiB.
+  auto bytes = io::read_file(path, std::numeric_limits<int>::max());
+  if (!bytes) return make_error(bytes.error());
+  return import_onnx_bytes(*bytes, path, options);
 }
 
 Result<Tensor> load_onnx_tensor(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  auto bytes = io::read_file(path, std::numeric_limits<int>::max());
+  if (!bytes) return make_error(bytes.error());
   onnx::TensorProto proto;
-  if (!proto.ParseFromString(ss.str())) return make_error(path + ": not a TensorProto");
+  if (!proto.ParseFromString(*bytes)) return make_error(path + ": not a TensorProto");
   auto h = from_proto(proto);
   if (!h) return make_error(path + ": " + h.error());
   auto t = runtime_type(h->type);

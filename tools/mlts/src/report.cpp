@@ -1,6 +1,6 @@
 #include "npu/mlts/report.h"
 
-#include <fstream>
+#include "npu/common/file_io.h"
 
 namespace npu::mlts {
 namespace {
@@ -127,10 +127,7 @@ std::string bench_html(const BenchResult& r) {
 }
 
 Result<void> write_bench_html(const BenchResult& r, const std::string& path) {
-  std::ofstream out(path);
-  out << bench_html(r);
-  if (!out) return make_error(path + ": cannot write");
-  return {};
+  return io::write_file_atomic(path, bench_html(r));
 }
 
 }  // namespace npu::mlts

@@ -225,6 +225,9 @@ class Driver {
   Result<void> probe();
   uint32_t channel_count() const { return channels_; }
   uint32_t hw_version() const { return hw_version_; }
+  // NPU_CAPS.functional: the hardware moves and computes data. Without it (a timing-only model of the
+  // NPU) every job runs for timing alone and device memory never holds results.
+  bool functional() const { return functional_; }
   Os& os() { return os_; }
 
   // --- Client ioctls. Called by the HAL (hal::NpuDevice, prepared models, memory domains) and by tests
@@ -386,6 +389,7 @@ class Driver {
   uint32_t sram_bytes_ = 0;
   double clock_mhz_ = 1000;
   bool save_restore_ = false;
+  bool functional_ = false;
   uint64_t weight_lo_ = 0, weight_hi_ = 0;  // weight-memory region
   bool probed_ = false;
 

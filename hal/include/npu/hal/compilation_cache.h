@@ -2,15 +2,18 @@
 // `<dir>/<token hex>.model` holds, for the main graph and each referenced subgraph, the compiled
 // model's structure (model JSON, main-graph constant tensors left out) and its program without weights,
 // plus the target it was compiled for; `<dir>/<token hex>.data` holds each graph's packed weights image
-// and constant tensors as raw bytes. Each file
-// carries a magic, a format version, its payload length and a checksum; the model file also records
-// the device's version string (so another driver version never trusts it), the token, a digest of the
-// source model and the data file's checksum. Reading checks all of it and every index of the program,
-// and answers one error naming what did not match; a cache is never trusted past a failed check.
-// Not done: encryption or signing (a deliberately forged file with consistent checksums is caught only
-// by the structural checks and the driver's validation of every DMA range at submit).
+// and constant tensors as raw bytes. Each file carries a magic, a format version, its payload length
+// and an HMAC-SHA-256 (OpenSSL) over all of that, under a secret key of the installation and bound to
+// the device name, its version string (driver version and source digest) and the token; the model file
+// also records the data file's MAC (so the two pair), a SHA-256 of the source model and the target.
+// Reading checks the MACs first: any edited byte, even with every other field made consistent, is
+// rejected without the key, and the caller recompiles. After the MACs, every index of the program is
+// still checked. One error names what did not match; a cache is never trusted past a failed check.
+// Not done: encryption (a cache file's content is readable by whoever can read the folder), or
+// protecting the key itself from a user who can read it (it lives in that user's own cache folder).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +30,24 @@ struct CacheFilePaths {
 };
 CacheFilePaths cache_file_paths(const std::string& dir, const CacheToken& token);
 
+// The installation's secret for the cache MACs.
+using CacheKey = std::array<uint8_t, 32>;
+
+// Where the key lives: $NPUSIM_CACHE_KEY if set, else $XDG_CACHE_HOME/npusim/cache.key, else
+// $HOME/.cache/npusim/cache.key; empty if none of them is set.
+std::string default_cache_key_path();
+// The key at `path`, created the first time (32 bytes from OpenSSL's RAND_bytes, mode 0600; two
+// processes creating it at once agree on one). An error names the path and the reason.
+Result<CacheKey> load_or_create_cache_key(const std::string& path);
+
+// What a cache is bound to: the MAC key, and the device, version string and token it was written for.
+struct CacheIdentity {
+  CacheKey key{};
+  std::string device;
+  std::string version;
+  CacheToken token{};
+};
+
 // One compiled graph: the model its program was compiled from (shapes inferred) and the program, or,
 // for a referenced subgraph (IF/WHILE) the NPU compiler refused, no program and the reason: that
 // subgraph runs on the CPU reference.
@@ -38,8 +59,8 @@ struct CompiledGraph {
 
 // `source` is the model as the app gave it; `main` its compiled main graph (with a program);
 // `subgraphs` one entry per referenced subgraph, in order, so a load from the cache compiles nothing.
-Result<void> write_compilation_cache(const std::string& dir, const CacheToken& token,
-                                     const std::string& version_string, const NpuTarget& target,
+// Both files are written atomically (a temporary renamed over the name).
+Result<void> write_compilation_cache(const std::string& dir, const CacheIdentity& id, const NpuTarget& target,
                                      const models::Model& source, const CompiledGraph& main,
                                      const std::vector<CompiledGraph>& subgraphs = {});
 
@@ -50,8 +71,7 @@ struct CachedProgram {
 };
 
 // `expected` (nullable): the source model the cache must have been written for.
-Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheToken& token,
-                                             const std::string& version_string, const NpuTarget& target,
-                                             const models::Model* expected);
+Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheIdentity& id,
+                                             const NpuTarget& target, const models::Model* expected);
 
 }  // namespace npu::hal

@@ -324,6 +324,9 @@ class NpuDevice : public Device {
   // else compiled (and appended to `record` when it is not null).
   Status prepare_subgraphs(PrepareResult& prepared, const models::Model& model, Priority priority,
                            std::vector<CompiledGraph>* cached, std::vector<CompiledGraph>* record);
+  // What the cache files for `token` are bound to: the installation's key (loaded from
+  // default_cache_key_path() on first use, created if absent), this device's name and version string.
+  Result<CacheIdentity> cache_identity(const CacheToken& token);
 
   drv::Driver& driver_;
   NpuTarget target_;
@@ -333,6 +336,7 @@ class NpuDevice : public Device {
   std::optional<drv::ContextId> ctx_;
   std::optional<Capabilities> capabilities_;
   uint64_t compilations_ = 0;
+  std::optional<Result<CacheKey>> cache_key_;  // loaded once: the key, or why there is none
 };
 
 // Checks that `inputs` holds exactly the graph inputs with matching type and element count.

@@ -31,14 +31,17 @@ Result<Model> parse_model_json(const nlohmann::json& doc, const std::string& sou
 // Serialises a model with all data inline; parse_model_json(to_json(m)) reproduces m exactly.
 nlohmann::json to_json(const Model& model);
 
-// Writes to_json(model) to `path` (indented); errors name the path and the OS reason.
+// Writes to_json(model) to `path` (indented, atomically: io::write_file_atomic); errors name the path
+// and the OS reason.
 Result<void> save_model_json(const Model& model, const std::string& path);
 
-// Reads a whole file: "<path>: cannot open: <reason>" / "<path>: cannot read: <reason>" on failure.
-// Shared with the io JSON reader and the tools.
+// Reads a whole text file: "<path>: cannot open: <reason>" / "<path>: cannot read: <reason>" on failure;
+// only a regular file of at most io::kMaxTextFileBytes (a folder, FIFO or /dev/zero is refused).
+// Shared with the io JSON reader, the config and scenario readers and the tools.
 Result<std::string> read_text_file(const std::string& path);
 
-// Parses JSON text; "<source_name>: not valid JSON: <parser message with line/column>" on failure.
+// Parses JSON text; "<source_name>: not valid JSON: <parser message with line/column>" on failure,
+// also for nesting deeper than io::kMaxJsonDepth and numbers out of range (1e999).
 Result<nlohmann::json> parse_json_text(const std::string& text, const std::string& source_name);
 
 // Indented JSON text with arrays of plain values kept on one line (readable weights), ending in '\n'.

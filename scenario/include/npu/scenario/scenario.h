@@ -92,6 +92,18 @@ struct Scenario {
   std::vector<EventSpec> events;
 };
 
+// Limits of a scenario file, each an error naming it: apps, timed events, and requests the open-loop
+// workloads generate over the run (rate x duration, see expected_arrivals); the duration itself is at
+// most 3600 s.
+inline constexpr size_t kMaxApps = 32;
+inline constexpr size_t kMaxEvents = 1000;
+inline constexpr double kMaxArrivals = 2'000'000;
+
+// Requests `w` generates in a run of `duration_s`: periodic frames, Poisson arrivals, bursts at most;
+// the closed-loop LLM and batch workloads count their fixed job total (0 when open-ended: the NPU's
+// speed bounds them).
+double expected_arrivals(const WorkloadSpec& w, double duration_s);
+
 // Reads and validates a scenario file.
 Result<Scenario> load_scenario(const std::string& path);
 // Validates a scenario document; `source` names it in errors, `dir` resolves a relative hardware path.

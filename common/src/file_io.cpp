@@ -1,0 +1,177 @@
+#include "npu/common/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace npu::io {
+namespace {
+
+std::string os_reason(int err) { return std::strerror(err); }
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+std::string bytes_text(uint64_t n) {
+  if (n >= (1ull << 30) && n % (1ull << 30) == 0) return std::to_string(n >> 30) + " GiB";
+  if (n >= (1ull << 20) && n % (1ull << 20) == 0) return std::to_string(n >> 20) + " MiB";
+  return std::to_string(n) + " bytes";
+}
+
+Result<void> write_all(int fd, const char* p, size_t n, const std::string& path) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return make_error(path + ": cannot write: " + os_reason(errno));
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return {};
+}
+
+}  // namespace
+
+RegularFile& RegularFile::operator=(RegularFile&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    size_ = o.size_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+RegularFile::~RegularFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<void> RegularFile::read_at(uint64_t offset, void* dst, uint64_t n, const std::string& path) const {
+  auto* p = static_cast<char*>(dst);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return make_error(path + ": cannot read: " + os_reason(errno));
+    }
+    if (r == 0) return make_error(path + ": cannot read: the file ended early (changed while read?)");
+    p += r;
+    n -= static_cast<uint64_t>(r);
+    offset += static_cast<uint64_t>(r);
+  }
+  return {};
+}
+
+Result<RegularFile> open_regular(const std::string& path, uint64_t max_bytes) {
+  if (path.empty()) return make_error("(empty path): cannot open: no file name given");
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      return make_error(path + ": cannot open: it is a folder, not a file");
+    return make_error(path + ": cannot open: " + os_reason(err));
+  }
+  RegularFile file(fd, 0);  // closes the descriptor on every error below
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return make_error(path + ": cannot open: " + os_reason(errno));
+  if (S_ISDIR(st.st_mode)) return make_error(path + ": cannot open: it is a folder, not a file");
+  if (!S_ISREG(st.st_mode))
+    return make_error(path + ": cannot open: it is " + std::string(kind_of(st.st_mode)) + ", not a regular file");
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes)
+    return make_error(path + ": cannot open: it is " + std::to_string(size) + " bytes, above the limit of " +
+                      bytes_text(max_bytes));
+  // Back to blocking reads (a regular file never blocks for long, but EAGAIN is not worth handling).
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return RegularFile(file.release(), size);
+}
+
+Result<std::string> read_file(const std::string& path, uint64_t max_bytes) {
+  auto f = open_regular(path, max_bytes);
+  if (!f) return make_error(f.error());
+  std::string text(f->size(), '\0');
+  if (auto r = f->read_at(0, text.data(), text.size(), path); !r) return make_error(r.error());
+  return text;
+}
+
+Result<void> check_json_nesting(std::string_view text, unsigned max_depth) {
+  unsigned depth = 0;
+  bool in_string = false, escaped = false;
+  uint64_t line = 1, column = 0;
+  for (char c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    }
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return make_error("nested deeper than " + std::to_string(max_depth) + " levels (line " +
+                          std::to_string(line) + ", column " + std::to_string(column) + ")");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {};
+}
+
+Result<void> write_file_atomic(const std::string& path, std::string_view data) {
+  if (path.empty()) return make_error("(empty path): cannot write: no file name given");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return make_error(path + ": cannot write: it is a folder, not a file");
+  // The temporary lives in the destination's folder: rename() is atomic only within one file system.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return make_error(path + ": cannot write: " + os_reason(errno));
+  auto fail = [&](Result<void> r) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return r;
+  };
+  // mkstemp makes the file 0600; give it the mode an ordinary create would (0666 less the umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0) return fail(make_error(path + ": cannot write: " + os_reason(errno)));
+  if (auto w = write_all(fd, data.data(), data.size(), path); !w) return fail(w);
+  if (::fsync(fd) != 0) return fail(make_error(path + ": cannot write: " + os_reason(errno)));
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return make_error(path + ": cannot write: " + os_reason(err));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return make_error(path + ": cannot write: " + os_reason(err));
+  }
+  return {};
+}
+
+Result<void> write_file_atomic(const std::string& path, const std::vector<uint8_t>& data) {
+  return write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+}
+
+}  // namespace npu::io
