@@ -348,7 +348,11 @@ Result<void> lower::lower_conv_operation(const models::Model& m, uint32_t index,
                                          Program& prog, std::vector<NpuStep>& jobs) {
   auto s = array_spec(m, index, target);
   if (!s) return make_error(s.error());
-  return lower_conv(m, *s, target, prog, jobs);
+  // The rewritten operation's jobs only: its tiling words stay with CONV_2D stages (--explain-tiling).
+  Stage stage;
+  if (auto r = lower_conv(m, *s, target, prog, stage); !r) return r;
+  for (auto& j : stage.jobs) jobs.push_back(std::move(j));
+  return {};
 }
 
 std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const NpuTarget& target) {
