@@ -3,6 +3,7 @@
 output value. The expected values come from the CLI binary, run here."""
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -132,7 +133,7 @@ def test_sweep_equals_cli(tmp_path):
 
 def test_sweep_bad_file_raises_with_its_path(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"name": "bad", "base": "configs/npu/default.json",
+    bad.write_text(json.dumps({"name": "bad", "base": os.path.abspath("configs/npu/default.json"),
                                "axes": [{"param": "npu.channels", "values": ["four"]}],
                                "workloads": [{"name": "m", "model": "zoo:mobilenet_v2_quant8"}]}))
     with pytest.raises(npusim.SweepError) as e:
