@@ -94,6 +94,14 @@ void DriverConfig::declare(cfg::Schema& s) {
         "adaptive: a job without a deadline preempts a running one only when its score is this many times "
         "better (no checkpoint for a small gain; 1.5 beat 2 and 4 on prema_mix's ANTT and fairness)",
         1.0, 1e6);
+  s.f64("driver.sched.aging", &sched.aging, 1.0, "",
+        "adaptive: weight of the normalised wait in a job's score (0: weighted shortest-remaining-work-first; "
+        "more: fairer, longer jobs catch up sooner)",
+        0.0, 1e6);
+  s.f64("driver.sched.urgent_slack", &sched.urgent_slack, 2.0, "",
+        "adaptive: deadline work goes ahead of all other work once its slack is below this many times its "
+        "remaining work (a frame with plenty of slack need not push everybody aside)",
+        0.0, 1e6);
   s.f64("driver.sched.starvation_bound", &sched.starvation_bound, 20.0, "",
         "adaptive: a job that waited this many times its predicted length runs ahead of all work without a "
         "deadline (bounds its slowdown whatever its weight)",

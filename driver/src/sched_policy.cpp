@@ -169,11 +169,20 @@ class AdaptivePolicy final : public SchedulingPolicy {
   }
   bool starved(const TaskView& t) const { return !t.deadline_ns && normalised_wait(t) >= p_.starvation_bound; }
   double score(const TaskView& t) const {
-    return static_cast<double>(std::max<uint64_t>(t.job_remaining_ns, 1)) / (weight(t) * (1.0 + normalised_wait(t)));
+    return static_cast<double>(std::max<uint64_t>(t.job_remaining_ns, 1)) /
+           (weight(t) * (1.0 + p_.aging * normalised_wait(t)));
   }
-  // Smaller runs first: deadline work (by level, deadline), then starved work (oldest first), then score.
+  // Deadline work whose slack has become tight.
+  bool urgent(const TaskView& t) const {
+    if (!t.deadline_ns) return false;
+    const double slack = static_cast<double>(t.deadline_ns) - static_cast<double>(t.now_ns) -
+                         static_cast<double>(t.job_remaining_ns);
+    return slack < p_.urgent_slack * static_cast<double>(t.job_remaining_ns);
+  }
+  // Smaller runs first: urgent deadline work (by level, deadline), then starved work (longest normalised
+  // wait first), then the rest — deadline work with slack to spare included — by score.
   auto key(const TaskView& t) const {
-    const int tier = t.deadline_ns ? 0 : starved(t) ? 1 : 2;
+    const int tier = urgent(t) ? 0 : starved(t) ? 1 : 2;
     const double a = tier == 0 ? static_cast<double>(t.level) : tier == 1 ? -normalised_wait(t) : score(t);
     const double b = tier == 0 ? static_cast<double>(t.deadline_ns) : 0.0;
     return std::make_tuple(tier, a, b, t.order);
@@ -190,8 +199,8 @@ class AdaptivePolicy final : public SchedulingPolicy {
     for (size_t i = 0; i < running.size(); ++i) {
       const auto& r = running[i];
       if (r.preempting) continue;
-      if (candidate.deadline_ns) {
-        // Deadline work takes a channel from work without a deadline, or from a less urgent level's.
+      if (urgent(candidate)) {
+        // Urgent deadline work takes a channel from work without a deadline, or from a less urgent level's.
         if (r.deadline_ns && r.level <= candidate.level) continue;
       } else {
         // Among the rest only for a clear gain, and never from deadline or starved work.

@@ -136,7 +136,9 @@ TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenWeightedShortestRemainingWork) 
   // Default weights 2 / 1.5 / 1 / 0.5.
   std::vector<TaskView> w{job_view(1, 0, 1, 4000, 4000), job_view(2, 2, 2, 1000, 1000),
                           job_view(3, 3, 3, 50'000, 50'000, 0, /*deadline*/ 90'000)};
-  EXPECT_EQ(p->pick(w), 2u) << "deadline work first, even at level LOW";
+  EXPECT_EQ(p->pick(w), 2u) << "deadline work with little slack (40 µs < 2 × 50 µs) first, even at level LOW";
+  w[2].deadline_ns = 200'000;
+  EXPECT_EQ(p->pick(w), 1u) << "with slack to spare (150 µs) it competes by score: 50000 / 0.5";
   w[2].deadline_ns = 0;
   // Scores: 4000 / 2 = 2000; 1000 / 1 = 1000; 50000 / 0.5 = 100000.
   EXPECT_EQ(p->pick(w), 1u) << "the shortest remaining work, weighted";
@@ -152,7 +154,8 @@ TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenWeightedShortestRemainingWork) 
 TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesAndClearGainsOnly) {
   auto p = make_scheduling_policy("adaptive");
   std::vector<TaskView> running{job_view(1, 3, 1, 100'000, 100'000), job_view(2, 2, 2, 3000, 3000)};
-  const TaskView frame = job_view(9, 0, 9, 2000, 2000, 0, 30'000);
+  // Slack 5000 − 2000 = 3000 is below 2 × 2000: urgent.
+  const TaskView frame = job_view(9, 0, 9, 2000, 2000, 0, 5000);
   EXPECT_EQ(p->victim(frame, running), 0u) << "deadline work takes the worst-scored channel";
   // Without a deadline: score 1000 / 1 = 1000 against 3000 / 1 (ratio 3 ≥ 1.5) and 100000 / 0.5.
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 0u);

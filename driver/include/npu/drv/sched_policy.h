@@ -52,6 +52,12 @@ struct SchedulerParams {
   // "adaptive": a job waiting more than this many times its predicted length is starved: it goes ahead
   // of every job without a deadline and keeps its channel.
   double starvation_bound = 20.0;
+  // "adaptive": how fast waiting raises a job's claim: score = remaining / (weight · (1 + aging · waited /
+  // length)). 0 is weighted shortest-remaining-work-first; large values approach longest-normalised-wait.
+  double aging = 1.0;
+  // "adaptive": deadline work goes ahead of everything only once its slack (deadline − now − predicted
+  // remaining work) is below this many times its remaining work; before that it competes by score.
+  double urgent_slack = 2.0;
 };
 
 enum class PreemptMechanism { CHECKPOINT, KILL, DRAIN };
