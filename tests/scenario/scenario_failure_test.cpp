@@ -29,8 +29,8 @@ std::string chat_scenario(const std::string& model, uint32_t prompt, double dura
      "workload": {"type": "periodic", "period_ms": 33.333333, "deadline_ms": 33.333333}},
     {"name": "chat", "uid": 10002, "importance": "FOREGROUND", "model": ")" +
          model + R"(",
-     "workload": {"type": "llm", "prefill_tokens": )" + std::to_string(prompt) +
-         R"(, "decode_tokens": 8, "think_ms": 20}}]})";
+     "workload": {"type": "llm", "prefill_tokens": )" +
+         std::to_string(prompt) + R"(, "decode_tokens": 8, "think_ms": 20}}]})";
 }
 
 // Measured (default policy, 2 s): the chat completes sessions of 4 prefill chunks + 8 tokens and the
@@ -57,7 +57,8 @@ TEST(ScenarioFailure, ForegroundChat3bWith128TokenPromptsCompletesBesideTheCamer
 TEST(ScenarioFailure, OversizedPrefillChunkIsAnErrorNamingTheKnob) {
   const std::string text = chat_scenario("decoder-3b", 128, 1);
   const std::string chunked = text.substr(0, text.rfind("\"decode_tokens\"")) +
-                              "\"prefill_chunk_tokens\": 128, " + text.substr(text.rfind("\"decode_tokens\""));
+                              "\"prefill_chunk_tokens\": 128, " +
+                              text.substr(text.rfind("\"decode_tokens\""));
   auto s = load_scenario(write_file("chat3b_chunk.json", chunked));
   ASSERT_TRUE(s.ok()) << s.error();
   RunOptions o;

@@ -102,8 +102,9 @@ uint32_t missed(const Metrics& m) {
 
 // DISABLED: the default policy does not yet meet the rules on every mix. Measured on all 50 (about 7
 // minutes on the shared 2-core machine): deadlines kept 50/50, never EMERGENCY 50/50, ANTT within 5 %
-// 33/40, fairness within 10 % 28/40 (mixes where some baseline has an ANTT) — losses where a short run leaves a starved LLM session unfinished (no ANTT) and where
-// shortest-work-first favours short jobs over FCFS's equal waits. Run it with
+// 33/40, fairness within 10 % 28/40 (mixes where some baseline has an ANTT) — losses where a short run leaves
+// a starved LLM session unfinished (no ANTT) and where shortest-work-first favours short jobs over FCFS's
+// equal waits. Run it with
 // --gtest_also_run_disabled_tests; it prints the counts.
 TEST(ScenarioProperty, DISABLED_DefaultDominatesOnRandomMixes) {
   // NPUSIM_PROPERTY_MIXES=N runs the first N mixes only (while working on a policy), NPUSIM_PROPERTY_FIRST=K
@@ -150,9 +151,10 @@ TEST(ScenarioProperty, DISABLED_DefaultDominatesOnRandomMixes) {
     EXPECT_TRUE(c) << where;
     cool_ok += c;
   }
-  std::printf("%d mixes: deadlines kept where a baseline kept them %d/%d, ANTT within 5 %% %d/%d, fairness "
-              "within 10 %% %d/%d, never EMERGENCY %d/%d\n",
-              ran, deadline_ok, ran, antt_ok, antt_judged, fair_ok, fair_judged, cool_ok, ran);
+  std::printf(
+      "%d mixes: deadlines kept where a baseline kept them %d/%d, ANTT within 5 %% %d/%d, fairness "
+      "within 10 %% %d/%d, never EMERGENCY %d/%d\n",
+      ran, deadline_ok, ran, antt_ok, antt_judged, fair_ok, fair_judged, cool_ok, ran);
 }
 
 }  // namespace
