@@ -6,7 +6,9 @@
 #include <memory>
 
 #include "npu/mlts/bench.h"
+#include "npu/common/version.h"
 #include "npu/mlts/report.h"
+#include "npu/tools/data_files.h"
 #include "output_path.h"
 
 namespace npu::tools {
@@ -36,6 +38,7 @@ int run(const BenchCli& c) {
   }
   if (c.json) {
     nlohmann::json j = mlts::bench_json(*r);
+    j["npusim"] = {{"version", version()}, {"git", git_hash()}};
     if (!c.report.empty()) j["report"] = c.report;
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -49,6 +52,7 @@ int run(const BenchCli& c) {
 
 std::function<int()> add_bench_command(CLI::App& app) {
   auto c = std::make_shared<BenchCli>();
+  c->options.hw = default_hw_config();
   auto* cmd = app.add_subcommand("bench",
                                  "MLTS-style benchmark: simulated latency over N iterations, "
                                  "compilation time, accuracy against the CPU reference");

@@ -41,7 +41,7 @@ int graph_command(const GraphOptions& o) {
 std::function<int()> add_graph_command(CLI::App& app) {
   auto options = std::make_shared<GraphOptions>();
   auto* cmd = app.add_subcommand("graph", "Write a model as a Graphviz .dot graph (NNAPI graphDump)");
-  cmd->add_option("model", options->model, "Model JSON (SPEC §4)")->required();
+  cmd->add_option("model", options->model, "Model JSON (README: Model JSON)")->required();
   cmd->add_option("-o,--output", options->out, "Where to write the .dot file (default: stdout)");
   return [cmd, options]() { return cmd->parsed() ? graph_command(*options) : -1; };
 }

@@ -15,6 +15,7 @@
 #include "npu/models/validate.h"
 #include "npu/models/zoo.h"
 #include "npu/system/system.h"
+#include "npu/tools/data_files.h"
 #include "output_path.h"
 
 namespace npu::tools {
@@ -98,7 +99,7 @@ int import_command(const ImportOptions& o) {
 }
 
 struct QuantizeCliOptions {
-  std::string model, output, hw = "configs/npu/default.json";
+  std::string model, output, hw = npu::tools::default_hw_config();
   std::vector<std::string> calib, shapes, values;
   uint32_t samples = 8;
   uint64_t seed = 1;

@@ -9,6 +9,7 @@
 #include "command.h"
 #include "output_path.h"
 #include "npu/common/file_io.h"
+#include "npu/common/version.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/metrics.h"
 #include "npu/scenario/report.h"
@@ -35,6 +36,8 @@ npu::Result<void> write_text(const std::string& path, const std::string& text) {
 
 int run_scenario(const ScenarioOptions& o) {
   using namespace npu::scenario;
+  if (o.scale_thermal && o.scale == 1) return fail("--scale-thermal: has no effect without --scale");
+  if (o.trace_descriptors && o.trace.empty()) return fail("--trace-descriptors: has no effect without --trace");
   auto sc = load_scenario(o.file);
   if (!sc) return fail(sc.error());
   for (const std::string* out : {&o.json, &o.report, &o.trace})
@@ -58,7 +61,10 @@ int run_scenario(const ScenarioOptions& o) {
   std::fputs(app_table(all.front()).c_str(), stdout);
   std::fputs(("\n" + comparison_table(all)).c_str(), stdout);
   if (!o.json.empty()) {
-    nlohmann::json j = {{"scenario", sc->name}, {"seed", sc->seed}, {"runs", nlohmann::json::array()}};
+    nlohmann::json j = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}},
+                        {"scenario", sc->name},
+                        {"seed", sc->seed},
+                        {"runs", nlohmann::json::array()}};
     for (const auto& m : all) j["runs"].push_back(m.to_json());
     if (auto w = write_text(o.json, j.dump(2) + "\n"); !w) return fail(w.error());
     std::printf("metrics written to %s\n", o.json.c_str());

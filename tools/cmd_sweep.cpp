@@ -30,6 +30,7 @@
 #include "npu/sweep/slurm.h"
 #include "npu/sweep/spec.h"
 #include "npu/system/system.h"
+#include "npu/tools/data_files.h"
 #include "output_path.h"
 
 namespace npusim {
@@ -45,7 +46,7 @@ int fail(const std::string& message) {
 // --- npusim measure ------------------------------------------------------------------------------------
 
 struct MeasureOptions {
-  std::string hw = "configs/npu/default.json";
+  std::string hw = npu::tools::default_hw_config();
   std::vector<std::string> sets;
   std::string model, scenario, policy;
   uint32_t iterations = 3;

@@ -4,6 +4,7 @@
 #include "cmd_zoo.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -59,6 +60,9 @@ int list(const ZooOptions& o) {
 int write(const ZooOptions& o) {
   auto m = models::zoo_model(o.name, o.seed);
   if (!m) return fail(m.error());
+  std::error_code ec;  // as `npusim example --dir`: a folder that does not exist yet is created
+  std::filesystem::create_directories(o.dir, ec);
+  if (ec) return fail(o.dir + ": cannot create the folder: " + ec.message());
   const std::string base = o.dir + "/" + o.name;
   if (auto r = models::save_model_json(*m, base + ".model.json"); !r) return fail(r.error());
   std::printf("%s.model.json\n", base.c_str());

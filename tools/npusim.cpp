@@ -17,13 +17,17 @@
 #include "command.h"
 #include "npu/common/file_io.h"
 #include "npu/common/log.h"
+#include "npu/common/version.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
+#include "npu/models/builder.h"
 #include "npu/models/zoo.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
+#include "npu/tools/data_files.h"
+#include "npu/tools/layers.h"
 #include "npu/tools/run_model.h"
 #include "cmd_bench.h"
 #include "cmd_zoo.h"
@@ -52,8 +56,9 @@ bool write_file(const std::string& path, const std::string& text, std::string* e
 }
 
 struct RunOptions {
-  std::string hw = "configs/npu/default.json";
+  std::string hw = npu::tools::default_hw_config();
   std::string model, inputs, outputs, stats, waves, trace;
+  std::string out_dir;  // --out: the run directory (config, summary, stats, per-layer table, trace, outputs)
   std::vector<std::string> sets;
   bool json = false;
   bool check = false;
@@ -63,12 +68,45 @@ struct RunOptions {
   std::string device = "npu";
 };
 
-int run_command(const RunOptions& o) {
+// The per-layer table as CSV (columns in the README, "Reading the outputs"); times are empty for operations without NPU timing.
+std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string csv = "operation,type,where,cpu_reason,jobs,macs,output_type,output_dims,start_us,device_us,busy_us,energy_pj\n";
+  for (const auto& r : rows) {
+    char timing[128] = ",,,";
+    if (r.timed)
+      std::snprintf(timing, sizeof timing, "%.3f,%.3f,%.3f,%llu", r.start_us, r.device_us, r.busy_us,
+                    static_cast<unsigned long long>(r.energy_pj));
+    csv += std::to_string(r.operation) + "," + r.type + "," + r.where + "," + quoted(r.cpu_reason) + "," +
+           std::to_string(r.jobs) + "," + std::to_string(r.macs) + "," + r.output_type + "," +
+           quoted(dims_text(r.output_dims)) + "," + timing + "\n";
+  }
+  return csv;
+}
+
+int run_command(RunOptions o) {
   using namespace npu;
+  // --out DIR: every result of the run in one folder; a file named by its own flag goes there instead.
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec || !std::filesystem::is_directory(o.out_dir))
+      return fail(o.out_dir + ": --out: cannot create the folder" + (ec ? ": " + ec.message() : ""));
+    const std::filesystem::path dir(o.out_dir);
+    for (auto [flag, name] : {std::pair{&o.outputs, "outputs.json"}, {&o.stats, "stats.json"}, {&o.trace, "trace.json"}})
+      if (flag->empty()) *flag = (dir / name).string();
+  }
+  if (o.stats_meta && o.stats.empty()) return fail("--stats-meta: has no effect without --stats or --out");
   auto model = tools::load_model_file(o.model, o.cpu_fallback);  // a file (.onnx imported), or zoo:NAME
   if (!model) return fail(model.error());
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return fail(cfg.error());
+  if (!o.waves.empty() && cfg->npu.channel.compute_core != "rtl")
+    return fail("--waves: has no effect unless the compute core is the RTL (--set npu.channel.compute_core.model=rtl)");
   // Timing only: a model whose weights are sizes, or NPU hardware that computes nothing. Such a run
   // gives timing, never values: it needs no inputs, writes no outputs and has nothing to --check.
   const bool on_npu = o.device == "npu";
@@ -78,19 +116,23 @@ int run_command(const RunOptions& o) {
                                                                : nullptr;
   if (o.check && timing_only_why)
     return fail(o.model + ": --check: " + timing_only_why + " gives no values to compare");
-  if (!timing_only_why && o.inputs.empty())
-    return fail("--inputs is required (only a timing-only run needs none)");
+  // A zoo model without --inputs runs on the zoo's seeded inputs (those `npusim zoo write` writes).
+  const bool zoo_inputs = !timing_only_why && o.inputs.empty() && o.model.rfind("zoo:", 0) == 0;
+  if (!timing_only_why && o.inputs.empty() && !zoo_inputs)
+    return fail("--inputs is required (only a timing-only run or a zoo: model needs none)");
   if (!timing_only_why && o.outputs.empty())
     return fail("--outputs is required (only a timing-only run writes none)");
   hal::TensorMap zeros;
-  if (o.inputs.empty())
+  if (o.inputs.empty() && !zoo_inputs)
     for (uint32_t idx : model->main.input_indexes) {
       const auto& op = model->main.operands[idx];
       if (!op.fully_specified())
         return fail(o.model + ": input " + std::to_string(idx) + " has unknown dimensions; give --inputs");
       zeros[idx] = models::make_tensor(op, op.dimensions);
     }
-  auto inputs = o.inputs.empty() ? Result<hal::TensorMap>(std::move(zeros)) : models::load_io_json(o.inputs, *model);
+  auto inputs = zoo_inputs       ? Result<hal::TensorMap>(models::random_inputs(*model, 1))
+                : o.inputs.empty() ? Result<hal::TensorMap>(std::move(zeros))
+                                   : models::load_io_json(o.inputs, *model);
   if (!inputs) return fail(inputs.error());
   for (const std::string* out : {&o.outputs, &o.stats, &o.trace})
     if (auto why = npusim::unwritable_reason(*out); !why.empty()) return fail(why);
@@ -119,6 +161,17 @@ int run_command(const RunOptions& o) {
   if (!o.trace.empty()) {
     if (auto w = sys->tracer()->write(o.trace); !w) return fail(w.error());
   }
+  const std::filesystem::path out_dir(o.out_dir);
+  if (!o.out_dir.empty()) {
+    auto resolved = system::resolved_config(o.hw, o.sets);
+    if (!resolved) return fail(resolved.error());
+    if (!write_file((out_dir / "config.json").string(), resolved->dump(2) + "\n", &error)) return fail(error);
+    nlohmann::json trace = sys->tracer()->to_json();
+    auto rows = tools::layer_table(*model, sys->config(), &trace);
+    if (o.device == "cpu")  // the CPU reference device ran every operation
+      for (auto& r : rows) r = {r.operation, r.type, "cpu", "run on the CPU device", 0, 0, r.output_type, r.output_dims};
+    if (!write_file((out_dir / "layers.csv").string(), layers_csv(rows), &error)) return fail(error);
+  }
 
   tools::OutputComparison cmp;
   if (o.check) {
@@ -127,8 +180,10 @@ int run_command(const RunOptions& o) {
     cmp = tools::compare_outputs(result.outputs, reference.outputs);
   }
   const auto& hwc = sys->config().npu;
-  if (o.json) {
-    nlohmann::json j = {{"model", o.model},
+  if (o.json || !o.out_dir.empty()) {
+    nlohmann::json j = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}},
+                        {"model", o.model},
+                        {"device", o.device == "cpu" ? std::string(sys->cpu_device().name()) : std::string(sys->npu_device().name())},
                         {"placement", placement},
                         {"latency_us", result.timing.time_in_driver_us},
                         {"device_us", result.timing.time_on_device_us},
@@ -151,13 +206,20 @@ int run_command(const RunOptions& o) {
                                {"simulated_cycles", it == result.operation_cycles.end() ? 0 : it->second}});
       }
     }
-    std::cout << j.dump(2) << "\n";
-    return o.check && cmp.mismatches ? 3 : 0;
+    if (!o.out_dir.empty()) {
+      j["out"] = o.out_dir;
+      if (!write_file((out_dir / "summary.json").string(), j.dump(2) + "\n", &error)) return fail(error);
+    }
+    if (o.json) {
+      std::cout << j.dump(2) << "\n";
+      return o.check && cmp.mismatches ? 3 : 0;
+    }
   }
   std::printf("npusim run: %s on %s (%u channel%s, %ux%u %s array, %.0f MHz)\n", o.model.c_str(),
-              sys->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
+              o.device == "cpu" ? sys->cpu_device().name().c_str() : sys->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
               hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(), hwc.clock_mhz());
   std::printf("  placement       %s\n", placement.c_str());
+  if (zoo_inputs) std::printf("  inputs          the zoo's seeded inputs (as npusim zoo write writes them)\n");
   std::printf("  prepare         %.1f us simulated\n", prepare_ns / 1000.0);
   std::printf("  latency         %llu us simulated (time in driver)\n",
               static_cast<unsigned long long>(result.timing.time_in_driver_us));
@@ -197,6 +259,9 @@ int run_command(const RunOptions& o) {
     std::printf("  outputs written to %s\n", o.outputs.c_str());
   if (!o.stats.empty()) std::printf("  stats written to %s\n", o.stats.c_str());
   if (!o.trace.empty()) std::printf("  trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());
+  if (!o.out_dir.empty())
+    std::printf("  run directory   %s: config.json, summary.json, stats.json, layers.csv, trace.json%s\n",
+                o.out_dir.c_str(), result.timing_only ? "" : ", outputs.json");
   return o.check && cmp.mismatches ? 3 : 0;
 }
 
@@ -291,6 +356,7 @@ std::string full_help(CLI::App& app) {
 int sc_main(int argc, char* argv[]) {
   CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager", "npusim"};
   app.set_help_flag();  // replaced by the generic full help below
+  app.set_version_flag("--version", npu::version_line(), "Print the version and the git commit it was built from");
   bool help = false;
   app.add_flag("-h,--help", help, "Explain every subcommand");
   std::string log_filter;
@@ -299,7 +365,7 @@ int sc_main(int argc, char* argv[]) {
   RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run one inference of a model on the simulated NPU");
   run_cmd->add_option("--hw", run.hw, "Hardware config JSON")->capture_default_str();
-  run_cmd->add_option("--model", run.model, "Model JSON (SPEC §4), ONNX file (.onnx), or zoo:NAME (npusim zoo list)")->required();
+  run_cmd->add_option("--model", run.model, "Model JSON (README: Model JSON), ONNX file (.onnx), or zoo:NAME (npusim zoo list)")->required();
   run_cmd->add_flag("--cpu-fallback", run.cpu_fallback, "ONNX: import operators only the CPU reference runs");
   run_cmd->add_option("--inputs", run.inputs,
                       "Inputs JSON {\"<operand>\": [values]} (not needed by a timing-only run: zeros)");
@@ -308,6 +374,9 @@ int sc_main(int argc, char* argv[]) {
   run_cmd->add_flag("--stats-meta", run.stats_meta,
                     "With --stats: each leaf as {value, unit, description} instead of the bare value");
   run_cmd->add_option("--set", run.sets, "Override a hardware parameter: path=value (repeatable)");
+  run_cmd->add_option("--out", run.out_dir,
+                      "Run directory: writes config.json (every parameter as resolved), summary.json, stats.json, "
+                      "layers.csv (per-layer table), trace.json and outputs.json there");
   run_cmd->add_option("--trace", run.trace, "Where to write a Perfetto-loadable trace (Chrome trace-event JSON)");
   run_cmd->add_option("--waves", run.waves, "RTL waveform file prefix (with compute_core.model=rtl)");
   run_cmd->add_flag("--json", run.json, "Print a machine-readable JSON summary");
@@ -330,7 +399,7 @@ int sc_main(int argc, char* argv[]) {
 
   auto* regmap_cmd = app.add_subcommand("regmap", "Print the register map as Markdown");
 
-  std::string devices_hw = "configs/npu/default.json";
+  std::string devices_hw = npu::tools::default_hw_config();
   std::vector<std::string> devices_sets;
   auto* devices_cmd = app.add_subcommand("devices", "List the NNAPI devices: name, type, version, capabilities");
   devices_cmd->add_option("--hw", devices_hw, "Hardware config JSON")->capture_default_str();
@@ -387,7 +456,12 @@ int sc_main(int argc, char* argv[]) {
     std::fputs(full_help(app).c_str(), stdout);
     return help ? 0 : 2;
   }
-  if (!log_filter.empty()) npu::log::set_filter(log_filter);
+  if (!log_filter.empty()) {
+    if (const std::string bad = npu::log::unknown_selector(log_filter); !bad.empty())
+      return fail("--log: no log is named '" + bad + "' (known: " + npu::log::known_roots() +
+                  ", or a component such as npu.ch0 or driver.regs)");
+    npu::log::set_filter(log_filter);
+  }
   if (command_exit >= 0) return command_exit;
   for (const auto& sub : registered)
     if (sub.cli->parsed()) return sub.run();

@@ -81,4 +81,29 @@ void set_filter(const std::string& filter) {
   });
 }
 
+namespace {
+// Every log::get() name starts with one of these (the channels' SystemC names are npu.chN).
+const char* const kRoots[] = {"compilation", "cpuexe", "driver", "execution", "manager", "model", "scheduling", "npu"};
+}  // namespace
+
+std::string unknown_selector(const std::string& filter) {
+  if (filter == "1" || filter == "all") return {};
+  std::stringstream in(filter);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    const std::string root = item.substr(0, item.find('.'));
+    bool known = false;
+    for (const char* r : kRoots) known = known || root == r;
+    if (!known) return item;
+  }
+  return {};
+}
+
+std::string known_roots() {
+  std::string s = "all";
+  for (const char* r : kRoots) s += std::string(", ") + r;
+  return s;
+}
+
 }  // namespace npu::log

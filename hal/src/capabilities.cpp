@@ -1,4 +1,4 @@
-// getCapabilities, measured: the NPU device runs the reference workloads SPEC §3 names for NNAPI
+// getCapabilities, measured: the NPU device runs NNAPI's reference workloads
 // drivers — MobileNet v1 and v2 (the zoo's networks, published layer shapes, random weights) in
 // float32, quant8 asymmetric and quant8 signed — on the simulated NPU and the CPU device runs the same
 // ones; the ratios of simulated time and energy (both networks summed) are the capabilities. They run

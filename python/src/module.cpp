@@ -27,6 +27,7 @@
 #include "npu/scenario/report.h"
 #include "npu/scenario/scenario.h"
 #include "npu/system/system.h"
+#include "npu/tools/data_files.h"
 #include "npu/tools/layers.h"
 #include "npu/tools/model_file.h"
 #include "npu/tools/run_model.h"
@@ -147,7 +148,7 @@ std::string run(const std::string& request_text) {
     if (!r) return error("inputs", r.error());
     inputs = std::move(*r);
   }
-  auto cfg = system::load_system_config(req.value("hw", std::string("configs/npu/default.json")),
+  auto cfg = system::load_system_config(req.value("hw", tools::default_hw_config()),
                                         req.value("sets", std::vector<std::string>()));
   if (!cfg) return error("config", cfg.error());
   const std::string trace_path = req.value("trace", std::string());

@@ -15,7 +15,7 @@
 #include <map>
 #include <sstream>
 
-#include "npu/sweep/version.h"
+#include "npu/common/version.h"
 
 namespace npu::sweep {
 namespace {
@@ -74,7 +74,7 @@ void install_stop_handlers() {
 
 bool stop_requested() { return g_stop != 0; }
 
-std::string simulator_version() { return NPUSIM_GIT_VERSION; }
+std::string simulator_version() { return std::string(npu::git_hash()); }
 
 std::vector<Task> make_tasks(const SweepSpec& spec, const Expansion& e,
                              const std::set<std::pair<uint32_t, std::string>>& skip) {

@@ -69,6 +69,17 @@ Result<SystemConfig> load_system_config(const std::string& path, const std::vect
   return cfg;
 }
 
+Result<nlohmann::json> resolved_config(const std::string& path, const std::vector<std::string>& overrides) {
+  SystemConfig cfg;
+  cfg::Schema schema;
+  cfg.declare(schema);
+  std::vector<std::string> chain{path};
+  if (auto r = apply_config_file(schema, path, chain); !r) return make_error(r.error());
+  for (const auto& o : overrides)
+    if (auto r = schema.set(o); !r) return make_error(r.error());
+  return schema.values();
+}
+
 std::string explain_system_config() {
   SystemConfig cfg;
   cfg::Schema schema;

@@ -1,6 +1,6 @@
 // End to end through every layer in one simulation: model → HAL NpuDevice (compile, tile, pack) →
 // driver (BOs, command buffer, doorbell, interrupt) → simulated NPU, compared with the HAL's CPU
-// reference on the same inputs. Quantised results must match exactly; float within the SPEC's fp32
+// reference on the same inputs. Quantised results must match exactly; float within NNAPI's fp32
 // tolerance |e − a| ≤ 1e-5 + 5·1.1920928955078125e-7·|e|.
 #include <cmath>
 

@@ -274,7 +274,7 @@ TEST(NpuHardSwish, Quant8Signed) {
 }
 
 // Float functions of the vector unit with the reference's expressions: placement "npu", NPU == CPU byte
-// for byte, and the hand values within the SPEC's fp32 tolerance.
+// for byte, and the hand values within NNAPI's fp32 tolerance.
 void float_unary_case(OperationType op, const std::vector<float>& x, const std::vector<float>& want,
                       float alpha = 0.0f) {
   const OperandType t = OperandType::TENSOR_FLOAT32;

@@ -1,4 +1,4 @@
-// Devices (SPEC §2): names, types, version strings, measured capabilities, supported operations with
+// Devices (docs/hal.md, "Devices"): names, types, version strings, measured capabilities, supported operations with
 // reasons, model validation at prepareModel, partitioning between the NPU and the CPU, and the CPU
 // fallback when preparation fails.
 #include "npu/hal/device.h"

@@ -1,4 +1,4 @@
-// Prepared models (SPEC §3 execution): synchronous, asynchronous, fenced and burst executions; Timing;
+// Prepared models (docs/hal.md, "Execution"): synchronous, asynchronous, fenced and burst executions; Timing;
 // output shapes and OUTPUT_INSUFFICIENT_SIZE; priorities; deadlines; memory domains; several executions
 // and prepared models at once; releasing everything a prepared model held. All in simulated time.
 #include "hal_test_util.h"

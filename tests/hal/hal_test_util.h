@@ -1,5 +1,5 @@
 // Shared pieces of the HAL runtime tests: one simulated phone per test, small seeded models, and an
-// exact/tolerant output comparison under the SPEC's precision rules.
+// exact/tolerant output comparison under NNAPI's precision rules.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -24,7 +24,7 @@ using npu::models::Tensor;
 
 constexpr auto F32 = OperandType::TENSOR_FLOAT32;
 
-// SPEC fp32 tolerance.
+// NNAPI's fp32 tolerance.
 void expect_near(float want, const Tensor& got, const std::string& what) {
   const std::vector<float> v = floats_of(got);
   ASSERT_EQ(v.size(), 1u) << what;

@@ -1,5 +1,5 @@
-// Relaxed fp32→fp16 (relaxComputationFloat32toFloat16) on both devices, checked with the SPEC's relaxed
-// tolerance |e − a| ≤ atol + rtol·|e|, atol = rtol = 5·2^-10 (SPEC "Validation precision").
+// Relaxed fp32→fp16 (relaxComputationFloat32toFloat16) on both devices, checked with NNAPI's relaxed
+// tolerance |e − a| ≤ atol + rtol·|e|, atol = rtol = 5·2^-10 (NNAPI's validation precision).
 // Model: CONV_2D 3×3 SAME (RELU) → FULLY_CONNECTED → ADD → SOFTMAX, float32, seeded values; the ADD's
 // logits and the SOFTMAX's probabilities are both outputs. One simulation runs it four ways: relaxed
 // and not, on the CPU reference device and on the NPU device.
@@ -30,7 +30,7 @@ using npu::models::OperationType;
 using npu::models::Tensor;
 
 constexpr auto F32 = OperandType::TENSOR_FLOAT32;
-constexpr double kRelaxedTolerance = 5 * 0.0009765625;  // SPEC: fp16 and relaxed fp32, atol = rtol
+constexpr double kRelaxedTolerance = 5 * 0.0009765625;  // NNAPI: fp16 and relaxed fp32, atol = rtol
 
 std::vector<float> seeded(size_t n, uint32_t seed, float lo, float hi) {
   std::mt19937 rng(seed);

@@ -1,7 +1,7 @@
 // CONV_2D conformance: AOSP NNAPI CTS vectors (V1_0 conv_float, conv_float_2, conv_float_channels,
 // conv_quant8, conv_quant8_2, conv_quant8_large; V1_2 conv2d_v1_2, conv2d_dilation) plus hand-worked
 // cases for stride 2, SAME with stride, NCHW, per-channel and signed quant8. Float results are checked
-// with the SPEC fp32 tolerance, quant8 exactly.
+// with the NNAPI's fp32 tolerance, quant8 exactly.
 #include "npu/hal/ops/conv_2d.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // RNN, SVDF and LSTM: hand-worked single-step cases (small enough to follow on paper; LSTM expectations
 // are the gate equations written out with std::exp/std::tanh), signature errors, and the AOSP NNAPI CTS
-// svdf_state vector (V1_0; a relaxed model, so compared with the SPEC's relaxed tolerance), and two
+// svdf_state vector (V1_0; a relaxed model, so compared with NNAPI's relaxed tolerance), and two
 // TensorFlow Lite lstm_test.cc golden sequences (the float LSTM reference NNAPI's kernel derives from).
 // No RNN vector from the CTS is used.
 #include <cmath>
@@ -100,7 +100,7 @@ TEST(Svdf, CtsState) {
                                                 -1.64410412f, -0.75222826f})},
                       {s, float_tensor({2, 40}, state_in)}});
   ASSERT_EQ(r.size(), 2u);
-  constexpr float kRelaxed = 5.0f * 0.0009765625f;  // SPEC: relaxed fp32 atol = rtol
+  constexpr float kRelaxed = 5.0f * 0.0009765625f;  // NNAPI: relaxed fp32 atol = rtol
   auto near = [&](const std::vector<float>& e, const Tensor& t) {
     const std::vector<float> got = floats_of(t);
     ASSERT_EQ(got.size(), e.size());

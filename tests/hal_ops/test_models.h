@@ -50,7 +50,7 @@ Tensor int_tensor(OperandType t, std::vector<uint32_t> dims, const std::vector<i
 std::vector<float> floats_of(const Tensor& t);
 std::vector<int32_t> ints_of(const Tensor& t);
 
-// SPEC fp32 tolerance: |e - a| <= 1e-5 + 5 * 2^-23 * |e|.
+// NNAPI's fp32 tolerance: |e - a| <= 1e-5 + 5 * 2^-23 * |e|.
 bool fp32_close(float expected, float actual);
 
 // A valid small quantised CONV_2D -> FULLY_CONNECTED model (used by the fuzz test) and its inputs.

@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// A conv model in the SPEC §4 shape (AOSP conv_float: 3x3 input, 2x2 filter of 0.25).
+// A conv model in the model JSON shape (AOSP conv_float: 3x3 input, 2x2 filter of 0.25).
 json conv_doc() {
   return json::parse(R"({
     "operands": [

@@ -136,7 +136,7 @@ TEST(RealModels, BlazeFaceFront128FloatOnNpuMatchesCpuReference) {
   const std::string path = model_path("blazeface/face_detection_front_128x128_barracuda.onnx");
   if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
   const auto imp = import(path);
-  ASSERT_EQ(imp.op_counts.at("Conv"), 37u);  // SPEC's node census of this file
+  ASSERT_EQ(imp.op_counts.at("Conv"), 37u);  // the file's node census
   ASSERT_EQ(imp.model.main.input_indexes.size(), 1u);
   ASSERT_EQ(imp.model.main.output_indexes.size(), 4u);
   const auto in = models::synthetic_inputs(imp.model, 1, 5, -1.0f, 1.0f)[0];

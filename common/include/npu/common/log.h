@@ -19,4 +19,11 @@ bool enabled(const std::string& name);
 // Overrides NPUSIM_LOG for this process (tests, CLI --log); applies to existing loggers too.
 void set_filter(const std::string& filter);
 
+// The first selector of `filter` no logger can match (its first dotted part is none of the tags and
+// component roots npusim logs under: compilation, cpuexe, driver, execution, manager, model,
+// scheduling, npu), or empty when every one can; "all" and "1" are always valid.
+std::string unknown_selector(const std::string& filter);
+// Those roots, comma-separated, for error messages.
+std::string known_roots();
+
 }  // namespace npu::log

@@ -1,4 +1,4 @@
-// NNAPI-style devices and prepared models (SPEC §2–§3). A Device answers discovery queries (name, type,
+// NNAPI-style devices and prepared models (docs/hal.md). A Device answers discovery queries (name, type,
 // version, capabilities, supported operations), prepares models (validation, compilation, the
 // compilation cache) and allocates driver-managed buffers (memory domains); a PreparedModel executes
 // them synchronously, asynchronously with a callback, fenced, or in a burst. NpuDevice runs models on

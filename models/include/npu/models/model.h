@@ -1,5 +1,5 @@
 // The in-memory NNAPI model: operands, operations, graph inputs/outputs — the native format npusim
-// reads from model JSON (SPEC §4) and that the ONNX importer targets. Names, numeric codes, input orders
+// reads from model JSON (README, "Model JSON") and that the ONNX importer targets. Names, numeric codes, input orders
 // and parameter conventions are NNAPI's. This is plain data: structural checks live in validate(),
 // operation semantics (shapes, parameters) in the HAL.
 #pragma once

@@ -45,6 +45,9 @@ struct SystemConfig {
 // file) applies that file first, so a preset or a user config states only what differs. Parameters a
 // file does not set keep the declared defaults.
 Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides);
+// Every parameter's value after the file (and the presets it starts from) and the overrides, nested as a
+// config file states it: loading the result as a file gives the same config.
+Result<nlohmann::json> resolved_config(const std::string& path, const std::vector<std::string>& overrides);
 // Every parameter with its default, unit and description.
 std::string explain_system_config();
 
