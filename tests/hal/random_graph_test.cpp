@@ -1,0 +1,79 @@
+// Random-graph conformance (tests/hal/random_graph.h): 2,000 seeded graphs, split over four cases so
+// each stays a few seconds, each graph run on the NPU device and the CPU reference with 0 mismatches
+// allowed. A failing graph is written to $NPUSIM_RANDOM_GRAPH_DIR (default: the test temp directory)
+// and named in the failure message with its seed and operations.
+#include "random_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "npu/models/io_json.h"
+#include "npu/models/model_json.h"
+
+namespace npu::hal::test {
+namespace {
+
+void run_seeds(uint64_t first, uint64_t count) {
+  const char* env = std::getenv("NPUSIM_RANDOM_GRAPH_DIR");
+  const std::string dir = env ? env : ::testing::TempDir();
+  auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
+  ASSERT_TRUE(cfg.ok()) << cfg.error();
+  auto sys = system::System::create(*cfg);
+  ASSERT_TRUE(sys.ok()) << sys.error();
+  int failures = 0, all_on_npu = 0;
+  auto end = (*sys)->run(
+      [&](system::System& s) {
+        for (uint64_t seed = first; seed < first + count; ++seed) {
+          std::string placement;
+          const std::string problem = check_random_graph(s, seed, dir, &placement);
+          if (placement == "npu") ++all_on_npu;
+          if (seed == first)
+            std::printf("seed %llu: %s on %s\n", static_cast<unsigned long long>(seed),
+                        make_random_graph(seed).summary.c_str(), placement.c_str());
+          if (!problem.empty()) {
+            ++failures;
+            ADD_FAILURE() << problem << " (saved under " << dir << ")";
+          }
+        }
+      },
+      600.0);
+  ASSERT_TRUE(end.ok()) << end.error();
+  EXPECT_EQ(failures, 0);
+  // The comparison means something only if the NPU runs the graphs: most must be wholly on the NPU.
+  std::printf("%d of %llu graphs wholly on the NPU\n", all_on_npu, static_cast<unsigned long long>(count));
+  EXPECT_GT(all_on_npu, static_cast<int>(count / 4));
+}
+
+TEST(RandomGraph, GeneratorIsDeterministic) {
+  const RandomGraph a = make_random_graph(42), b = make_random_graph(42), c = make_random_graph(43);
+  EXPECT_EQ(a.summary, b.summary);
+  EXPECT_EQ(a.model.main.operands.size(), b.model.main.operands.size());
+  EXPECT_EQ(a.inputs.begin()->second.data, b.inputs.begin()->second.data);
+  EXPECT_NE(a.summary + std::to_string(a.model.main.operands.size()),
+            c.summary + std::to_string(c.model.main.operands.size()));
+}
+
+// What a failure writes loads back as the same model and inputs (the files `npusim run` replays).
+TEST(RandomGraph, SavedGraphLoadsBack) {
+  for (uint64_t seed : {3u, 17u, 123u}) {
+    const std::string path = save_random_graph(seed, ::testing::TempDir());
+    auto m = models::load_model_json(path);
+    ASSERT_TRUE(m.ok()) << m.error();
+    const RandomGraph g = make_random_graph(seed);
+    EXPECT_EQ(m->main.operations.size(), g.model.main.operations.size());
+    auto in = models::load_io_json(path.substr(0, path.size() - 5) + ".inputs.json", *m);
+    ASSERT_TRUE(in.ok()) << in.error();
+    ASSERT_EQ(in->size(), g.inputs.size());
+    for (const auto& [idx, t] : g.inputs) EXPECT_EQ(in->at(idx).data, t.data) << "seed " << seed;
+  }
+}
+
+TEST(RandomGraph, Seeds0To499NpuEqualsCpu) { run_seeds(0, 500); }
+TEST(RandomGraph, Seeds500To999NpuEqualsCpu) { run_seeds(500, 500); }
+TEST(RandomGraph, Seeds1000To1499NpuEqualsCpu) { run_seeds(1000, 500); }
+TEST(RandomGraph, Seeds1500To1999NpuEqualsCpu) { run_seeds(1500, 500); }
+
+}  // namespace
+}  // namespace npu::hal::test
