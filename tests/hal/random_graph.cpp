@@ -1,5 +1,6 @@
 #include "random_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -100,7 +101,7 @@ class Generator {
   Value step(const Value& in, bool last) {
     const bool rank4 = in.dims.size() == 4;
     for (;;) {
-      switch (below(10)) {
+      switch (below(18)) {
         case 0:
           return unary(in, last);
         case 1:
@@ -122,8 +123,28 @@ class Generator {
           break;
         case 8:
           return softmax(in, last);
-        default:
+        case 9:
           return reshape(in, last);
+        case 10:
+          return pad(in, last);
+        case 11:
+          return transpose(in, last);
+        case 12:
+          if (rank4 && in.dims[1] % 2 == 0 && in.dims[2] % 2 == 0) return space_to_depth(in, last);
+          break;
+        case 13:
+          if (rank4) return l2_normalization(in, last);
+          break;
+        case 14:
+          if (rank4) return mean(in, last);
+          break;
+        case 15:
+          return prelu(in, last);
+        case 16:
+          return hard_swish(in, last);
+        default:
+          if (rank4) return resize_bilinear(in, last);
+          break;
       }
     }
   }
@@ -191,7 +212,8 @@ class Generator {
     const uint32_t o = 1 + below(6), stride = 1 + below(2);
     const bool same = below(2);
     auto [f, b] = filter_and_bias(in, {o, kh, kw, c}, o);
-    const std::vector<uint32_t> od{1, out_extent(h, kh, stride, same), out_extent(w, kw, stride, same), o};
+    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
+                                   out_extent(w, kw, stride, same), o};
     note("CONV_2D");
     const Value out = result(od, acc_scale(in, f, kh * kw * c), random_zero_point(), last);
     g_.op(OperationType::CONV_2D,
@@ -207,8 +229,8 @@ class Generator {
     const uint32_t mult = 1 + below(2), stride = 1 + below(2);
     const bool same = below(2);
     auto [f, b] = filter_and_bias(in, {1, kh, kw, c * mult}, c * mult);
-    const std::vector<uint32_t> od{1, out_extent(h, kh, stride, same), out_extent(w, kw, stride, same),
-                                   c * mult};
+    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
+                                   out_extent(w, kw, stride, same), c * mult};
     note("DEPTHWISE_CONV_2D");
     const Value out = result(od, acc_scale(in, f, kh * kw), random_zero_point(), last);
     g_.op(OperationType::DEPTHWISE_CONV_2D,
@@ -225,8 +247,8 @@ class Generator {
     const uint32_t kh = 1 + below(std::min(h, 3u)), kw = 1 + below(std::min(w, 3u));
     const uint32_t stride = 1 + below(2);
     const bool same = below(2);
-    const std::vector<uint32_t> od{1, out_extent(h, kh, stride, same), out_extent(w, kw, stride, same),
-                                   in.dims[3]};
+    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
+                                   out_extent(w, kw, stride, same), in.dims[3]};
     note(max ? "MAX_POOL_2D" : "AVERAGE_POOL_2D");
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(max ? OperationType::MAX_POOL_2D : OperationType::AVERAGE_POOL_2D,
@@ -280,6 +302,99 @@ class Generator {
     g_.op(OperationType::RESHAPE,
           {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(shape.size())}, shape)},
           {out.index});
+    return out;
+  }
+
+  Value pad(const Value& in, bool last) {
+    std::vector<int32_t> paddings;
+    std::vector<uint32_t> od = in.dims;
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      const int32_t before = static_cast<int32_t>(below(3)), after = static_cast<int32_t>(below(3));
+      paddings.push_back(before);
+      paddings.push_back(after);
+      od[d] += static_cast<uint32_t>(before + after);
+    }
+    note("PAD");
+    const Value out = result(od, in.scale, in.zero_point, last);
+    g_.op(
+        OperationType::PAD,
+        {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(in.dims.size()), 2}, paddings)},
+        {out.index});
+    return out;
+  }
+
+  Value transpose(const Value& in, bool last) {
+    std::vector<int32_t> perm(in.dims.size());
+    for (size_t d = 0; d < perm.size(); ++d) perm[d] = static_cast<int32_t>(d);
+    std::shuffle(perm.begin(), perm.end(), rng_);
+    std::vector<uint32_t> od(in.dims.size());
+    for (size_t d = 0; d < od.size(); ++d) od[d] = in.dims[static_cast<size_t>(perm[d])];
+    note("TRANSPOSE");
+    const Value out = result(od, in.scale, in.zero_point, last);
+    g_.op(OperationType::TRANSPOSE,
+          {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(perm.size())}, perm)},
+          {out.index});
+    return out;
+  }
+
+  Value space_to_depth(const Value& in, bool last) {
+    note("SPACE_TO_DEPTH");
+    const Value out =
+        result({in.dims[0], in.dims[1] / 2, in.dims[2] / 2, in.dims[3] * 4}, in.scale, in.zero_point, last);
+    g_.op(OperationType::SPACE_TO_DEPTH, {in.index, g_.i32(2)}, {out.index});
+    return out;
+  }
+
+  Value l2_normalization(const Value& in, bool last) {
+    note("L2_NORMALIZATION");
+    const Value out = result(in.dims, 1.0f / 128, type_ == S8 ? 0 : 128, last);
+    g_.op(OperationType::L2_NORMALIZATION, {in.index}, {out.index});
+    return out;
+  }
+
+  Value mean(const Value& in, bool last) {
+    // Spatial mean (axes 1 and 2) or over one random axis, keeping or dropping the reduced extents.
+    std::vector<int32_t> axes =
+        below(2) ? std::vector<int32_t>{1, 2} : std::vector<int32_t>{1 + static_cast<int32_t>(below(3))};
+    const bool keep = below(2);
+    std::vector<uint32_t> od;
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int32_t>(d)) != axes.end();
+      if (!reduced)
+        od.push_back(in.dims[d]);
+      else if (keep)
+        od.push_back(1);
+    }
+    note("MEAN");
+    const Value out = result(od, in.scale, in.zero_point, last);
+    g_.op(OperationType::MEAN,
+          {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(axes.size())}, axes),
+           g_.i32(keep ? 1 : 0)},
+          {out.index});
+    return out;
+  }
+
+  Value prelu(const Value& in, bool last) {
+    const Value alpha = constant({in.dims.back()});
+    note("PRELU");
+    const Value out = result(in.dims, random_scale(), random_zero_point(), last);
+    g_.op(OperationType::PRELU, {in.index, alpha.index}, {out.index});
+    return out;
+  }
+
+  Value hard_swish(const Value& in, bool last) {
+    note("HARD_SWISH");
+    const Value out = result(in.dims, random_scale(), random_zero_point(), last);
+    g_.op(OperationType::HARD_SWISH, {in.index}, {out.index});
+    return out;
+  }
+
+  Value resize_bilinear(const Value& in, bool last) {
+    const uint32_t h = 1 + below(8), w = 1 + below(8);
+    note("RESIZE_BILINEAR");
+    const Value out = result({in.dims[0], h, w, in.dims[3]}, in.scale, in.zero_point, last);
+    g_.op(OperationType::RESIZE_BILINEAR,
+          {in.index, g_.i32(static_cast<int32_t>(w)), g_.i32(static_cast<int32_t>(h))}, {out.index});
     return out;
   }
 
