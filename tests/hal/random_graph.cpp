@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string_view>
 
@@ -31,11 +32,11 @@ struct Value {
 
 class Generator {
  public:
-  explicit Generator(uint64_t seed) : rng_(seed) {}
+  Generator(uint64_t seed, std::optional<OperandType> type) : rng_(seed), forced_type_(type) {}
 
   RandomGraph build() {
     const int pick = below(3);
-    type_ = pick == 0 ? F32 : pick == 1 ? Q8 : S8;
+    type_ = forced_type_ ? *forced_type_ : pick == 0 ? F32 : pick == 1 ? Q8 : S8;
     Value v = new_input({1, 1 + below(6), 1 + below(6), 1 + below(5)});
     const int ops = 1 + below(5);
     for (int i = 0; i < ops; ++i) v = step(v, i == ops - 1);
@@ -399,6 +400,7 @@ class Generator {
   }
 
   std::mt19937_64 rng_;
+  std::optional<OperandType> forced_type_;
   OperandType type_ = F32;
   GraphBuilder g_;
   TensorMap inputs_;
@@ -435,7 +437,9 @@ std::string save(const RandomGraph& g, uint64_t seed, const std::string& dir) {
 
 }  // namespace
 
-RandomGraph make_random_graph(uint64_t seed) { return Generator(seed).build(); }
+RandomGraph make_random_graph(uint64_t seed, std::optional<models::OperandType> type) {
+  return Generator(seed, type).build();
+}
 
 std::string save_random_graph(uint64_t seed, const std::string& dir) {
   return save(make_random_graph(seed), seed, dir);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "npu/models/model.h"
@@ -20,8 +21,10 @@ struct RandomGraph {
   std::string summary;  // operation names in order, for messages
 };
 
-// The same seed gives the same graph and inputs.
-RandomGraph make_random_graph(uint64_t seed);
+// The same seed gives the same graph and inputs. `type` forces the tensor type (else drawn); every other
+// draw is the same, so the TENSOR_QUANT8_ASYMM_SIGNED graph of a seed is its TENSOR_QUANT8_ASYMM graph
+// with every zero point and quantised value shifted by -128.
+RandomGraph make_random_graph(uint64_t seed, std::optional<models::OperandType> type = std::nullopt);
 
 // Writes the graph of `seed` as <dir>/random_graph_<seed>.json and .inputs.json; returns the model path.
 std::string save_random_graph(uint64_t seed, const std::string& dir);
