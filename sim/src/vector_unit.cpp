@@ -457,7 +457,8 @@ void run_unary(const desc::Unary& d, uint8_t* s) {
 }
 
 // Pooling with the CPU reference's arithmetic: taps outside the band are skipped; quantised AVG is
-// (sum ± count/2) / count; a window with no tap in the band yields the zero point (real 0).
+// (sum + count/2) / count over values taken from the type's minimum; a window with no tap in the band yields
+// the zero point (real 0).
 void run_pool(const desc::Pool& d, uint8_t* s) {
   using F = desc::PoolFunc;
   const uint8_t* in = s + d.in_sram;
@@ -505,7 +506,10 @@ void run_pool(const desc::Pool& d, uint8_t* s) {
         }
         int64_t v = d.in_zero_point;
         if (count > 0 && d.func == F::AVG) {
-          v = qsum >= 0 ? (qsum + count / 2) / count : (qsum - count / 2) / count;
+          // Averaged from the type's minimum (signed values + 128), rounding half up, so a signed
+          // result is exactly the unsigned one shifted by 128 (NN HAL 1.3).
+          const int64_t offset = d.dtype == desc::DType::S8 ? 128 : 0;
+          v = (qsum + offset * count + count / 2) / count - offset;
         } else if (count > 0 && d.func == F::MAX) {
           v = qmax;
         } else if (count > 0) {

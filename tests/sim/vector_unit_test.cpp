@@ -267,7 +267,7 @@ TEST(VectorUnit, ReduceArgMaxArgMin) {
 }
 
 // 3×3 int8 band, 2×2 window, stride 2, one padding row/column at the bottom/right.
-TEST(VectorUnit, PoolAverageQuantisedSkipsPaddingAndRoundsHalfAway) {
+TEST(VectorUnit, PoolAverageQuantisedSkipsPaddingAndRoundsTiesUp) {
   Sram s;
   s.put<int8_t>(0, {1, 2, -9, 4, 6, -6, -5, -4, 100});
   desc::Pool p{};
@@ -278,8 +278,9 @@ TEST(VectorUnit, PoolAverageQuantisedSkipsPaddingAndRoundsHalfAway) {
   p.out_sram = 64, p.out_h = 2, p.out_w = 2, p.filter_h = 2, p.filter_w = 2, p.stride_h = 2, p.stride_w = 2;
   p.clamp_lo = -128, p.clamp_hi = 127, p.in_zero_point = 0;
   const auto r = run(desc::encode(p), s);
-  // (1+2+4+6)/4 = 13/4 → (13+2)/4 = 3; (−9−6)/2 = −7.5 → −8; (−5−4)/2 = −4.5 → −5; 100/1.
-  EXPECT_EQ(s.get<int8_t>(64, 4), (std::vector<int8_t>{3, -8, -5, 100}));
+  // Signed values are averaged from −128 with ties rounded up, as their unsigned twins (+128) are:
+  // (1+2+4+6)/4 = 3.25 → 3; (−9−6)/2 = −7.5 → −7; (−5−4)/2 = −4.5 → −4; 100/1.
+  EXPECT_EQ(s.get<int8_t>(64, 4), (std::vector<int8_t>{3, -7, -4, 100}));
   EXPECT_EQ(r.macs, 16u);   // out 4 × window 4
   EXPECT_EQ(r.cycles, 9u);  // P + ⌈16/64⌉
   p.func = desc::PoolFunc::MAX;

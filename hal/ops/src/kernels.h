@@ -103,5 +103,6 @@ const OperationKernel& transpose_kernel();
 const OperationKernel& transpose_conv_2d_kernel();
 const OperationKernel& unidirectional_sequence_lstm_kernel();
 const OperationKernel& unidirectional_sequence_rnn_kernel();
+const OperationKernel& quantized_16bit_lstm_kernel();
 
 }  // namespace npu::hal::ops

@@ -156,7 +156,10 @@ class Pool2DKernel final : public OperationKernel {
               // A window entirely in the padding has no taps: it yields the zero point (real 0).
               int64_t v = o.zero_point;
               if (count > 0 && average_) {
-                v = qsum >= 0 ? (qsum + count / 2) / count : (qsum - count / 2) / count;
+                // Averaged from the type's minimum (signed values + 128), rounding half up, so a
+                // signed result is exactly the unsigned one shifted by 128 (NN HAL 1.3).
+                const int64_t offset = o.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 128 : 0;
+                v = (qsum + offset * count + count / 2) / count - offset;
               } else if (count > 0) {
                 v = qmx;
               }

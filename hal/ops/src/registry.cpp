@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 98;
+constexpr size_t kKernelCount = 99;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -111,6 +111,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &transpose_conv_2d_kernel(),
       &unidirectional_sequence_lstm_kernel(),
       &unidirectional_sequence_rnn_kernel(),
+      &quantized_16bit_lstm_kernel(),
   };
   return kernels;
 }
