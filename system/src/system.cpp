@@ -175,10 +175,39 @@ Result<mgr::NpuService*> System::npu_service() {
   return npu_service_.get();
 }
 
+namespace {
+// Every unfinished thread spawned during simulation among `objects` and below them, children before
+// the thread that spawned them, so none outlives what its spawner owns.
+void collect_spawned(const std::vector<sc_core::sc_object*>& objects,
+                     std::vector<sc_core::sc_process_handle>* out) {
+  for (sc_core::sc_object* o : objects) {
+    collect_spawned(o->get_child_objects(), out);
+    sc_core::sc_process_handle h(o);
+    if (h.valid() && h.dynamic() && !h.terminated()) out->push_back(h);
+  }
+}
+}  // namespace
+
+void System::kill_spawned_threads(sc_core::sc_process_handle app) {
+  // SystemC kills (and unwinds) a thread only from inside the simulation: one delta cycle more, in
+  // which a reaper kills every other spawned thread.
+  sc_core::sc_spawn(
+      [app] {
+        const sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
+        std::vector<sc_core::sc_process_handle> threads;
+        collect_spawned(sc_core::sc_get_top_level_objects(), &threads);
+        threads.push_back(app);  // spawned before the simulation started: not a dynamic process
+        for (auto& h : threads)
+          if (h != self && !h.terminated()) h.kill();
+      },
+      "abandoned_run_reaper");
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+}
+
 Result<double> System::run(const std::function<void(System&)>& app, double limit_s) {
   bool finished = false;
   std::string probe_error;
-  sc_core::sc_spawn(
+  const sc_core::sc_process_handle app_thread = sc_core::sc_spawn(
       [&] {
         if (auto p = driver_->probe(); !p) {
           probe_error = p.error();
@@ -192,6 +221,9 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   // sc_stop() ending the run is the normal case, not news.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
+  // Abandoned at the limit: SystemC never returns to a suspended thread, so what the app's threads hold
+  // on their stacks (prepared models, buffers, callbacks) would never be destroyed. Unwind them.
+  if (!finished) kill_spawned_threads(app_thread);
   npu_->finish();
   driver_->update_stats();
   if (!probe_error.empty()) return make_error("driver: " + probe_error);

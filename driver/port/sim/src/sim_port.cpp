@@ -6,10 +6,20 @@
 namespace npu::drv {
 namespace {
 
+// A thread being unwound (its simulation was abandoned at a time limit) may not wait: SystemC forbids
+// it, and no simulated time is left to spend. Destructors that charge time then just return.
+bool unwinding() {
+  const sc_core::sc_process_handle h = sc_core::sc_get_current_process_handle();
+  return h.valid() && h.is_unwinding();
+}
+
 class SimWaitQueue : public WaitQueue {
  public:
-  void wait() override { sc_core::wait(event_); }
+  void wait() override {
+    if (!unwinding()) sc_core::wait(event_);
+  }
   bool wait_for(uint64_t timeout_ns) override {
+    if (unwinding()) return false;
     sc_core::wait(sc_core::sc_time(static_cast<double>(timeout_ns), sc_core::SC_NS), event_);
     return !sc_core::timed_out();
   }
@@ -25,7 +35,7 @@ class SimWaitQueue : public WaitQueue {
 uint64_t SimOs::now_ns() const { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); }
 
 void SimOs::delay_ns(uint64_t ns) {
-  if (ns) sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
+  if (ns && !unwinding()) sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
 }
 
 std::unique_ptr<WaitQueue> SimOs::make_wait_queue() { return std::make_unique<SimWaitQueue>(); }
@@ -58,7 +68,7 @@ bool SimPort::transport(tlm_utils::simple_initiator_socket<SimPort>& socket, tlm
   gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   socket->b_transport(gp, delay);
-  sc_core::wait(delay);
+  if (!unwinding()) sc_core::wait(delay);
   return gp.is_response_ok();
 }
 

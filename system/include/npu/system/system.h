@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <systemc>
+
 #include "npu/common/config.h"
 #include "npu/common/result.h"
 #include "npu/common/stats.h"
@@ -80,6 +82,8 @@ class System {
 
  private:
   System() = default;
+  // Unwinds `app` and every thread spawned during simulation (after a run stopped at its limit).
+  void kill_spawned_threads(sc_core::sc_process_handle app);
   SystemConfig cfg_;
   stats::Registry stats_;
   trace::Tracer tracer_;
