@@ -65,7 +65,9 @@ TEST(Quantized16BitLstmDevices, CpuAndNpuGiveTheHandWorkedResult) {
       npu::hal::Device& dev = npu ? static_cast<npu::hal::Device&>(s.npu_device()) : s.cpu_device();
       auto p = dev.prepare_model(m.model);
       ASSERT_TRUE(p.status.ok()) << p.status.message;
-      if (npu) EXPECT_EQ(p.model->placement(), "npu + cpu (1 of 1 operations on the CPU)");
+      if (npu) {
+        EXPECT_EQ(p.model->placement(), "npu + cpu (1 of 1 operations on the CPU)");
+      }
       auto r = p.model->execute_synchronously(in, false);
       ASSERT_TRUE(r.status.ok()) << r.status.message;
       EXPECT_EQ(ints_of(r.outputs.at(m.c_out)), (std::vector<int32_t>{2048, -500, 501, 32767})) << npu;
