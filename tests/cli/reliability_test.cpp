@@ -182,7 +182,7 @@ TEST(CliReliability, FunctionalFalseIsATimingOnlyRun) {
   EXPECT_NE(bare.output.find("outputs         none: timing-only hardware (npu.functional=false)"), std::string::npos)
       << bare.output;
   // A functional run still needs both.
-  expect_one_error("run " + kHw + " --model " + e.model, "--inputs is required (only a timing-only run needs none)");
+  expect_one_error("run " + kHw + " --model " + e.model, "--inputs is required (only a timing-only run or a zoo: model needs none)");
 }
 
 // A model whose weights are sizes only runs without an inputs file (the zoo writes none for them).

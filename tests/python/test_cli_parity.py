@@ -98,6 +98,7 @@ def test_bench_equals_cli():
     model = "zoo:mobilenet_v1_quant8@32"
     want = json.loads(npusim_cli("bench", "--model", model, "--iterations", "3", "--json").stdout)
     got = npusim.bench(model, iterations=3).raw
+    assert want.pop("npusim")["git"]  # the CLI's JSON names the build; the numbers below must agree
     for d in (want, got):  # host wall-clock times differ from run to run
         d.pop("host_wall_s")
         for k in [k for k in d["compilation"] if "wall" in k]:
