@@ -167,9 +167,7 @@ int run_command(RunOptions o) {
     if (!resolved) return fail(resolved.error());
     if (!write_file((out_dir / "config.json").string(), resolved->dump(2) + "\n", &error)) return fail(error);
     nlohmann::json trace = sys->tracer()->to_json();
-    auto rows = tools::layer_table(*model, sys->config(), &trace);
-    if (o.device == "cpu")  // the CPU reference device ran every operation
-      for (auto& r : rows) r = {r.operation, r.type, "cpu", "run on the CPU device", 0, 0, r.output_type, r.output_dims};
+    const auto rows = tools::layer_table(*model, sys->config(), &trace, o.device == "cpu");
     if (!write_file((out_dir / "layers.csv").string(), layers_csv(rows), &error)) return fail(error);
   }
 

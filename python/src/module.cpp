@@ -198,14 +198,7 @@ std::string run(const std::string& request_text) {
     }
     if (layers) {
       j["layers"] = json::array();
-      for (auto l : tools::layer_table(*model, *cfg, &trace)) {
-        if (ro.device == "cpu") {  // the CPU reference device ran every operation
-          l.where = "cpu";
-          l.cpu_reason = "run on the CPU device";
-          l.jobs = 0;
-          l.macs = 0;
-          l.timed = false;
-        }
+      for (const auto& l : tools::layer_table(*model, *cfg, &trace, ro.device == "cpu")) {
         json row = {{"operation", l.operation}, {"type", l.type},           {"where", l.where},
                     {"cpu_reason", l.cpu_reason}, {"jobs", l.jobs},        {"macs", l.macs},
                     {"output_type", l.output_type}, {"output_dims", l.output_dims}};

@@ -7,7 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "npu/common/config.h"
 #include "npu/models/model_json.h"
 #include "npu/sweep/area.h"
 #include "npu/system/system.h"
@@ -20,26 +19,6 @@ using nlohmann::json;
 std::string resolve(const std::string& dir, const std::string& p) {
   if (p.empty() || p[0] == '/' || p.rfind("zoo:", 0) == 0 || dir.empty()) return p;
   return std::filesystem::path(dir + "/" + p).lexically_normal().string();
-}
-
-// The config file chain as load_system_config applies it ("base" first, relative to the file).
-Result<void> apply_file(cfg::Schema& schema, const std::string& path, std::vector<std::string>& chain) {
-  auto text = models::read_text_file(path);
-  if (!text) return make_error(text.error());
-  auto doc = models::parse_json_text(*text, path);
-  if (!doc) return make_error(doc.error());
-  if (doc->is_object() && doc->contains("base") && (*doc)["base"].is_string()) {
-    const std::string rel = (*doc)["base"].get<std::string>();
-    const auto slash = path.rfind('/');
-    const std::string base =
-        rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
-    if (std::find(chain.begin(), chain.end(), base) != chain.end())
-      return make_error(path + ": $.base: \"" + rel + "\" includes itself");
-    chain.push_back(base);
-    if (auto r = apply_file(schema, base, chain); !r) return r;
-    chain.pop_back();
-  }
-  return schema.apply(*doc, path, {"description", "base"});
 }
 
 std::optional<json> lookup(const json& values, const std::string& dotted) {
@@ -277,14 +256,7 @@ Result<json> effective_config(const std::string& base, const std::vector<std::st
   // The same checks as load_system_config (which also gives the cross-parameter rules), then the values.
   auto cfg = system::load_system_config(base, sets);
   if (!cfg) return make_error(cfg.error());
-  system::SystemConfig c;
-  cfg::Schema schema;
-  c.declare(schema);
-  std::vector<std::string> chain{base};
-  if (auto r = apply_file(schema, base, chain); !r) return make_error(r.error());
-  for (const auto& s : sets)
-    if (auto r = schema.set(s); !r) return make_error(r.error());
-  return schema.values();
+  return system::resolved_config(base, sets);
 }
 
 Result<SweepSpec> load_sweep(const std::string& path) {

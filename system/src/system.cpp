@@ -56,15 +56,20 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std
 
 }  // namespace
 
+// The config file (with its bases) then the overrides, into `schema`.
+Result<void> apply_config(cfg::Schema& schema, const std::string& path, const std::vector<std::string>& overrides) {
+  std::vector<std::string> chain{path};
+  if (auto r = apply_config_file(schema, path, chain); !r) return r;
+  for (const auto& o : overrides)
+    if (auto r = schema.set(o); !r) return r;
+  return {};
+}
+
 Result<SystemConfig> load_system_config(const std::string& path, const std::vector<std::string>& overrides) {
   SystemConfig cfg;
   cfg::Schema schema;
   cfg.declare(schema);
-  std::vector<std::string> chain{path};
-  if (auto r = apply_config_file(schema, path, chain); !r) return make_error(r.error());
-  for (const auto& o : overrides) {
-    if (auto r = schema.set(o); !r) return make_error(r.error());
-  }
+  if (auto r = apply_config(schema, path, overrides); !r) return make_error(r.error());
   if (auto r = cfg.npu.validate(); !r) return make_error(path + ": " + r.error());
   return cfg;
 }
@@ -73,10 +78,7 @@ Result<nlohmann::json> resolved_config(const std::string& path, const std::vecto
   SystemConfig cfg;
   cfg::Schema schema;
   cfg.declare(schema);
-  std::vector<std::string> chain{path};
-  if (auto r = apply_config_file(schema, path, chain); !r) return make_error(r.error());
-  for (const auto& o : overrides)
-    if (auto r = schema.set(o); !r) return make_error(r.error());
+  if (auto r = apply_config(schema, path, overrides); !r) return make_error(r.error());
   return schema.values();
 }
 

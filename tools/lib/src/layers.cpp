@@ -43,7 +43,7 @@ std::vector<BufferSpan> command_buffers(const nlohmann::json& trace) {
 }  // namespace
 
 std::vector<LayerRow> layer_table(const models::Model& model, const system::SystemConfig& config,
-                                  const nlohmann::json* trace) {
+                                  const nlohmann::json* trace, bool on_cpu_device) {
   const models::Model shaped = with_inferred_shapes(model);
   const auto& g = shaped.main;
   std::vector<LayerRow> rows(g.operations.size());
@@ -56,6 +56,13 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
       r.output_type = std::string(models::to_string(out.type));
       r.output_dims = out.dimensions;
     }
+  }
+  if (on_cpu_device) {  // the CPU reference device ran every operation: nothing to compile or time
+    for (auto& r : rows) {
+      r.where = "cpu";
+      r.cpu_reason = "run on the CPU device";
+    }
+    return rows;
   }
   // The target System::npu_device() gives the NPU device.
   hal::NpuTarget target;

@@ -34,8 +34,9 @@ struct LayerRow {
 };
 
 // `trace`: Tracer::to_json() of the run (nullptr: no timing). The device is the full NPU device
-// System::npu_device() builds for `config`.
+// System::npu_device() builds for `config`, or with `on_cpu_device` the CPU reference device (every row
+// "cpu", no jobs, MACs or timing).
 std::vector<LayerRow> layer_table(const models::Model& model, const system::SystemConfig& config,
-                                  const nlohmann::json* trace);
+                                  const nlohmann::json* trace, bool on_cpu_device = false);
 
 }  // namespace npu::tools
