@@ -54,6 +54,7 @@ void NpuConfig::declare(cfg::Schema& s) {
   s.u32("npu.dram.arbitration_bytes", &dram.arbitration_bytes, 4096, "B",
         "Transfer quantum at which channels are arbitrated round-robin", 64, 1u << 20);
   power.declare(s, "npu.power");
+  area.declare(s, "npu.area");
   thermal.declare(s, "npu.thermal");
   dvfs.declare(s, "npu.dvfs");
   s.choice("npu.faults.kind", &faults.kind, "none",
@@ -88,6 +89,7 @@ Result<void> NpuConfig::validate() const {
     return make_error("npu.faults.channel: channel " + std::to_string(faults.channel) + " does not exist (" +
                       std::to_string(channels) + " channels)");
   if (auto p = power.resolve(); !p) return make_error(p.error());
+  if (auto a = area.resolve(power.node); !a) return make_error(a.error());
   return {};
 }
 

@@ -4,7 +4,7 @@ namespace npu::sweep {
 
 sim::AreaBreakdown design_area(const system::SystemConfig& cfg) {
   const auto& n = cfg.npu;
-  const auto params = sim::area_preset(n.power.node);
+  const auto params = n.area.resolve(n.power.node);
   if (!params) return {};
   sim::AreaInputs in;
   in.channels = n.channels;

@@ -202,20 +202,23 @@ TEST(SweepExpr, PrecedenceAndFunctions) {
   EXPECT_FALSE(unknown->evaluate(lookup).ok());
 }
 
-// docs/area.md: the per-unit figures (7 nm: 158 um2 per int8 MAC, 0.463 mm2/MiB SRAM, 1264 um2 per fp32
-// lane, 0.020 mm2 per 32 B/cycle DMA engine, 0.070 mm2 per GB/s of DRAM PHY; 5 nm: 88, 0.360, 704, 0.012,
-// 0.066) times each preset's units, computed here by hand.
+// docs/area.md: the per-unit figures (7 nm: 158 um2 per int8 MAC, 0.463 mm2/MiB SRAM, 4307 um2 per fp32
+// MAC, 0.0124 mm2 per 32 B/cycle DMA engine, 0.123 mm2 per GB/s of DRAM PHY; 5 nm: 88, 0.360, 2393, 0.0069,
+// 0.0816) times each preset's units, computed here by hand, and the totals the document prints.
 TEST(SweepArea, ShippedPresetsMatchTheDocumentedArithmetic) {
   struct Case {
     const char* file;
     double mac, sram, vec, dma, phy;
+    double documented_total;  // docs/area.md, rounded to 3 decimals
   } cases[] = {
-      // edge-small: 1 x 8x8, 128 KiB, 16 fp32 lanes, 32 B/cycle DMA, 6.4 GB/s, 7 nm
-      {"edge-small.json", 1 * 64 * 158e-6, 1 * 0.125 * 0.463, 1 * 16 * 1264e-6, 1 * 2 * 0.020, 6.4 * 0.070},
-      // default: 4 x 16x16, 512 KiB, 64 lanes, 32 B/cycle, 25.6 GB/s, 7 nm
-      {"default.json", 4 * 256 * 158e-6, 4 * 0.5 * 0.463, 4 * 64 * 1264e-6, 4 * 2 * 0.020, 25.6 * 0.070},
-      // large: 8 x 32x32, 2 MiB, 256 lanes, 32 B/cycle, 68 GB/s, 5 nm
-      {"large.json", 8 * 1024 * 88e-6, 8 * 2 * 0.360, 8 * 256 * 704e-6, 8 * 2 * 0.012, 68 * 0.066},
+      // edge-small: 1 x 8x8, 128 KiB, 16 fp32 MACs, 32 B/cycle DMA, 6.4 GB/s, 7 nm
+      {"edge-small.json", 1 * 64 * 158e-6, 1 * 0.125 * 0.463, 1 * 16 * 4307e-6, 1 * 2 * 0.0124, 6.4 * 0.123,
+       0.949},
+      // default: 4 x 16x16, 512 KiB, 64 fp32 MACs, 32 B/cycle, 25.6 GB/s, 7 nm
+      {"default.json", 4 * 256 * 158e-6, 4 * 0.5 * 0.463, 4 * 64 * 4307e-6, 4 * 2 * 0.0124, 25.6 * 0.123,
+       5.438},
+      // large: 8 x 32x32, 2 MiB, 256 fp32 MACs, 32 B/cycle, 68 GB/s, 5 nm
+      {"large.json", 8 * 1024 * 88e-6, 8 * 2 * 0.360, 8 * 256 * 2393e-6, 8 * 2 * 0.0069, 68 * 0.0816, 17.041},
   };
   for (const auto& c : cases) {
     auto cfg = system::load_system_config(kConfigs + "/" + c.file, {});
@@ -227,7 +230,38 @@ TEST(SweepArea, ShippedPresetsMatchTheDocumentedArithmetic) {
     EXPECT_NEAR(a.dma_mm2, c.dma, 1e-9) << c.file;
     EXPECT_NEAR(a.dram_phy_mm2, c.phy, 1e-9) << c.file;
     EXPECT_NEAR(a.total_mm2(), c.mac + c.sram + c.vec + c.dma + c.phy, 1e-9) << c.file;
+    EXPECT_NEAR(a.total_mm2(), c.documented_total, 5e-4) << c.file;
   }
+}
+
+// Each per-unit figure is a config parameter: set, it replaces the node preset's figure for that block
+// only; a negative value (the default) keeps the preset.
+TEST(SweepArea, PerUnitFiguresAreConfigParameters) {
+  auto base = system::load_system_config(kConfigs + "/default.json", {});
+  ASSERT_TRUE(base.ok()) << base.error();
+  const auto preset = design_area(*base);
+  auto cfg = system::load_system_config(
+      kConfigs + "/default.json",
+      {"npu.area.int8_mac_um2=100", "npu.area.sram_mm2_per_mib=1", "npu.area.fp32_mac_um2=1000",
+       "npu.area.dma_mm2_per_32b=0.5", "npu.area.dram_phy_mm2_per_gbps=0"});
+  ASSERT_TRUE(cfg.ok()) << cfg.error();
+  const auto a = design_area(*cfg);
+  EXPECT_NEAR(a.mac_array_mm2, 4 * 256 * 100e-6, 1e-12);
+  EXPECT_NEAR(a.sram_mm2, 4 * 0.5 * 1.0, 1e-12);
+  EXPECT_NEAR(a.vector_mm2, 4 * 64 * 1000e-6, 1e-12);
+  EXPECT_NEAR(a.dma_mm2, 4 * 2 * 0.5, 1e-12);
+  EXPECT_EQ(a.dram_phy_mm2, 0.0);
+
+  auto one = system::load_system_config(kConfigs + "/default.json", {"npu.area.sram_mm2_per_mib=2"});
+  ASSERT_TRUE(one.ok()) << one.error();
+  const auto b = design_area(*one);
+  EXPECT_NEAR(b.sram_mm2, 4.0, 1e-12);
+  EXPECT_EQ(b.mac_array_mm2, preset.mac_array_mm2);
+  EXPECT_EQ(b.dram_phy_mm2, preset.dram_phy_mm2);
+
+  auto bad = system::load_system_config(kConfigs + "/default.json", {"npu.area.fp32_mac_um2=-5"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("npu.area.fp32_mac_um2"), std::string::npos) << bad.error();
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "npu/common/config.h"
 #include "npu/common/result.h"
+#include "npu/sim/power/area_model.h"
 #include "npu/sim/power/power_config.h"
 
 namespace npu::sim {
@@ -55,6 +56,7 @@ struct NpuConfig {
   ChannelConfig channel;
   DramConfig dram;
   PowerConfig power;
+  AreaConfig area;
   ThermalConfig thermal;
   DvfsConfig dvfs;
   FaultConfig faults;
