@@ -84,6 +84,10 @@ void DriverConfig::declare(cfg::Schema& s) {
         0, 100);
   s.u64("driver.timeouts.preempt_ns", &timeouts.preempt_ns, 1'000'000, "ns",
         "A preemption not honoured within this is treated as a hang", 1000);
+  s.u64("driver.kernel_reserved_bytes", &kernel_reserved_bytes, 16ull << 20, "B",
+        "Device memory at the bottom the driver keeps for command buffers and checkpoint save areas (a "
+        "job whose command buffers do not fit is refused)",
+        1ull << 20);
   thermal.declare(s, "driver.thermal");
 }
 
