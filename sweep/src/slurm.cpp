@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -78,6 +79,34 @@ Result<json> read_json(const std::string& path) {
   return j;
 }
 
+struct TaskState {
+  std::string id, state, exit_code;  // "31_4", "FAILED", "0:9"
+};
+
+// Each array task's state from the accounting database (sacct), empty where accounting is disabled.
+// Pending tasks may show as one "31_[3-5]" entry; "CANCELLED by 0" is reported as CANCELLED.
+std::vector<TaskState> sacct_states(const std::string& job) {
+  const Output acct = capture({"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State,ExitCode"}, true);
+  std::vector<TaskState> out;
+  if (acct.status != 0) return out;
+  std::istringstream in(acct.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto a = line.find('|'), b = line.rfind('|');
+    if (a == std::string::npos || b <= a) continue;
+    TaskState t{line.substr(0, a), line.substr(a + 1, b - a - 1), trim(line.substr(b + 1))};
+    if (const auto sp = t.state.find(' '); sp != std::string::npos) t.state.resize(sp);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::map<std::string, unsigned> count_states(const std::vector<TaskState>& tasks) {
+  std::map<std::string, unsigned> n;
+  for (const auto& t : tasks) ++n[t.state];
+  return n;
+}
+
 }  // namespace
 
 Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks,
@@ -115,6 +144,7 @@ Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>&
                                    "--parsable",
                                    "--array=0-" + std::to_string(arrays - 1),
                                    "--job-name=npusim-sweep",
+                                   "--requeue",  // a preempted or node-failed task reruns (skipping its rows)
                                    "--output=" + work + "/logs/task-%a.out",
                                    "--chdir=" + fs::current_path(ec).string()};
   if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
@@ -130,21 +160,33 @@ Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>&
                chunk);
   if (!o.wait) return job;
   std::string last;
+  bool cancelled = false;
   while (true) {
-    if (stop_requested()) {
+    if (stop_requested() && !cancelled) {
       capture({"scancel", job}, true);
-      std::fprintf(stderr, "\nstopped: scancel %s; rows written so far are collected\n", job.c_str());
-      break;
+      std::fprintf(stderr, "%sstopped: scancel %s; rows written so far are collected\n",
+                   o.progress ? "\n" : "", job.c_str());
+      cancelled = true;  // wait (below) until Slurm has ended the tasks, so no row file is still growing
     }
     const Output q = capture({"squeue", "-h", "-j", job, "-o", "%T"}, true);
-    std::map<std::string, unsigned> states;
+    std::map<std::string, unsigned> queued;
     std::istringstream in(q.out);
     std::string line;
     while (std::getline(in, line))
-      if (!trim(line).empty()) ++states[trim(line)];
-    if (q.status == 0 && states.empty()) break;
+      if (!trim(line).empty()) ++queued[trim(line)];
+    if (q.status == 0 && queued.empty()) break;
+    if (cancelled) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    // sacct, where accounting runs, also counts the tasks that have ended (and how); else squeue's view.
+    const auto states = sacct_states(job);
     std::string text = "slurm job " + job + ":";
-    for (const auto& [s, n] : states) text += " " + std::to_string(n) + " " + s;
+    if (!states.empty()) {
+      for (const auto& [s, n] : count_states(states)) text += " " + std::to_string(n) + " " + s;
+    } else {
+      for (const auto& [s, n] : queued) text += " " + std::to_string(n) + " " + s;
+    }
     if (o.progress)
       std::fprintf(stderr, "\r\033[K%s", text.c_str());
     else if (text != last)
@@ -152,21 +194,31 @@ Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>&
     last = text;
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  if (o.progress) std::fputc('\n', stderr);
-  // Accounting, where slurmdbd or the text accounting store keeps it.
-  const Output acct = capture({"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State,ExitCode"}, true);
-  if (acct.status == 0 && !trim(acct.out).empty()) {
-    std::map<std::string, unsigned> states;
-    std::istringstream in(acct.out);
-    std::string line;
-    while (std::getline(in, line)) {
-      const auto a = line.find('|'), b = line.rfind('|');
-      if (a != std::string::npos && b > a) ++states[line.substr(a + 1, b - a - 1)];
-    }
-    std::string text = "sacct " + job + ":";
-    for (const auto& [s, n] : states) text += " " + std::to_string(n) + " " + s;
-    std::fprintf(stderr, "%s\n", text.c_str());
+  if (o.progress && !cancelled) std::fputc('\n', stderr);
+  // The accounting record of how each task ended, where slurmdbd keeps one (it learns of the last ends
+  // a moment after squeue stops listing them).
+  auto ended = sacct_states(job);
+  auto settled = [&] {
+    if (ended.size() < arrays) return false;  // a task slurmdbd has not heard of yet
+    return std::none_of(ended.begin(), ended.end(), [](const TaskState& t) {
+      return t.state == "PENDING" || t.state == "RUNNING" || t.state == "REQUEUED" ||
+             t.state == "COMPLETING" || t.state == "SUSPENDED" || t.id.find('[') != std::string::npos;
+    });
+  };
+  for (int i = 0; i < 50 && !settled(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ended = sacct_states(job);
   }
+  if (ended.empty()) return job;
+  std::string text = "sacct " + job + ":";
+  for (const auto& [s, n] : count_states(ended)) text += " " + std::to_string(n) + " " + s;
+  std::fprintf(stderr, "%s\n", text.c_str());
+  for (const auto& t : ended)
+    if (t.state != "COMPLETED")
+      std::fprintf(stderr,
+                   "array task %s ended %s (exit %s): its runs not in the row files stay missing; run "
+                   "the same command again to submit them\n",
+                   t.id.c_str(), t.state.c_str(), t.exit_code.c_str());
   return job;
 }
 
@@ -196,12 +248,26 @@ int run_slurm_task(const std::string& work_dir, unsigned index, const std::strin
   const unsigned chunk = (*list).value("chunk", 1u);
   const auto metrics = (*list)["metrics"].get<std::vector<std::string>>();
   const std::string rows = work_dir + "/rows/task-" + std::to_string(index) + ".jsonl";
-  // A requeued task keeps what it wrote before.
+  // A requeued task keeps what it wrote before, less a torn last line (killed mid-write), which is cut
+  // off so the rows appended now start on a line of their own.
   std::set<std::pair<uint32_t, std::string>> have;
   {
-    std::ifstream in(rows);
+    std::ifstream in(rows, std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    in.close();
+    const size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    if (whole < text.size()) {
+      std::error_code ec;
+      fs::resize_file(rows, whole, ec);
+      if (ec) {
+        std::fprintf(stderr, "npusim: %s: cannot cut its torn last line: %s\n", rows.c_str(),
+                     ec.message().c_str());
+        return 1;
+      }
+    }
+    std::istringstream lines(text.substr(0, whole));
     std::string line;
-    while (std::getline(in, line)) {
+    while (std::getline(lines, line)) {
       auto j = json::parse(line, nullptr, false);
       if (!j.is_discarded() && j.is_object()) have.insert({j.value("point", 0u), j.value("workload", "")});
     }
