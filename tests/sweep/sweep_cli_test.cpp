@@ -309,9 +309,9 @@ TEST(SweepCli, RunJsonAndStatsReportArea) {
                   "--inputs m/conv-quant8.inputs.json --outputs m/out.json --stats m/stats.json --json");
   ASSERT_EQ(r.status, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
-  // docs/area.md, default preset: 4 x 256 x 158 um2 + 4 x 0.5 MiB x 0.463 + 4 x 64 x 1264 um2 + 4 x 2 x 0.020
-  // + 25.6 x 0.070 mm2.
-  const double want = 4 * 256 * 158e-6 + 4 * 0.5 * 0.463 + 4 * 64 * 1264e-6 + 4 * 2 * 0.020 + 25.6 * 0.070;
+  // docs/area.md, default preset: 4 x 256 x 158 um2 + 4 x 0.5 MiB x 0.463 + 4 x 64 x 4307 um2
+  // + 4 x 2 x 0.0124 + 25.6 x 0.123 mm2.
+  const double want = 4 * 256 * 158e-6 + 4 * 0.5 * 0.463 + 4 * 64 * 4307e-6 + 4 * 2 * 0.0124 + 25.6 * 0.123;
   EXPECT_NEAR(j["area_mm2"].get<double>(), want, 1e-9);
   const auto stats = nlohmann::json::parse(slurp("m/stats.json"));
   EXPECT_NEAR(stats["npu"]["area"]["total_mm2"].get<double>(), want, 1e-9);
