@@ -211,10 +211,14 @@ TEST(Layers, TilesEngineTimeDramBytesAndUtilisationPerOperation) {
     ASSERT_EQ(f.size(), header.size()) << line;
     ++rows;
     EXPECT_EQ(f[column("where")], "npu") << line;
-    EXPECT_GT(std::stoull(f[column("tiles")]), 0u) << line;
+    const uint64_t tiles = std::stoull(f[column("tiles")]);
     dram_bytes += std::stoull(f[column("dram_bytes")]);
     const double busy = std::stod(f[column("busy_us")]), compute = std::stod(f[column("compute_us")]);
-    EXPECT_GT(compute, 0.0) << line;
+    // Compute time exactly where there are compute tiles (a RESHAPE is DMA alone).
+    EXPECT_EQ(compute > 0.0, tiles > 0) << line;
+    if (f[column("type")] != "RESHAPE") {
+      EXPECT_GT(tiles, 0u) << line;
+    }
     EXPECT_LE(compute, busy + 1e-3) << line;
     EXPECT_NEAR(std::stod(f[column("stall_us")]), busy - compute, 2e-3) << line;
     compute_us += compute;
@@ -276,7 +280,7 @@ TEST(DriverViews, TimestampedRegisterLogAndRegisterIrqTracks) {
       "--trace t.json");
   ASSERT_EQ(r.status, 0) << r.output;
   const std::regex line(
-      R"(^\[ *(\d+)\.(\d{3}) us\] \[driver\.regs\] (read |write) ([A-Z_0-9]+) += 0x[0-9a-f]{8}$)");
+      R"(^\[ *(\d+)\.(\d{3}) us\] \[driver\.regs\] (read |write) ([A-Z_0-9.]+) += 0x[0-9a-f]{8}$)");
   std::istringstream out(r.output);
   size_t register_lines = 0;
   double last_us = 0;
@@ -413,7 +417,7 @@ TEST(RunSummary, UtilisationAndBandwidthOverTheExecutionWindow) {
   // The window lies within the time on device (whole µs), and is far shorter than the run.
   EXPECT_GT(window_ns, 0.0);
   EXPECT_LE(window_ns, (summary["device_us"].get<double>() + 1) * 1000);
-  EXPECT_LT(window_ns * 5, end_ns);
+  EXPECT_LT(window_ns * 2, end_ns);
   EXPECT_DOUBLE_EQ(stats["npu"]["dram"]["window_bandwidth_gbps"].get<double>(), dma_bytes / window_ns);
   EXPECT_DOUBLE_EQ(summary["execution_window"]["dram_bandwidth_gbps"].get<double>(), dma_bytes / window_ns);
   EXPECT_DOUBLE_EQ(summary["whole_run"]["dram_bandwidth_gbps"].get<double>(),
@@ -424,11 +428,15 @@ TEST(RunSummary, UtilisationAndBandwidthOverTheExecutionWindow) {
     const auto& ch = stats["npu"]["ch" + std::to_string(c)];
     const double busy = ch["compute"]["busy_cycles"];
     EXPECT_NEAR(ch["window_utilisation"].get<double>(), busy / window_ns, 1e-3) << c;
-    EXPECT_GT(ch["window_utilisation"].get<double>(), 10 * ch["utilisation"].get<double>()) << c;
+    // The same busy cycles over the window instead of the whole run (1 GHz throughout).
+    EXPECT_NEAR(ch["window_utilisation"].get<double>(), ch["utilisation"].get<double>() * end_ns / window_ns,
+                1e-3 * ch["window_utilisation"].get<double>())
+        << c;
+    EXPECT_GT(ch["window_utilisation"].get<double>(), 2 * ch["utilisation"].get<double>()) << c;
     window_mean += ch["window_utilisation"].get<double>() / 4;
   }
   EXPECT_DOUBLE_EQ(summary["execution_window"]["compute_utilisation"].get<double>(), window_mean);
-  const CliRun text = npusim("run --model zoo:mobilenet_v2_quant8");
+  const CliRun text = npusim("run --model zoo:mobilenet_v2_quant8 --out w2");
   EXPECT_NE(text.output.find("  execution window "), std::string::npos) << text.output;
 }
 
@@ -449,7 +457,7 @@ TEST(RunSummary, HungRunExitsNonZeroNamingTheHang) {
   EXPECT_GE(summary["faults"]["channel_resets"].get<int>(), 1);
   EXPECT_EQ(summary["faults"]["jobs_failed"], 0);
   // Without a fault: exit 0 and no faults line.
-  const CliRun clean = npusim("run --model zoo:mobilenet_v2_quant8");
+  const CliRun clean = npusim("run --model zoo:mobilenet_v2_quant8 --out c");
   EXPECT_EQ(clean.status, 0) << clean.output;
   EXPECT_EQ(clean.output.find("faults"), std::string::npos) << clean.output;
 }

@@ -85,12 +85,12 @@ void SimPort::set_tracer(trace::Tracer* tracer) {
 
 uint32_t SimPort::read32(uint32_t offset) {
   uint32_t v = 0;
-  const uint64_t start = now_ns();
   transport(mmio_socket, tlm::TLM_READ_COMMAND, offset, &v, 4);
   static auto log = log::get("driver.regs");
   log->trace("read  {:<22} = 0x{:08x}", regs::register_name(offset), v);
   if (tracer_)
-    tracer_->instant(register_track_, "read " + std::string(regs::register_name(offset)), start,
+    // At the value's arrival, as the log line: appended in time order, so the track never runs backwards.
+    tracer_->instant(register_track_, "read " + std::string(regs::register_name(offset)), now_ns(),
                      {{"offset", offset}, {"value", v}});
   return v;
 }
