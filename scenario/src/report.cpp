@@ -191,7 +191,8 @@ std::string html_report(const RunResult& main_run, const std::vector<Metrics>& c
   html += "<h2>NPU clock</h2><svg class=\"chart\" id=\"clock\"></svg>\n";
   nlohmann::json others = nlohmann::json::array();
   for (const auto& r : other_runs)
-    others.push_back({{"policy", r.policy}, {"channels", r.channels}, {"channel_spans", r.to_json()["channel_spans"]}});
+    others.push_back(
+        {{"policy", r.policy}, {"channels", r.channels}, {"channel_spans", r.to_json()["channel_spans"]}});
   std::string data = nlohmann::json{{"run", main_run.to_json()}, {"others", others}}.dump();
   // Keep "</script>" out of the embedded JSON.
   for (size_t p = 0; (p = data.find("</", p)) != std::string::npos; p += 3) data.replace(p, 2, "<\\/");

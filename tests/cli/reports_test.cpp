@@ -147,8 +147,9 @@ TEST(ReportScreenshots, BenchReportHasTicksZeroBaselineAndIntegerCounts) {
 }
 
 TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
-  const CliRun run = npusim("scenario " NPUSIM_SOURCE_DIR
-                            "/configs/scenarios/camera_llm.json --scale 0.01 --compare --report scenario.html");
+  const CliRun run =
+      npusim("scenario " NPUSIM_SOURCE_DIR
+             "/configs/scenarios/camera_llm.json --scale 0.01 --compare --report scenario.html");
   ASSERT_EQ(run.status, 0) << run.output;
   const Png png = screenshot("scenario.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "scenario_report.png",
                              "profile-c", 1400, 1800);
@@ -160,7 +161,8 @@ TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
   // (only the main one used to be drawn).
   EXPECT_NE(dom.find("data-charts-drawn=\"8\""), std::string::npos) << dom.substr(0, 2000);
   for (const char* policy : {"fcfs", "hpf", "prema"})
-    EXPECT_NE(dom.find(std::string("Timeline per channel under policy ") + policy), std::string::npos) << policy;
+    EXPECT_NE(dom.find(std::string("Timeline per channel under policy ") + policy), std::string::npos)
+        << policy;
   // Every timeline, temperature and clock chart has a time axis with ticks and its unit.
   for (const char* id : {"apps", "channels", "channels-0", "channels-2", "temperature", "clock"}) {
     const std::string svg = svg_of(dom, id);
