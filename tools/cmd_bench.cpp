@@ -5,10 +5,11 @@
 #include <cstdio>
 #include <memory>
 
-#include "npu/mlts/bench.h"
 #include "npu/common/version.h"
+#include "npu/mlts/bench.h"
 #include "npu/mlts/report.h"
 #include "npu/tools/data_files.h"
+#include "npu/tools/progress.h"
 #include "output_path.h"
 
 namespace npu::tools {
@@ -25,7 +26,14 @@ int run(const BenchCli& c) {
     std::fprintf(stderr, "npusim: %s\n", why.c_str());
     return 1;
   }
-  auto r = mlts::run_bench(c.options);
+  mlts::BenchOptions options = c.options;
+  // Timed iterations then the CPU reference's: two steps per iteration.
+  Progress progress("bench " + c.options.model, 2 * c.options.iterations);
+  options.on_iteration = [&](const std::string& phase, uint32_t i) {
+    progress.step((phase == "iteration" ? 1 : 1 + c.options.iterations) + i,
+                  phase + " " + std::to_string(i + 1) + " of " + std::to_string(c.options.iterations));
+  };
+  auto r = mlts::run_bench(options);
   if (!r) {
     std::fprintf(stderr, "npusim: %s\n", r.error().c_str());
     return 1;
@@ -56,7 +64,10 @@ std::function<int()> add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench",
                                  "MLTS-style benchmark: simulated latency over N iterations, "
                                  "compilation time, accuracy against the CPU reference");
-  cmd->add_option("--model", c->options.model, "Model JSON, or zoo:NAME (npusim zoo list)")->required();
+  cmd->add_option("--model", c->options.model, "Model JSON, ONNX file (.onnx), or zoo:NAME (npusim zoo list)")
+      ->required();
+  cmd->add_flag("--cpu-fallback", c->options.cpu_fallback,
+                "ONNX: import operators only the CPU reference runs");
   cmd->add_option("--iterations", c->options.iterations, "Inferences to time")
       ->capture_default_str()
       ->check(CLI::Range(1u, 100000u));

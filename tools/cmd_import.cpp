@@ -114,6 +114,7 @@ int quantize_command(const QuantizeCliOptions& o) {
   if (!opt) return fail(opt.error());
   auto model = load_model_file(o.model, *opt);
   if (!model) return fail(model.error());
+  if (auto ok = models::check_quantizable(*model); !ok) return fail(o.model + ": " + ok.error());
   if (o.range.size() != 2) return fail("--range: expected two values LO HI");
   // Calibration takes a while on a large model: check the output first.
   if (auto why = npusim::unwritable_reason(o.output); !why.empty()) return fail(why);

@@ -70,7 +70,8 @@ int run_scenario(const ScenarioOptions& o) {
     std::printf("metrics written to %s\n", o.json.c_str());
   }
   if (!o.report.empty()) {
-    if (auto w = write_text(o.report, html_report(main_run, all)); !w) return fail(w.error());
+    if (auto w = write_text(o.report, html_report(main_run, all, runs->other_runs)); !w)
+      return fail(w.error());
     std::printf("report written to %s\n", o.report.c_str());
   }
   if (!o.trace.empty()) std::printf("trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());

@@ -1,5 +1,6 @@
 // npusim: the command line. Subcommands: run (one inference), config (parameters), regmap (register map).
 // Every error is one line naming the file, JSON path or argument, and the exit status is non-zero.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -8,31 +9,31 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cmd_import.h"
+#include "cmd_bench.h"
 #include "cmd_graph.h"
+#include "cmd_import.h"
+#include "cmd_regress.h"
+#include "cmd_zoo.h"
 #include "command.h"
+#include "examples.h"
+#include "npu/common/digest.h"
 #include "npu/common/file_io.h"
 #include "npu/common/log.h"
 #include "npu/common/version.h"
+#include "npu/models/builder.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
-#include "npu/models/builder.h"
 #include "npu/models/zoo.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
 #include "npu/tools/data_files.h"
 #include "npu/tools/layers.h"
+#include "npu/tools/progress.h"
 #include "npu/tools/run_model.h"
-#include "cmd_bench.h"
-#include "cmd_zoo.h"
-#include "cmd_regress.h"
-#include "examples.h"
 #include "output_path.h"
 
 namespace {
@@ -75,17 +76,74 @@ std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  std::string csv = "operation,type,where,cpu_reason,jobs,macs,output_type,output_dims,start_us,device_us,busy_us,energy_pj\n";
+  std::string csv =
+      "operation,type,where,cpu_reason,jobs,tiles,macs,dram_bytes,output_type,output_dims,start_us,device_us,"
+      "busy_us,compute_us,dma_in_us,dma_out_us,stall_us,array_utilisation,energy_pj\n";
   for (const auto& r : rows) {
-    char timing[128] = ",,,";
+    char timing[256] = ",,,,,,,,";
     if (r.timed)
-      std::snprintf(timing, sizeof timing, "%.3f,%.3f,%.3f,%llu", r.start_us, r.device_us, r.busy_us,
-                    static_cast<unsigned long long>(r.energy_pj));
+      std::snprintf(timing, sizeof timing, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%llu", r.start_us,
+                    r.device_us, r.busy_us, r.compute_us, r.dma_in_us, r.dma_out_us, r.stall_us,
+                    r.array_utilisation, static_cast<unsigned long long>(r.energy_pj));
     csv += std::to_string(r.operation) + "," + r.type + "," + r.where + "," + quoted(r.cpu_reason) + "," +
-           std::to_string(r.jobs) + "," + std::to_string(r.macs) + "," + r.output_type + "," +
-           quoted(dims_text(r.output_dims)) + "," + timing + "\n";
+           std::to_string(r.jobs) + "," + std::to_string(r.tiles) + "," + std::to_string(r.macs) + "," +
+           std::to_string(r.dram_bytes) + "," + r.output_type + "," + quoted(dims_text(r.output_dims)) + "," +
+           timing + "\n";
   }
   return csv;
+}
+
+// Faults the driver met and recovered from (or not) during a run, from the stats tree.
+struct RunFaults {
+  uint64_t hangs = 0, channel_resets = 0, channel_errors = 0, jobs_failed = 0, thermal_shutdowns = 0;
+  bool any() const { return hangs || channel_errors || jobs_failed || thermal_shutdowns; }
+  std::string text() const {
+    auto n = [](uint64_t v, const char* one, const char* many) {
+      return std::to_string(v) + " " + (v == 1 ? one : many);
+    };
+    return n(hangs, "hang", "hangs") + " found by the watchdog, " +
+           n(channel_resets, "channel reset", "channel resets") + ", " +
+           n(channel_errors, "channel error", "channel errors") + " (DMA fault, ECC), " +
+           n(jobs_failed, "failed job", "failed jobs") + ", " +
+           n(thermal_shutdowns, "thermal shutdown", "thermal shutdowns");
+  }
+};
+
+RunFaults run_faults(const npu::stats::Registry& stats) {
+  auto count = [&](const char* path) {
+    const uint64_t* v = stats.find_counter(path);
+    return v ? *v : 0;
+  };
+  RunFaults f;
+  f.hangs = count("driver.watchdog.hangs");
+  f.channel_resets = count("driver.channel_resets");
+  f.channel_errors = count("driver.channel_errors");
+  f.jobs_failed = count("driver.jobs.failed");
+  f.thermal_shutdowns = count("driver.thermal.shutdowns");
+  return f;
+}
+
+// Utilisation and DRAM bandwidth over the execution window (command buffers in flight) and over the whole
+// run.
+struct RunWindow {
+  double window_us = 0, compute_window = 0, compute_whole_run = 0, dram_window_gbps = 0,
+         dram_whole_run_gbps = 0;
+};
+
+RunWindow run_window(const npu::stats::Registry& stats, uint32_t channels) {
+  auto value = [&](const std::string& path) {
+    const double* v = stats.find_value(path);
+    return v ? *v : 0.0;
+  };
+  RunWindow w;
+  w.window_us = value("npu.execution_window_ns") / 1000.0;
+  for (uint32_t c = 0; c < channels; ++c) {
+    w.compute_window += value("npu.ch" + std::to_string(c) + ".window_utilisation") / channels;
+    w.compute_whole_run += value("npu.ch" + std::to_string(c) + ".utilisation") / channels;
+  }
+  w.dram_window_gbps = value("npu.dram.window_bandwidth_gbps");
+  w.dram_whole_run_gbps = value("npu.dram.bandwidth_gbps");
+  return w;
 }
 
 int run_command(RunOptions o) {
@@ -178,15 +236,36 @@ int run_command(RunOptions o) {
     cmp = tools::compare_outputs(result.outputs, reference.outputs);
   }
   const auto& hwc = sys->config().npu;
+  const RunFaults faults = run_faults(stats);
+  const RunWindow window = run_window(stats, hwc.channels);
+  // A run that met a hang or a device error finished only by recovering: its timing includes the
+  // watchdog, reset and retry, so it is not a clean result.
+  const int status = o.check && cmp.mismatches ? 3 : faults.any() ? 4 : 0;
+  if (faults.any())
+    std::fprintf(stderr, "npusim: %s: the run met faults: %s\n", o.model.c_str(), faults.text().c_str());
   if (o.json || !o.out_dir.empty()) {
     nlohmann::json j = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}},
                         {"model", o.model},
-                        {"device", o.device == "cpu" ? std::string(sys->cpu_device().name()) : std::string(sys->npu_device().name())},
+                        {"device", o.device == "cpu" ? std::string(sys->cpu_device().name())
+                                                     : std::string(sys->npu_device().name())},
                         {"placement", placement},
                         {"latency_us", result.timing.time_in_driver_us},
                         {"device_us", result.timing.time_on_device_us},
                         {"npu_cycles", result.device_cycles},
-                        {"npu_jobs", result.npu_jobs},
+                        {"npu_jobs", result.npu_jobs},  // command buffers (the key the Python module shares)
+                        {"execution_window",
+                         {{"time_us", window.window_us},
+                          {"compute_utilisation", window.compute_window},
+                          {"dram_bandwidth_gbps", window.dram_window_gbps}}},
+                        {"whole_run",
+                         {{"compute_utilisation", window.compute_whole_run},
+                          {"dram_bandwidth_gbps", window.dram_whole_run_gbps}}},
+                        {"faults",
+                         {{"hangs", faults.hangs},
+                          {"channel_resets", faults.channel_resets},
+                          {"channel_errors", faults.channel_errors},
+                          {"jobs_failed", faults.jobs_failed},
+                          {"thermal_shutdowns", faults.thermal_shutdowns}}},
                         {"simulated_end_s", run->simulated_end_s},
                         {"area_mm2", run->area_mm2},
                         {"timing_only", result.timing_only}};
@@ -210,7 +289,7 @@ int run_command(RunOptions o) {
     }
     if (o.json) {
       std::cout << j.dump(2) << "\n";
-      return o.check && cmp.mismatches ? 3 : 0;
+      return status;
     }
   }
   std::printf("npusim run: %s on %s (%u channel%s, %ux%u %s array, %.0f MHz)\n", o.model.c_str(),
@@ -223,9 +302,20 @@ int run_command(RunOptions o) {
               static_cast<unsigned long long>(result.timing.time_in_driver_us));
   if (result.npu_jobs) {
     std::printf("  on device       %llu us\n", static_cast<unsigned long long>(result.timing.time_on_device_us));
-    std::printf("  NPU cycles      %llu in %u job%s\n", static_cast<unsigned long long>(result.device_cycles),
-                result.npu_jobs, result.npu_jobs == 1 ? "" : "s");
+    std::printf("  NPU cycles      %llu in %u command buffer%s\n",
+                static_cast<unsigned long long>(result.device_cycles), result.npu_jobs,
+                result.npu_jobs == 1 ? "" : "s");
+    std::printf(
+        "  execution window %.1f us with command buffers in flight: compute %.1f %% busy (whole run %.2f "
+        "%%), "
+        "DRAM %.2f GB/s (whole run %.3f)\n",
+        window.window_us, 100.0 * window.compute_window, 100.0 * window.compute_whole_run,
+        window.dram_window_gbps, window.dram_whole_run_gbps);
   }
+  if (faults.hangs || faults.channel_resets || faults.channel_errors || faults.jobs_failed ||
+      faults.thermal_shutdowns)
+    std::printf("  faults          %s%s\n", faults.text().c_str(),
+                faults.hangs && !faults.jobs_failed ? "; the hung command buffer was reset and retried" : "");
   for (const auto& [idx, t] : result.outputs) {
     std::printf("  output %-8u %s %s\n", idx, std::string(models::to_string(t.type)).c_str(),
                 dims_text(t.dimensions).c_str());
@@ -260,7 +350,7 @@ int run_command(RunOptions o) {
   if (!o.out_dir.empty())
     std::printf("  run directory   %s: config.json, summary.json, stats.json, layers.csv, trace.json%s\n",
                 o.out_dir.c_str(), result.timing_only ? "" : ", outputs.json");
-  return o.check && cmp.mismatches ? 3 : 0;
+  return status;
 }
 
 // Seeded example models for demos and smoke tests: NAME.model.json and NAME.inputs.json in `dir`.
@@ -280,34 +370,82 @@ int example_command(const std::string& name, const std::string& dir, uint64_t se
   return 0;
 }
 
+// Where measured device capabilities are kept: $NPUSIM_CACHE_DIR, else $XDG_CACHE_HOME/npusim, else
+// ~/.cache/npusim; empty when none of these is set.
+std::filesystem::path capability_cache_dir() {
+  if (const char* d = std::getenv("NPUSIM_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::filesystem::path(d) / "npusim";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "npusim";
+  return {};
+}
+
 // Device discovery as NNAPI apps see it (getType, getVersionString, {VENDOR}-{DEVICE_NAME}) and the
 // capabilities each device measured on its reference workloads (execution time and energy vs the CPU).
+// Measuring takes seconds of simulation, so the rows are cached per resolved hardware config and build
+// (which fixes the driver and HAL versions): a changed config or a new build measures again.
 int devices_command(const std::string& hw, const std::vector<std::string>& sets) {
   using namespace npu;
   auto cfg = system::load_system_config(hw, sets);
   if (!cfg) return fail(cfg.error());
-  auto sys = system::System::create(*cfg);
-  if (!sys) return fail(sys.error());
-  struct Row {
-    std::string name, type, version;
-    hal::Capabilities caps;
-    std::pair<uint32_t, uint32_t> cache_files;
-  };
-  std::vector<Row> rows;
-  auto end = (*sys)->run([&](system::System& s) {
-    hal::Device* devices[] = {&s.npu_device(), &s.npu_device(10000, 1000, hal::NpuDevice::Variant::MINIMAL),
-                              &s.cpu_device()};
-    for (hal::Device* d : devices)
-      rows.push_back({d->name(), hal::to_string(d->type()), d->version_string(), d->capabilities(),
-                      d->number_of_cache_files_needed()});
-  });
-  if (!end) return fail(end.error());
+  auto resolved = system::resolved_config(hw, sets);
+  if (!resolved) return fail(resolved.error());
+  const std::string identity = resolved->dump() + "\n" + version_line() + "\n" + std::string(git_hash());
+  char key[17];
+  std::snprintf(key, sizeof key, "%016llx",
+                static_cast<unsigned long long>(digest64(identity.data(), identity.size())));
+  const std::filesystem::path dir = capability_cache_dir();
+  const std::filesystem::path cached = dir.empty() ? dir : dir / (std::string("devices-") + key + ".json");
+  nlohmann::json rows;
+  if (!cached.empty()) {
+    std::ifstream in(cached);
+    if (in) {
+      auto j = nlohmann::json::parse(in, nullptr, false);
+      // A damaged or foreign file is measured again and overwritten, never trusted.
+      if (!j.is_discarded() && j.value("identity", "") == identity && j.contains("devices"))
+        rows = j["devices"];
+    }
+  }
+  if (rows.is_null()) {
+    auto sys = system::System::create(*cfg);
+    if (!sys) return fail(sys.error());
+    rows = nlohmann::json::array();
+    auto end = (*sys)->run([&](system::System& s) {
+      hal::Device* devices[] = {&s.npu_device(), &s.npu_device(10000, 1000, hal::NpuDevice::Variant::MINIMAL),
+                                &s.cpu_device()};
+      tools::Progress progress("devices: measuring capabilities", 3);
+      uint32_t step = 0;
+      for (hal::Device* d : devices) {
+        progress.step(++step, d->name());
+        const hal::Capabilities caps = d->capabilities();
+        nlohmann::json perf = nlohmann::json::array();
+        for (const auto& [type, p] : caps.operand_performance)
+          perf.push_back({{"type", type}, {"exec_time", p.exec_time}, {"power_usage", p.power_usage}});
+        const auto files = d->number_of_cache_files_needed();
+        rows.push_back({{"name", d->name()},
+                        {"type", hal::to_string(d->type())},
+                        {"version", d->version_string()},
+                        {"cache_files", {files.first, files.second}},
+                        {"operand_performance", perf}});
+      }
+    });
+    if (!end) return fail(end.error());
+    if (!cached.empty()) {  // a cache that cannot be written only costs the next call its time
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (!ec)
+        (void)io::write_file_atomic(cached.string(),
+                                    nlohmann::json{{"identity", identity}, {"devices", rows}}.dump(1) + "\n");
+    }
+  }
   std::printf("%-20s %-12s %s\n", "name", "type", "version");
   for (const auto& r : rows) {
-    std::printf("%-20s %-12s %s\n", r.name.c_str(), r.type.c_str(), r.version.c_str());
-    std::printf("  cache files: %u model, %u data; extensions: none\n", r.cache_files.first, r.cache_files.second);
-    for (const auto& [type, p] : r.caps.operand_performance)
-      std::printf("  %-32s exec_time %.4f  power_usage %.4f\n", type.c_str(), p.exec_time, p.power_usage);
+    std::printf("%-20s %-12s %s\n", r["name"].get<std::string>().c_str(),
+                r["type"].get<std::string>().c_str(), r["version"].get<std::string>().c_str());
+    std::printf("  cache files: %u model, %u data; extensions: none\n", r["cache_files"][0].get<uint32_t>(),
+                r["cache_files"][1].get<uint32_t>());
+    for (const auto& p : r["operand_performance"])
+      std::printf("  %-32s exec_time %.4f  power_usage %.4f\n", p["type"].get<std::string>().c_str(),
+                  p["exec_time"].get<double>(), p["power_usage"].get<double>());
   }
   return 0;
 }
@@ -357,6 +495,9 @@ int sc_main(int argc, char* argv[]) {
   app.set_version_flag("--version", npu::version_line(), "Print the version and the git commit it was built from");
   bool help = false;
   app.add_flag("-h,--help", help, "Explain every subcommand");
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "No progress lines on stderr (shown only on a terminal anyway)");
+  app.fallthrough();  // --quiet and --log also after the subcommand: `npusim scenario s.json --quiet`
   std::string log_filter;
   app.add_option("--log", log_filter, "Log tags/components to print (overrides NPUSIM_LOG): all, or a list");
 
@@ -460,6 +601,7 @@ int sc_main(int argc, char* argv[]) {
                   ", or a component such as npu.ch0 or driver.regs)");
     npu::log::set_filter(log_filter);
   }
+  npu::tools::set_progress_quiet(quiet);
   if (command_exit >= 0) return command_exit;
   for (const auto& sub : registered)
     if (sub.cli->parsed()) return sub.run();

@@ -1,14 +1,39 @@
 #include "npu/common/log.h"
 
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <vector>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
-
 namespace npu::log {
 namespace {
+
+std::function<uint64_t()>& clock_source() {
+  static std::function<uint64_t()> now_ns;
+  return now_ns;
+}
+
+// The %* flag: the simulated time of the line, or nothing without a clock.
+class SimulatedTimeFlag : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg&, const std::tm&, spdlog::memory_buf_t& dest) override {
+    const auto& now = clock_source();
+    if (!now) return;
+    const uint64_t ns = now();
+    char text[48];
+    const int n =
+        std::snprintf(text, sizeof text, "[%10llu.%03llu us] ", static_cast<unsigned long long>(ns / 1000),
+                      static_cast<unsigned long long>(ns % 1000));
+    dest.append(text, text + n);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<SimulatedTimeFlag>();
+  }
+};
 
 struct Registry {
   std::mutex mutex;
@@ -66,7 +91,9 @@ std::shared_ptr<spdlog::logger> get(const std::string& name) {
   r.init_once();
   if (auto existing = spdlog::get(name)) return existing;
   auto logger = spdlog::stderr_color_mt(name);
-  logger->set_pattern("[%n] %v");
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<SimulatedTimeFlag>('*').set_pattern("%*[%n] %v");
+  logger->set_formatter(std::move(formatter));
   logger->set_level(r.matches(name) ? spdlog::level::trace : spdlog::level::off);
   return logger;
 }
@@ -80,6 +107,8 @@ void set_filter(const std::string& filter) {
     l->set_level(r.matches(l->name()) ? spdlog::level::trace : spdlog::level::off);
   });
 }
+
+void set_clock(std::function<uint64_t()> now_ns) { clock_source() = std::move(now_ns); }
 
 namespace {
 // Every log::get() name starts with one of these (the channels' SystemC names are npu.chN).

@@ -1,28 +1,27 @@
 #include "npu/hal/graph_dump.h"
 
+#include <cstdio>
+#include <cstring>
+
 namespace npu::hal {
 namespace {
 
 using models::Lifetime;
+using models::OperandType;
 
 std::string operand_style(const models::Operand& o) {
   switch (o.lifetime) {
     case Lifetime::SUBGRAPH_INPUT:
     case Lifetime::SUBGRAPH_OUTPUT:
       return "style=bold";
-    case Lifetime::CONSTANT_COPY:
-    case Lifetime::CONSTANT_REFERENCE:
-      return "style=filled, fillcolor=lightgrey";
-    case Lifetime::NO_VALUE:
-      return "style=dashed";
     case Lifetime::SUBGRAPH:
       return "shape=folder";
-    case Lifetime::TEMPORARY_VARIABLE:
-      break;
+    default:
+      return "style=solid";
   }
-  return "style=solid";
 }
 
+// DOT string escaping; a line break is added afterwards as DOT's own "\n", never escaped.
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -32,20 +31,67 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+// A scalar constant's value as text ("" when it has none to show).
+std::string scalar_value(const models::Operand& o) {
+  if (o.data.size() != models::element_size(o.type) || o.data.empty()) return "";
+  char text[32] = "";
+  switch (o.type) {
+    case OperandType::INT32: {
+      int32_t v;
+      std::memcpy(&v, o.data.data(), sizeof v);
+      std::snprintf(text, sizeof text, "%d", v);
+      break;
+    }
+    case OperandType::UINT32: {
+      uint32_t v;
+      std::memcpy(&v, o.data.data(), sizeof v);
+      std::snprintf(text, sizeof text, "%u", v);
+      break;
+    }
+    case OperandType::FLOAT32: {
+      float v;
+      std::memcpy(&v, o.data.data(), sizeof v);
+      std::snprintf(text, sizeof text, "%g", static_cast<double>(v));
+      break;
+    }
+    case OperandType::BOOL:
+      return o.data[0] ? "true" : "false";
+    default:
+      return "";
+  }
+  return text;
+}
+
+// What a constant or omitted input contributes to its operation's box: scalars by value, tensors by
+// type and shape. Drawn inside the box, they keep a model's graph to its data flow.
+std::string folded_input(const models::Operand& o, size_t position) {
+  std::string text = "in" + std::to_string(position) + ": ";
+  if (o.lifetime == Lifetime::NO_VALUE) return text + "(none)";
+  if (o.dimensions.empty()) {
+    const std::string v = scalar_value(o);
+    return text + (v.empty() ? std::string(models::to_string(o.type)) : v);
+  }
+  return text + "const " + std::string(models::to_string(o.type)) + " " +
+         models::dims_to_string(o.dimensions);
+}
+
+bool folded(const models::Operand& o) { return o.is_constant() || o.lifetime == Lifetime::NO_VALUE; }
+
 // One subgraph; node names are prefixed so subgraphs never share a node.
 void dump_subgraph(const models::Subgraph& g, const std::string& prefix, std::string& out) {
   const std::string indent = prefix.empty() ? "  " : "    ";
   for (size_t i = 0; i < g.operands.size(); ++i) {
     const auto& o = g.operands[i];
-    std::string label = "#" + std::to_string(i) + " " + std::string(models::to_string(o.type));
+    if (folded(o)) continue;
+    std::string label = escape("#" + std::to_string(i) + " " + std::string(models::to_string(o.type)));
     if (o.lifetime == Lifetime::SUBGRAPH)
-      label += " → referenced[" + std::to_string(o.subgraph) + "]";
+      label += escape(" → referenced[" + std::to_string(o.subgraph) + "]");
     else
-      label += "\\n" + models::dims_to_string(o.dimensions);
+      label += "\\n" + escape(models::dims_to_string(o.dimensions));
     if (o.lifetime == Lifetime::SUBGRAPH_INPUT) label += "\\ninput";
     if (o.lifetime == Lifetime::SUBGRAPH_OUTPUT) label += "\\noutput";
-    out += indent + prefix + "d" + std::to_string(i) + " [label=\"" + escape(label) + "\", " +
-           operand_style(o) + "];\n";
+    out +=
+        indent + prefix + "d" + std::to_string(i) + " [label=\"" + label + "\", " + operand_style(o) + "];\n";
   }
   auto operand_node = [&](uint32_t idx) {
     if (idx < g.operands.size()) return prefix + "d" + std::to_string(idx);
@@ -56,11 +102,17 @@ void dump_subgraph(const models::Subgraph& g, const std::string& prefix, std::st
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const auto& op = g.operations[k];
     const std::string node = prefix + "op" + std::to_string(k);
-    out += indent + node + " [shape=box, label=\"" + std::to_string(k) + ": " +
-           std::string(models::to_string(op.type)) + "\"];\n";
+    std::string label = escape(std::to_string(k) + ": " + std::string(models::to_string(op.type)));
     for (size_t j = 0; j < op.inputs.size(); ++j)
+      if (op.inputs[j] < g.operands.size() && folded(g.operands[op.inputs[j]]))
+        label += "\\l" + escape(folded_input(g.operands[op.inputs[j]], j));
+    out += indent + node + " [shape=box, label=\"" + label +
+           (label.find("\\l") == std::string::npos ? "" : "\\l") + "\"];\n";
+    for (size_t j = 0; j < op.inputs.size(); ++j) {
+      if (op.inputs[j] < g.operands.size() && folded(g.operands[op.inputs[j]])) continue;
       out +=
           indent + operand_node(op.inputs[j]) + " -> " + node + " [label=\"" + std::to_string(j) + "\"];\n";
+    }
     for (size_t j = 0; j < op.outputs.size(); ++j)
       out +=
           indent + node + " -> " + operand_node(op.outputs[j]) + " [label=\"" + std::to_string(j) + "\"];\n";

@@ -99,13 +99,15 @@ class RunResult:
 
     @property
     def layers(self):
-        """DataFrame, one row per operation: type, where (npu/cpu/control_flow), cpu_reason, jobs, macs,
-        output_type, output_dims, and for NPU layers start_us, device_us, busy_us, energy_pj from the
-        run's trace (NaN where unknown)."""
+        """DataFrame, one row per operation: type, where (npu/cpu/control_flow), cpu_reason, jobs, tiles,
+        macs, dram_bytes, output_type, output_dims, and for NPU layers start_us, device_us, busy_us,
+        compute_us, dma_in_us, dma_out_us, stall_us, array_utilisation, energy_pj from the run's trace
+        (NaN where unknown); the columns of ``npusim run --out``'s layers.csv."""
         import pandas as pd
 
-        cols = ["operation", "type", "where", "cpu_reason", "jobs", "macs", "output_type", "output_dims",
-                "start_us", "device_us", "busy_us", "energy_pj"]
+        cols = ["operation", "type", "where", "cpu_reason", "jobs", "tiles", "macs", "dram_bytes", "output_type",
+                "output_dims", "start_us", "device_us", "busy_us", "compute_us", "dma_in_us", "dma_out_us",
+                "stall_us", "array_utilisation", "energy_pj"]
         return pd.DataFrame(self.raw.get("layers", []), columns=cols).set_index("operation")
 
     def summary(self):

@@ -199,13 +199,25 @@ std::string run(const std::string& request_text) {
     if (layers) {
       j["layers"] = json::array();
       for (const auto& l : tools::layer_table(*model, *cfg, &trace, ro.device == "cpu")) {
-        json row = {{"operation", l.operation}, {"type", l.type},           {"where", l.where},
-                    {"cpu_reason", l.cpu_reason}, {"jobs", l.jobs},        {"macs", l.macs},
-                    {"output_type", l.output_type}, {"output_dims", l.output_dims}};
+        json row = {{"operation", l.operation},
+                    {"type", l.type},
+                    {"where", l.where},
+                    {"cpu_reason", l.cpu_reason},
+                    {"jobs", l.jobs},
+                    {"macs", l.macs},
+                    {"tiles", l.tiles},
+                    {"dram_bytes", l.dram_bytes},
+                    {"output_type", l.output_type},
+                    {"output_dims", l.output_dims}};
         if (l.timed) {
           row["start_us"] = l.start_us;
           row["device_us"] = l.device_us;
           row["busy_us"] = l.busy_us;
+          row["compute_us"] = l.compute_us;
+          row["dma_in_us"] = l.dma_in_us;
+          row["dma_out_us"] = l.dma_out_us;
+          row["stall_us"] = l.stall_us;
+          row["array_utilisation"] = l.array_utilisation;
           row["energy_pj"] = l.energy_pj;
         }
         j["layers"].push_back(row);
@@ -255,7 +267,7 @@ std::string scenario(const std::string& request_text) {
   for (const auto& m : runs->metrics) j["runs"].push_back(m.to_json());
   if (!report.empty()) {
     std::ofstream f(report);
-    f << scenario::html_report(runs->main_run, runs->metrics);
+    f << scenario::html_report(runs->main_run, runs->metrics, runs->other_runs);
     if (!f) return error("output", report + ": cannot write");
   }
   return j.dump();

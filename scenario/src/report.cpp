@@ -12,69 +12,143 @@ function el(tag, attrs, parent) {
   if (parent) parent.appendChild(e);
   return e;
 }
+function text(attrs, parent, s) { const e = el('text', attrs, parent); e.textContent = s; return e; }
+// Hover text of a mark.
+function hover(e, s) { el('title', {}, e).textContent = s; return e; }
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 const run = DATA.run, T = run.duration_s * 1e9;
-const uidColor = {};
-run.apps.forEach((a, i) => uidColor[a.uid] = COLORS[i % COLORS.length]);
-function chart(id, rows, height) {
+const uidColor = {}, uidName = {};
+run.apps.forEach((a, i) => { uidColor[a.uid] = COLORS[i % COLORS.length]; uidName[a.uid] = a.name; });
+// Round tick values: steps of 1, 2 or 5 × 10^k, about `n` of them over [lo, hi].
+function ticks(lo, hi, n) {
+  const raw = (hi - lo) / Math.max(1, n), mag = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+  const step = [1, 2, 5, 10].map(m => m * mag).find(s => s >= raw) || 10 * mag;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+  return out;
+}
+// Time unit for the run's length: ms below 10 s, else s.
+const TU = T < 10e9 ? {name: 'ms', ns: 1e6} : {name: 's', ns: 1e9};
+const LEFT = 120, RIGHT = 20;
+function chart(id, height) {
   const svg = document.getElementById(id);
-  const W = 900, H = height || rows * 22 + 30;
+  const W = 1200, H = height;
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.setAttribute('width', W); svg.setAttribute('height', H);
-  return {svg, W, H, x: t => 120 + (W - 130) * t / T};
+  return {svg, W, H, x: t => LEFT + (W - LEFT - RIGHT) * t / T};
+}
+// The time axis under a chart: ticks with values and the unit.
+function timeAxis(c, y) {
+  el('line', {x1: LEFT, y1: y, x2: c.W - RIGHT, y2: y, stroke: '#444'}, c.svg);
+  for (const v of ticks(0, T / TU.ns, 10)) {
+    const x = c.x(v * TU.ns);
+    el('line', {x1: x, y1: y, x2: x, y2: y + 5, stroke: '#444'}, c.svg);
+    text({x, y: y + 17, 'font-size': 11, 'text-anchor': 'middle', class: 'tick x'}, c.svg, String(v));
+  }
+  text({x: (LEFT + c.W - RIGHT) / 2, y: y + 34, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-label'},
+       c.svg, `simulated time (${TU.name})`);
 }
 function lanes(id, names, spansOf) {
-  const c = chart(id, names.length);
+  const c = chart(id, names.length * 22 + 20 + 45);
   names.forEach((n, i) => {
-    el('text', {x: 4, y: 20 + i * 22 + 14, 'font-size': 12}, c.svg).textContent = n;
+    text({x: 4, y: 20 + i * 22 + 14, 'font-size': 12}, c.svg, n);
     for (const s of spansOf(i))
-      el('rect', {x: c.x(s[0]), y: 20 + i * 22, width: Math.max(0.5, c.x(s[1]) - c.x(s[0])), height: 16,
-                  fill: s[2], opacity: s[3] || 1}, c.svg);
+      hover(el('rect', {x: c.x(s[0]), y: 20 + i * 22, width: Math.max(0.5, c.x(s[1]) - c.x(s[0])), height: 16,
+                        fill: s[2], opacity: s[3] || 1, class: 'mark'}, c.svg),
+            `${s[4]}: ${(s[0] / TU.ns).toFixed(3)} … ${(s[1] / TU.ns).toFixed(3)} ${TU.name}`);
   });
+  timeAxis(c, 20 + names.length * 22 + 4);
   c.svg.dataset.rendered = '1';
+  c.svg.dataset.marks = c.svg.querySelectorAll('.mark').length;
 }
+// Colour legend: one entry per app.
+(function () {
+  const legend = document.getElementById('legend');
+  run.apps.forEach(a => {
+    const item = document.createElement('span');
+    item.className = 'legend-item';
+    item.innerHTML = `<span class="swatch" style="background:${uidColor[a.uid]}"></span>`;
+    item.appendChild(document.createTextNode(a.name));
+    legend.appendChild(item);
+  });
+  const resident = document.createElement('span');
+  resident.className = 'legend-item';
+  resident.innerHTML = '<span class="swatch" style="background:#ddd"></span>model resident (per-app timeline)';
+  legend.appendChild(resident);
+})();
 lanes('apps', run.apps.map(a => a.name), i => {
   const a = run.apps[i];
-  return a.resident.map(s => [s[0], s[1], '#ddd']).concat(a.jobs.map(s => [s[0], s[1], uidColor[a.uid]]));
+  return a.resident.map(s => [s[0], s[1], '#ddd', 1, a.name + ' resident'])
+      .concat(a.jobs.map(s => [s[0], s[1], uidColor[a.uid], 1, a.name + ' job']));
 });
-const channels = [...Array(run.channels).keys()];
-lanes('channels', channels.map(c => 'ch' + c), c => run.channel_spans.filter(s => s[0] === c)
-      .map(s => [s[1], s[2], uidColor[s[3]]]));
-// Latency histograms (log-spaced bins), one row per app.
+function channelLanes(id, r) {
+  const channels = [...Array(r.channels).keys()];
+  lanes(id, channels.map(c => 'ch' + c), c => r.channel_spans.filter(s => s[0] === c)
+        .map(s => [s[1], s[2], uidColor[s[3]], 1, uidName[s[3]] || 'uid ' + s[3]]));
+}
+channelLanes('channels', run);
+(DATA.others || []).forEach((r, i) => channelLanes('channels-' + i, r));
+// Latency histograms (log-spaced bins), one row per app; the bin range is written under each row.
 (function () {
-  const c = chart('latency', 0, run.apps.length * 70 + 20);
+  const rowH = 90, c = chart('latency', run.apps.length * rowH + 20);
   run.apps.forEach((a, i) => {
     const lat = a.requests.filter(r => !r[5]).map(r => (r[3] - r[1]) / 1e6);
-    el('text', {x: 4, y: 20 + i * 70 + 30, 'font-size': 12}, c.svg).textContent = a.name;
-    if (!lat.length) return;
+    const top = 20 + i * rowH;
+    text({x: 4, y: top + 30, 'font-size': 12}, c.svg, a.name);
+    if (!lat.length) {
+      text({x: LEFT, y: top + 30, 'font-size': 11}, c.svg, 'no completed requests');
+      return;
+    }
     const lo = Math.log10(Math.max(1e-3, Math.min(...lat))), hi = Math.log10(Math.max(...lat)) + 1e-9;
     const bins = new Array(40).fill(0);
     lat.forEach(l => bins[Math.min(39, Math.floor((Math.log10(Math.max(l, 1e-3)) - lo) / (hi - lo + 1e-12) * 40))]++);
-    const max = Math.max(...bins);
-    bins.forEach((b, k) => el('rect', {x: 120 + k * 19, y: 20 + i * 70 + 60 - 55 * b / max, width: 17,
-                                      height: 55 * b / max, fill: uidColor[a.uid]}, c.svg));
-    el('text', {x: 120, y: 20 + i * 70 + 72, 'font-size': 10}, c.svg).textContent =
-        `${Math.pow(10, lo).toFixed(2)} ms … ${Math.pow(10, hi).toFixed(2)} ms (log), n = ${lat.length}`;
+    const max = Math.max(...bins), bw = (c.W - LEFT - RIGHT) / 40;
+    bins.forEach((b, k) => hover(el('rect', {x: LEFT + k * bw, y: top + 60 - 55 * b / max, width: bw - 2,
+                                             height: 55 * b / max, fill: uidColor[a.uid], class: 'mark'}, c.svg),
+                                 `${b} request${b === 1 ? '' : 's'}`));
+    text({x: LEFT, y: top + 76, 'font-size': 11, class: 'caption'}, c.svg,
+         `latency ${Math.pow(10, lo).toFixed(2)} ms … ${Math.pow(10, hi).toFixed(2)} ms (log bins), ` +
+         `n = ${lat.length}, tallest bin ${max}`);
   });
   c.svg.dataset.rendered = '1';
 })();
-// Temperature and clock over time.
-function line(id, series, unit) {
-  const c = chart(id, 0, 200);
-  const all = series.flatMap(s => s.values);
-  const lo = Math.min(...all), hi = Math.max(...all) + 1e-9;
-  const y = v => 180 - 160 * (v - lo) / (hi - lo);
+// Temperature and clock over time, with a value axis; temperature also draws the trip points.
+function line(id, series, unit, marks) {
+  const c = chart(id, 260);
+  const all = series.flatMap(s => s.values).concat((marks || []).map(m => m.v));
+  let lo = Math.min(...all), hi = Math.max(...all);
+  if (hi - lo < 1) { lo -= 0.5; hi += 0.5; }
+  const top = 10, bottom = 200;
+  const y = v => bottom - (bottom - top) * (v - lo) / (hi - lo);
+  el('line', {x1: LEFT, y1: top, x2: LEFT, y2: bottom, stroke: '#444'}, c.svg);
+  for (const v of ticks(lo, hi, 5)) {
+    el('line', {x1: LEFT - 5, y1: y(v), x2: c.W - RIGHT, y2: y(v), stroke: '#eee'}, c.svg);
+    text({x: LEFT - 8, y: y(v) + 4, 'font-size': 11, 'text-anchor': 'end', class: 'tick y'}, c.svg, String(v));
+  }
+  text({x: 14, y: (top + bottom) / 2, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-label',
+        transform: `rotate(-90 14 ${(top + bottom) / 2})`}, c.svg, unit);
+  for (const m of marks || []) {
+    el('line', {x1: LEFT, y1: y(m.v), x2: c.W - RIGHT, y2: y(m.v), stroke: '#c00', 'stroke-dasharray': '6 4',
+                class: 'trip'}, c.svg);
+    text({x: c.W - RIGHT - 4, y: y(m.v) - 3, 'font-size': 10, 'text-anchor': 'end', fill: '#c00'}, c.svg,
+         `${m.name} ${m.v} ${unit}`);
+  }
   series.forEach((s, i) => {
-    el('polyline', {points: run.samples.map((p, k) => `${c.x(p[0])},${y(s.values[k])}`).join(' '),
-                    fill: 'none', stroke: COLORS[i], 'stroke-width': 1.5}, c.svg);
-    el('text', {x: 4, y: 40 + i * 16, 'font-size': 12, fill: COLORS[i]}, c.svg).textContent = s.name;
+    hover(el('polyline', {points: run.samples.map((p, k) => `${c.x(p[0])},${y(s.values[k])}`).join(' '),
+                          fill: 'none', stroke: COLORS[i], 'stroke-width': 1.5, class: 'series'}, c.svg), s.name);
+    text({x: LEFT + 10 + i * 140, y: top + 14, 'font-size': 12, fill: COLORS[i], class: 'legend'}, c.svg, s.name);
   });
-  el('text', {x: 4, y: 195, 'font-size': 10}, c.svg).textContent = `${lo.toFixed(1)} … ${hi.toFixed(1)} ${unit}`;
+  timeAxis(c, bottom + 4);
   c.svg.dataset.rendered = '1';
+  c.svg.dataset.series = series.length;
 }
-line('temperature', [{name: 'junction °C', values: run.samples.map(p => p[1])},
-                     {name: 'skin °C', values: run.samples.map(p => p[2])}], '°C');
-line('clock', [{name: 'NPU MHz', values: run.samples.map(p => p[3])}], 'MHz');
+// Trip points far above the run's temperatures would squash the curves: draw those within 10 °C of its peak.
+const temps = run.samples.flatMap(p => [p[1], p[2]]), peak = Math.max(...temps);
+line('temperature', [{name: 'junction', values: run.samples.map(p => p[1])},
+                     {name: 'skin', values: run.samples.map(p => p[2])}], '°C',
+     (run.trip_points_c || []).filter(t => t.c <= peak + 10).map(t => ({name: t.name, v: t.c})));
+line('clock', [{name: 'NPU clock', values: run.samples.map(p => p[3])}], 'MHz');
+document.body.dataset.chartsDrawn = document.querySelectorAll('svg[data-rendered]').length;
 )JS";
 
 std::string escape(const std::string& s) {
@@ -90,20 +164,36 @@ std::string escape(const std::string& s) {
 
 }  // namespace
 
-std::string html_report(const RunResult& main_run, const std::vector<Metrics>& comparison) {
-  std::string html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>npusim scenario " +
-                     escape(main_run.scenario) + "</title>\n<style>body{font-family:sans-serif;margin:20px}"
-                     "pre{background:#f6f6f6;padding:8px}svg{border:1px solid #ccc;display:block}</style></head><body>\n";
+std::string html_report(const RunResult& main_run, const std::vector<Metrics>& comparison,
+                        const std::vector<RunResult>& other_runs) {
+  std::string html =
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>npusim scenario " +
+      escape(main_run.scenario) +
+      "</title>\n<style>body{font-family:sans-serif;margin:20px}"
+      "pre{background:#f6f6f6;padding:8px;overflow-x:auto;max-width:100%}svg{border:1px solid "
+      "#ccc;display:block;"
+      "max-width:100%;height:auto}.legend-item{margin-right:1.5em;white-space:nowrap}"
+      ".swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}"
+      "</style></head><body>\n";
   html += "<h1>Scenario " + escape(main_run.scenario) + " — policy " + escape(main_run.policy) + "</h1>\n";
   html += "<h2>Comparison</h2>\n<pre id=\"comparison\">" + escape(comparison_table(comparison)) + "</pre>\n";
   for (const auto& m : comparison)
     if (m.policy == main_run.policy) html += "<h2>Apps</h2>\n<pre>" + escape(app_table(m)) + "</pre>\n";
-  html += "<h2>Timeline per app (grey: model resident; colour: NPU jobs)</h2><svg class=\"chart\" id=\"apps\"></svg>\n";
+  html +=
+      "<h2>Timeline per app (grey: model resident; colour: NPU jobs)</h2>\n<div id=\"legend\"></div>\n"
+      "<svg class=\"chart\" id=\"apps\"></svg>\n";
   html += "<h2>Timeline per channel (colour: app)</h2><svg class=\"chart\" id=\"channels\"></svg>\n";
+  for (size_t i = 0; i < other_runs.size(); ++i)
+    html += "<h2>Timeline per channel under policy " + escape(other_runs[i].policy) +
+            "</h2><svg class=\"chart\" id=\"channels-" + std::to_string(i) + "\"></svg>\n";
   html += "<h2>Latency distribution (arrival to end)</h2><svg class=\"chart\" id=\"latency\"></svg>\n";
   html += "<h2>Temperature</h2><svg class=\"chart\" id=\"temperature\"></svg>\n";
   html += "<h2>NPU clock</h2><svg class=\"chart\" id=\"clock\"></svg>\n";
-  std::string data = nlohmann::json{{"run", main_run.to_json()}}.dump();
+  nlohmann::json others = nlohmann::json::array();
+  for (const auto& r : other_runs)
+    others.push_back(
+        {{"policy", r.policy}, {"channels", r.channels}, {"channel_spans", r.to_json()["channel_spans"]}});
+  std::string data = nlohmann::json{{"run", main_run.to_json()}, {"others", others}}.dump();
   // Keep "</script>" out of the embedded JSON.
   for (size_t p = 0; (p = data.find("</", p)) != std::string::npos; p += 3) data.replace(p, 2, "<\\/");
   html += "<script>\nconst DATA = " + data + ";\n" + kScript + "</script>\n</body></html>\n";

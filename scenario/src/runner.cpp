@@ -93,6 +93,8 @@ json RunResult::to_json() const {
   j["channels"] = channels;
   j["clock_mhz"] = clock_mhz;
   j["fastest_mhz"] = fastest_mhz;
+  j["trip_points_c"] = json::array();
+  for (const auto& [name, c] : trip_points_c) j["trip_points_c"].push_back({{"name", name}, {"c", c}});
   j["preemptions"] = preemptions;
   j["preempt_latency_ns"] = preempt_latency_ns;
   j["preempt_saved_bytes"] = preempt_saved_bytes;
@@ -145,6 +147,9 @@ Result<RunResult> RunResult::from_json(const json& j) {
     r.channels = j.at("channels");
     r.clock_mhz = j.at("clock_mhz");
     r.fastest_mhz = j.at("fastest_mhz");
+    // Absent from results saved before the reports drew trip points.
+    if (j.contains("trip_points_c"))
+      for (const auto& t : j.at("trip_points_c")) r.trip_points_c.emplace_back(t.at("name"), t.at("c"));
     r.preemptions = j.at("preemptions");
     r.preempt_latency_ns = j.at("preempt_latency_ns");
     r.preempt_saved_bytes = j.at("preempt_saved_bytes");
@@ -236,6 +241,8 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   result.channels = cfg->npu.channels;
   result.clock_mhz = cfg->npu.clock_mhz();
   result.fastest_mhz = cfg->npu.dvfs.points.front().mhz;
+  for (size_t i = 0; i < cfg->npu.thermal.trips.size(); ++i)
+    result.trip_points_c.emplace_back(sim::ThermalConfig::kTripNames[i], cfg->npu.thermal.trips[i].temp_c);
   std::vector<std::unique_ptr<TenantApp>> tenants;
   std::string error;
 

@@ -79,7 +79,10 @@ Channel::Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConf
       restore_cycles_(
           stats.counter(stat(*this, "restore.cycles"), "cycles", "Cycles spent restoring contexts")),
       utilisation_(stats.value(stat(*this, "utilisation"), "",
-                               "Compute-engine busy cycles over elapsed cycles since time 0")) {
+                               "Whole run: compute-engine busy cycles over elapsed cycles since time 0")),
+      window_utilisation_(stats.value(stat(*this, "window_utilisation"), "",
+                                      "Compute-engine busy cycles over the NPU's execution window "
+                                      "(npu.execution_window_ns: any command buffer in flight)")) {
   for (size_t e = 0; e < kEngines; ++e) {
     const std::string p = std::string(to_string(static_cast<Engine>(e))) + ".";
     EngineState& es = engines_[e];
@@ -258,7 +261,9 @@ void Channel::command_processor() {
   for (;;) {
     while (!start_pending_) sc_core::wait(doorbell_);
     start_pending_ = false;
+    if (run_changed_) run_changed_(true);
     run_command_buffer();
+    if (run_changed_) run_changed_(false);
   }
 }
 
@@ -553,13 +558,15 @@ void Channel::complete(const Op& op, ChannelError error) {
   completion_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void Channel::update_stats(double elapsed_cycles) {
+void Channel::update_stats(double elapsed_cycles, double window_cycles) {
   for (auto& es : engines_) {
     const double active = static_cast<double>(*es.busy_cycles + *es.stall_cycles);
     *es.idle_cycles = elapsed_cycles > active ? static_cast<uint64_t>(elapsed_cycles - active + 0.5) : 0;
     *es.utilisation = elapsed_cycles > 0 ? static_cast<double>(*es.busy_cycles) / elapsed_cycles : 0.0;
   }
   utilisation_ = *engines_[static_cast<size_t>(Engine::COMPUTE)].utilisation;
+  const auto compute_busy = static_cast<double>(*engines_[static_cast<size_t>(Engine::COMPUTE)].busy_cycles);
+  window_utilisation_ = window_cycles > 0 ? std::min(1.0, compute_busy / window_cycles) : 0.0;
   const auto busy = static_cast<double>(busy_cycles_);
   idle_cycles_ = elapsed_cycles > busy ? static_cast<uint64_t>(elapsed_cycles - busy + 0.5) : 0;
 }

@@ -23,9 +23,15 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry&
           stats.value(std::string(this->name()) + ".busy_ns", "ns", "Time the DRAM port was transferring")),
       bandwidth_used_(
           stats.value(std::string(this->name()) + ".bandwidth_gbps", "GB/s",
-                      "Average DMA bandwidth used since time 0 (DMA and descriptor-fetch bytes)")),
-      utilisation_(stats.value(std::string(this->name()) + ".utilisation", "",
-                               "Fraction of the elapsed time the DRAM port was transferring")) {
+                      "Whole run: average DMA bandwidth since time 0 (DMA and descriptor-fetch bytes)")),
+      utilisation_(
+          stats.value(std::string(this->name()) + ".utilisation", "",
+                      "Whole run: fraction of the time since time 0 the DRAM port was transferring")),
+      window_bandwidth_(
+          stats.value(std::string(this->name()) + ".window_bandwidth_gbps", "GB/s",
+                      "DMA bandwidth over the NPU's execution window (npu.execution_window_ns)")),
+      window_utilisation_(stats.value(std::string(this->name()) + ".window_utilisation", "",
+                                      "Fraction of the execution window the DRAM port was transferring")) {
   host.register_b_transport(this, &Dram::b_transport);
 }
 
@@ -95,10 +101,13 @@ bool Dram::transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core:
   return true;
 }
 
-void Dram::update_stats() {
+void Dram::update_stats(double window_ns) {
   const double ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
   bandwidth_used_ = ns > 0 ? static_cast<double>(dma_bytes_) / ns : 0.0;  // B/ns = GB/s
   utilisation_ = ns > 0 ? busy_ns_ / ns : 0.0;
+  // Port time booked by a transfer still in flight may reach past the window's end.
+  window_bandwidth_ = window_ns > 0 ? static_cast<double>(dma_bytes_) / window_ns : 0.0;
+  window_utilisation_ = window_ns > 0 ? std::min(1.0, busy_ns_ / window_ns) : 0.0;
 }
 
 void Dram::b_transport(tlm::tlm_generic_payload& gp, sc_time& delay) {

@@ -54,7 +54,9 @@ Npu::Npu(sc_core::sc_module_name name, const NpuConfig& cfg, stats::Registry& st
       cfg_(validated(cfg)),
       clock_(cfg.clock_mhz()),
       mmio_reads_(stats.counter(std::string(this->name()) + ".mmio.reads", "", "Register reads")),
-      mmio_writes_(stats.counter(std::string(this->name()) + ".mmio.writes", "", "Register writes")) {
+      mmio_writes_(stats.counter(std::string(this->name()) + ".mmio.writes", "", "Register writes")),
+      window_ns_(stats.value(std::string(this->name()) + ".execution_window_ns", "ns",
+                             "Time with at least one command buffer in flight on any channel")) {
   SC_HAS_PROCESS(Npu);
   mmio.register_b_transport(this, &Npu::b_transport);
   power_ = std::make_unique<PowerModel>(power_params(cfg_), stats, this->name());
@@ -70,6 +72,7 @@ Npu::Npu(sc_core::sc_module_name name, const NpuConfig& cfg, stats::Registry& st
     Channel& ch = *channels_.back();
     ch.on_irq_change([this] { update_irq(); });
     ch.on_activity([this] { thermal_->wake(); });
+    ch.on_run([this](bool running) { on_channel_run(running); });
     ch.on_thermal_runaway([this] { inject_thermal_runaway(cfg_.faults.thermal_runaway_w); });
   }
   thermal_ = std::make_unique<ThermalMonitor>("thermal", cfg_.thermal, *power_, stats);
@@ -134,10 +137,29 @@ bool Npu::any_channel_busy() const {
 
 uint64_t Npu::cycle() const { return static_cast<uint64_t>(clock_.cycle_count()); }
 
+void Npu::on_channel_run(bool running) {
+  if (running) {
+    if (channels_running_++ == 0) {
+      window_since_ = sc_core::sc_time_stamp();
+      window_since_cycles_ = clock_.cycle_count();
+    }
+    return;
+  }
+  if (channels_running_ == 0 || --channels_running_ > 0) return;
+  window_ns_ += (sc_core::sc_time_stamp() - window_since_).to_seconds() * 1e9;
+  window_closed_cycles_ += clock_.cycle_count() - window_since_cycles_;
+}
+
 void Npu::update_stats() {
   thermal_->wake();
-  for (auto& ch : channels_) ch->update_stats(clock_.cycle_count());
-  dram_->update_stats();
+  // A window still open counts up to now (stats read mid-run), without closing it.
+  const bool open = channels_running_ > 0;
+  const double window_ns =
+      window_ns_ + (open ? (sc_core::sc_time_stamp() - window_since_).to_seconds() * 1e9 : 0.0);
+  const double window_cycles =
+      window_closed_cycles_ + (open ? clock_.cycle_count() - window_since_cycles_ : 0.0);
+  for (auto& ch : channels_) ch->update_stats(clock_.cycle_count(), window_cycles);
+  dram_->update_stats(window_ns);
   dvfs_->update_stats();
 }
 

@@ -1,9 +1,10 @@
 #include "npu/system/system.h"
 
 #include <fstream>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 
+#include "npu/common/log.h"
 #include "npu/drv/port/sim_port.h"
 #include "npu/models/model_json.h"
 #include "npu/sim/npu.h"
@@ -125,6 +126,8 @@ Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
   } catch (const std::exception& e) {
     return make_error(e.what());
   }
+  // Driver and register log lines carry the simulated time they happened at.
+  log::set_clock([] { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); });
   s->port_ = std::make_unique<drv::SimPort>("host_port", *s->npu_);
   s->driver_ = std::make_unique<drv::Driver>(s->port_->hardware(), s->port_->os(), cfg.driver);
   s->driver_->set_stats(&s->stats_);
@@ -132,6 +135,7 @@ Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
   if (cfg.trace) {
     s->npu_->set_tracer(&s->tracer_);
     s->driver_->set_tracer(&s->tracer_);
+    s->port_->set_tracer(&s->tracer_);
   }
   return s;
 }

@@ -354,8 +354,15 @@ TEST(Cli, GraphWritesGraphvizDot) {
   std::ifstream in("net.dot");
   const std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(dot.rfind("digraph model {", 0), 0u) << dot;
-  EXPECT_NE(dot.find("op0 [shape=box, label=\"0: CONV_2D\"]"), std::string::npos) << dot;
-  EXPECT_NE(dot.find("op3 [shape=box, label=\"3: FULLY_CONNECTED\"]"), std::string::npos) << dot;
+  // Constants inside the operation's box, one left-aligned line each: weights, bias, scalar parameters.
+  EXPECT_NE(
+      dot.find("op0 [shape=box, label=\"0: CONV_2D\\lin1: const TENSOR_QUANT8_ASYMM [32,3,3,3]\\lin2: const "
+               "TENSOR_INT32 [32]\\lin3: 1\\lin4: 2\\lin5: 2\\lin6: 1\\l\"]"),
+      std::string::npos)
+      << dot;
+  EXPECT_NE(dot.find("op3 [shape=box, label=\"3: FULLY_CONNECTED\\lin1: const TENSOR_QUANT8_ASYMM [10,4096]"),
+            std::string::npos)
+      << dot;
   EXPECT_NE(dot.find("d0 -> op0 [label=\"0\"]"), std::string::npos) << dot;
   EXPECT_NE(dot.find("\\ninput\", style=bold"), std::string::npos) << dot;
   EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");

@@ -3,11 +3,15 @@
 // flag that would do nothing in its context is refused rather than ignored.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../support/run_npusim.h"
 
@@ -122,9 +126,10 @@ TEST(Install, OutDirectoryAndIndividualFlags) {
   const auto config = read_json("run1/config.json");
   EXPECT_EQ(config["npu"]["channels"], 2);  // --set applied
   const std::string csv = read("run1/layers.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "operation,type,where,cpu_reason,jobs,macs,output_type,output_dims,start_us,device_us,busy_us,"
-            "energy_pj");
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "operation,type,where,cpu_reason,jobs,tiles,macs,dram_bytes,output_type,output_dims,start_us,device_us,"
+      "busy_us,compute_us,dma_in_us,dma_out_us,stall_us,array_utilisation,energy_pj");
   // conv-quant8 is one CONV_2D: on the NPU, one job per channel.
   EXPECT_NE(csv.find("\n0,CONV_2D,npu,\"\",2,"), std::string::npos) << csv;
 
@@ -174,6 +179,299 @@ TEST(IneffectiveFlags, AreRefusedNamingTheFlag) {
   // Valid selectors still pass: a tag, a dotted component, "all".
   for (const char* log : {"driver", "npu.ch0", "driver.regs,compilation"})
     EXPECT_EQ(npusim(std::string("--log ") + log + " " + run).status, 0) << log;
+}
+
+// layers.csv had no tiles, no engine split, no DRAM bytes and no utilisation per operation.
+TEST(Layers, TilesEngineTimeDramBytesAndUtilisationPerOperation) {
+  const CliRun r = npusim("run --model zoo:mobilenet_v2_quant8 --out l");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::istringstream csv(read("l/layers.csv"));
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::string> header;
+  for (std::stringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const auto stats = read_json("l/stats.json");
+  uint64_t dram_bytes = 0, descriptors = 0, rows = 0;
+  double compute_us = 0;
+  while (std::getline(csv, line)) {
+    // Split outside quotes (output_dims and cpu_reason are quoted).
+    std::vector<std::string> f(1);
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"')
+        quoted = !quoted;
+      else if (c == ',' && !quoted)
+        f.emplace_back();
+      else
+        f.back() += c;
+    }
+    ASSERT_EQ(f.size(), header.size()) << line;
+    ++rows;
+    EXPECT_EQ(f[column("where")], "npu") << line;
+    const uint64_t tiles = std::stoull(f[column("tiles")]);
+    dram_bytes += std::stoull(f[column("dram_bytes")]);
+    const double busy = std::stod(f[column("busy_us")]), compute = std::stod(f[column("compute_us")]);
+    // Compute time exactly where there are compute tiles (a RESHAPE is DMA alone).
+    EXPECT_EQ(compute > 0.0, tiles > 0) << line;
+    if (f[column("type")] != "RESHAPE") {
+      EXPECT_GT(tiles, 0u) << line;
+    }
+    EXPECT_LE(compute, busy + 1e-3) << line;
+    EXPECT_NEAR(std::stod(f[column("stall_us")]), busy - compute, 2e-3) << line;
+    compute_us += compute;
+    const double util = std::stod(f[column("array_utilisation")]);
+    EXPECT_GE(util, 0.0);
+    EXPECT_LE(util, 1.0);
+    if (f[column("type")] == "CONV_2D") {
+      EXPECT_GT(util, 0.0) << line;
+    }
+  }
+  EXPECT_EQ(rows, 66u);
+  // Every DMA byte of the run is some operation's (DRAM also carries the 128-byte descriptor fetches).
+  for (int c = 0; c < 4; ++c)
+    descriptors += stats["npu"]["ch" + std::to_string(c)]["descriptors"].get<uint64_t>();
+  EXPECT_EQ(dram_bytes + 128 * descriptors, stats["npu"]["dram"]["dma_bytes"].get<uint64_t>());
+  // The engine time adds up to the compute engines' busy cycles (1 GHz: 1000 cycles per µs).
+  double busy_cycles = 0;
+  for (int c = 0; c < 4; ++c)
+    busy_cycles += stats["npu"]["ch" + std::to_string(c)]["compute"]["busy_cycles"].get<double>();
+  EXPECT_NEAR(compute_us * 1000, busy_cycles, busy_cycles * 0.01);
+}
+
+// scenario --compare ran for almost two minutes without a word. Progress goes to stderr on a terminal
+// (here a pseudo-terminal from script(1)), never into a pipe, and --quiet silences it.
+TEST(Progress, OnATerminalOnlyAndQuietSilencesIt) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const std::string bench = std::string(NPUSIM_BIN) + " bench --model fc-quant8.model.json --iterations 3";
+  const std::string scenario = std::string(NPUSIM_BIN) + " scenario " NPUSIM_SOURCE_DIR
+                                                         "/configs/scenarios/camera_llm.json --scale 0.01";
+  auto on_terminal = [](const std::string& cmd) {
+    return run_shell("script -qec '" + cmd + " 2>&1 >/dev/null' /dev/null");
+  };
+  const CliRun b = on_terminal(bench);
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find("npusim: bench fc-quant8.model.json [1/6] iteration 1 of 3"), std::string::npos)
+      << b.output;
+  EXPECT_NE(b.output.find("[6/6] CPU reference 3 of 3"), std::string::npos) << b.output;
+  const CliRun s = on_terminal(scenario);
+  ASSERT_EQ(s.status, 0) << s.output;
+  EXPECT_NE(s.output.find("npusim: scenario camera_llm [3/3] default: llm alone"), std::string::npos)
+      << s.output;
+  for (const std::string& quiet :
+       {bench + " --quiet", scenario + " --quiet",
+        std::string(NPUSIM_BIN) + " -q" + bench.substr(std::string(NPUSIM_BIN).size())}) {
+    const CliRun q = on_terminal(quiet);
+    EXPECT_EQ(q.status, 0) << quiet << "\n" << q.output;
+    EXPECT_EQ(q.output.find("npusim:"), std::string::npos) << quiet << "\n" << q.output;
+  }
+  // Not a terminal: nothing on stderr.
+  const CliRun piped = run_shell(bench + " 2>&1 >/dev/null", false);
+  EXPECT_EQ(piped.output, "");
+}
+
+// Driver bring-up: register log lines had no time, the trace had no register or interrupt track.
+TEST(DriverViews, TimestampedRegisterLogAndRegisterIrqTracks) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const CliRun r = npusim(
+      "--log driver.regs run --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json "
+      "--trace t.json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::regex line(
+      R"(^\[ *(\d+)\.(\d{3}) us\] \[driver\.regs\] (read |write) ([A-Z_0-9.]+) += 0x[0-9a-f]{8}$)");
+  std::istringstream out(r.output);
+  size_t register_lines = 0;
+  double last_us = 0;
+  for (std::string l; std::getline(out, l);) {
+    std::smatch m;
+    if (l.find("[driver.regs]") == std::string::npos) continue;
+    ASSERT_TRUE(std::regex_match(l, m, line)) << l;
+    const double us = std::stod(m[1].str() + "." + m[2].str());
+    EXPECT_GE(us, last_us) << l;  // simulated time never runs backwards
+    last_us = us;
+    ++register_lines;
+  }
+  EXPECT_GT(register_lines, 10u);
+  EXPECT_GT(last_us, 0.0);
+  // The trace: a "registers" track with an instant per access and an "irq" track with handler spans.
+  const auto trace = read_json("t.json");
+  std::map<int64_t, std::string> names;
+  for (const auto& e : trace["traceEvents"])
+    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name")
+      names[e["tid"].get<int64_t>()] = e["args"]["name"];
+  size_t accesses = 0, handlers = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (!e.contains("tid") || !names.count(e["tid"].get<int64_t>())) continue;
+    const std::string& track = names[e["tid"].get<int64_t>()];
+    if (track == "registers" && e["ph"] == "i") {
+      ++accesses;
+      EXPECT_TRUE(e["name"].get<std::string>().rfind("read ", 0) == 0 ||
+                  e["name"].get<std::string>().rfind("write ", 0) == 0);
+    }
+    if (track == "irq" && e["ph"] == "X") ++handlers;
+  }
+  EXPECT_EQ(accesses, register_lines) << "one trace instant per logged register access";
+  EXPECT_GT(handlers, 0u);
+}
+
+// `devices` re-measured the capabilities on every call (3-4.5 s). They are cached per hardware config and
+// build: the second call reads the cache (no simulation: no register access at all), a changed config
+// measures again, and a damaged cache file is measured over rather than trusted.
+TEST(Devices, CapabilitiesCachedPerHardwareConfig) {
+  const std::string env = "NPUSIM_CACHE_DIR=" + fs::absolute("cache").string() + " ";
+  const std::string devices = env + NPUSIM_BIN + " --log driver.regs devices";
+  const CliRun first = run_shell(devices);
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("[driver.regs]"), std::string::npos) << "the first call measures";
+  size_t files = 0;
+  for (const auto& f : fs::directory_iterator("cache"))
+    files += f.path().filename().string().rfind("devices-", 0) == 0;
+  EXPECT_EQ(files, 1u);
+  const CliRun second = run_shell(devices);
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(second.output.find("[driver.regs]"), std::string::npos) << second.output;
+  auto table = [](const std::string& out) {
+    std::string t;
+    std::istringstream in(out);
+    for (std::string l; std::getline(in, l);)
+      if (l.find("[driver.regs]") == std::string::npos) t += l + "\n";
+    return t;
+  };
+  EXPECT_EQ(table(second.output), table(first.output));
+  EXPECT_NE(table(first.output).find("npusim-npu-minimal"), std::string::npos);
+  // Another hardware config: measured again, into a file of its own.
+  const CliRun other = run_shell(devices + " --set npu.channels=2");
+  ASSERT_EQ(other.status, 0) << other.output;
+  EXPECT_NE(other.output.find("[driver.regs]"), std::string::npos);
+  files = 0;
+  for (const auto& f : fs::directory_iterator("cache"))
+    files += f.path().filename().string().rfind("devices-", 0) == 0;
+  EXPECT_EQ(files, 2u);
+  // Damaged files are not trusted.
+  for (const auto& f : fs::directory_iterator("cache"))
+    std::ofstream(f.path()) << "{\"identity\": \"x\", \"devices\": []}";
+  const CliRun damaged = run_shell(devices);
+  ASSERT_EQ(damaged.status, 0) << damaged.output;
+  EXPECT_NE(damaged.output.find("[driver.regs]"), std::string::npos);
+  EXPECT_EQ(table(damaged.output), table(first.output));
+}
+
+// `graph` used the model-JSON reader alone (zoo: and .onnx refused), escaped its own line breaks into a
+// literal "\n" in every label, and drew each scalar parameter as a node of its own (MobileNet v2 came out
+// at 31,224 × 15,371 px). Now: the loader every command uses, real line breaks, constants inside the
+// operation's box, one node per value flowing between operations.
+TEST(Graph, ZooModelIsReadableWithConstantsInsideTheBoxes) {
+  const CliRun r = npusim("graph zoo:mobilenet_v2_quant8 -o m.dot");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string dot = read("m.dot");
+  EXPECT_EQ(dot.find("\\\\n"), std::string::npos) << "a label with an escaped (literal) line break";
+  EXPECT_NE(dot.find("\\n"), std::string::npos);
+  size_t operations = 0, operand_nodes = 0;
+  std::istringstream lines(dot);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("->") != std::string::npos) continue;
+    operations += line.find(" [shape=box") != std::string::npos;
+    operand_nodes += line.rfind("  d", 0) == 0;
+  }
+  // MobileNet v2: every operation has one output; with the graph input that is one node per operation + 1.
+  EXPECT_GT(operations, 60u);
+  EXPECT_EQ(operand_nodes, operations + 1) << dot.substr(0, 2000);
+  // A convolution's weights and scalar parameters are listed in its box.
+  EXPECT_NE(dot.find("CONV_2D\\lin1: const TENSOR_QUANT8_ASYMM ["), std::string::npos) << dot.substr(0, 2000);
+}
+
+// bench and graph read .onnx through the ONNX importer as run does (they used to parse it as JSON).
+TEST(Graph, BenchAndGraphShareRunsModelLoader) {
+  std::ofstream("junk.onnx") << "definitely not protobuf \x01\x02\x03";
+  for (const char* cmd :
+       {"run --model junk.onnx", "bench --model junk.onnx --iterations 1", "graph junk.onnx"}) {
+    const CliRun r = npusim(cmd);
+    EXPECT_EQ(r.status, 1) << cmd;
+    EXPECT_EQ(r.output, "npusim: junk.onnx: not a valid ONNX model (protobuf parse failed)\n") << cmd;
+  }
+}
+
+// Quantising an int8 model again used to succeed (cosine 0.78 against the float model it never had).
+TEST(Quantize, RefusesAnAlreadyQuantisedModel) {
+  const CliRun r = npusim("quantize zoo:mobilenet_v2_quant8 -o q.json");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output,
+            "npusim: zoo:mobilenet_v2_quant8: the model is already quantised: no TENSOR_FLOAT32 operand to "
+            "quantise "
+            "(graph inputs: TENSOR_QUANT8_ASYMM)\n");
+  EXPECT_FALSE(fs::exists("q.json"));
+}
+
+// Utilisation and bandwidth since time 0 over a 39 ms run said 1 % and 0.66 GB/s for an inference of
+// 1.8 ms that moved 25.9 MB. The execution window (command buffers in flight) is reported beside them.
+TEST(RunSummary, UtilisationAndBandwidthOverTheExecutionWindow) {
+  const CliRun r = npusim("run --model zoo:mobilenet_v2_quant8 --out w --json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto summary = nlohmann::json::parse(r.output);
+  const auto stats = read_json("w/stats.json");
+  const double window_ns = stats["npu"]["execution_window_ns"];
+  const double dma_bytes = stats["npu"]["dram"]["dma_bytes"];
+  const double end_ns = summary["simulated_end_s"].get<double>() * 1e9;
+  // The window lies within the time on device (whole µs), and is far shorter than the run.
+  EXPECT_GT(window_ns, 0.0);
+  EXPECT_LE(window_ns, (summary["device_us"].get<double>() + 1) * 1000);
+  EXPECT_LT(window_ns * 2, end_ns);
+  EXPECT_DOUBLE_EQ(stats["npu"]["dram"]["window_bandwidth_gbps"].get<double>(), dma_bytes / window_ns);
+  EXPECT_DOUBLE_EQ(summary["execution_window"]["dram_bandwidth_gbps"].get<double>(), dma_bytes / window_ns);
+  EXPECT_DOUBLE_EQ(summary["whole_run"]["dram_bandwidth_gbps"].get<double>(),
+                   stats["npu"]["dram"]["bandwidth_gbps"].get<double>());
+  // Per channel: compute busy cycles over the window's cycles (1 GHz: one cycle per ns).
+  double window_mean = 0;
+  for (int c = 0; c < 4; ++c) {
+    const auto& ch = stats["npu"]["ch" + std::to_string(c)];
+    const double busy = ch["compute"]["busy_cycles"];
+    EXPECT_NEAR(ch["window_utilisation"].get<double>(), busy / window_ns, 1e-3) << c;
+    // The same busy cycles over the window instead of the whole run (1 GHz throughout).
+    EXPECT_NEAR(ch["window_utilisation"].get<double>(), ch["utilisation"].get<double>() * end_ns / window_ns,
+                1e-3 * ch["window_utilisation"].get<double>())
+        << c;
+    EXPECT_GT(ch["window_utilisation"].get<double>(), 2 * ch["utilisation"].get<double>()) << c;
+    window_mean += ch["window_utilisation"].get<double>() / 4;
+  }
+  EXPECT_DOUBLE_EQ(summary["execution_window"]["compute_utilisation"].get<double>(), window_mean);
+  const CliRun text = npusim("run --model zoo:mobilenet_v2_quant8 --out w2");
+  EXPECT_NE(text.output.find("  execution window "), std::string::npos) << text.output;
+}
+
+// A run whose command buffer hung exited 0 with latency_us 2000018 and no word of the hang, the reset or
+// the retry; and "258 jobs" counted command buffers where the driver counted 1 job.
+TEST(RunSummary, HungRunExitsNonZeroNamingTheHang) {
+  const CliRun r = npusim("run --model zoo:mobilenet_v2_quant8 --set npu.faults.kind=hang --out h");
+  EXPECT_EQ(r.status, 4) << r.output;
+  EXPECT_NE(
+      r.output.find("npusim: zoo:mobilenet_v2_quant8: the run met faults: 1 hang found by the watchdog"),
+      std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("the hung command buffer was reset and retried"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("in 258 command buffers"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("in 258 jobs"), std::string::npos) << r.output;
+  const auto summary = read_json("h/summary.json");
+  EXPECT_EQ(summary["faults"]["hangs"], 1);
+  EXPECT_GE(summary["faults"]["channel_resets"].get<int>(), 1);
+  EXPECT_EQ(summary["faults"]["jobs_failed"], 0);
+  // Without a fault: exit 0 and no faults line.
+  const CliRun clean = npusim("run --model zoo:mobilenet_v2_quant8 --out c");
+  EXPECT_EQ(clean.status, 0) << clean.output;
+  EXPECT_EQ(clean.output.find("faults"), std::string::npos) << clean.output;
+}
+
+// docs/models.md said the default device memory was 4 GiB while the shipped default config has 12 GiB.
+TEST(Docs, ModelsDocStatesTheShippedDramSize) {
+  const auto cfg = read_json(NPUSIM_SOURCE_DIR "/configs/npu/default.json");
+  const unsigned gib = cfg["npu"]["dram"]["size_mib"].get<unsigned>() / 1024;
+  const unsigned weight_gib = cfg["npu"]["weight_memory"]["mib"].get<unsigned>() / 1024;
+  const std::string doc = read(NPUSIM_SOURCE_DIR "/docs/models.md");
+  EXPECT_EQ(doc.find("default 4 GiB"), std::string::npos);
+  EXPECT_NE(doc.find("default " + std::to_string(gib) + " GiB of device memory, " +
+                     std::to_string(weight_gib) + " GiB of it weight memory"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -193,7 +193,19 @@ Result<RangeMap> calibrate(const Model& model, const std::vector<TensorMap>& sam
   return ranges;
 }
 
+Result<void> check_quantizable(const Model& model) {
+  const auto& ops = model.main.operands;
+  if (std::any_of(ops.begin(), ops.end(), is_float_tensor)) return {};
+  std::string input_types;
+  for (uint32_t i : model.main.input_indexes)
+    if (i < ops.size())
+      input_types += (input_types.empty() ? "" : ", ") + std::string(to_string(ops[i].type));
+  return make_error("the model is already quantised: no TENSOR_FLOAT32 operand to quantise (graph inputs: " +
+                    (input_types.empty() ? std::string("none") : input_types) + ")");
+}
+
 Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const QuantizeOptions& options) {
+  if (auto ok = check_quantizable(model); !ok) return make_error(ok.error());
   Model q = model;
   auto& g = q.main;
   const auto& src = model.main.operands;

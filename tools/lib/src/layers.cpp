@@ -1,6 +1,7 @@
 #include "npu/tools/layers.h"
 
 #include <algorithm>
+#include <map>
 
 #include "npu/hal/compiler.h"
 #include "npu/hal/ops/reference_executor.h"
@@ -23,18 +24,46 @@ models::Model with_inferred_shapes(const models::Model& model) {
 struct BufferSpan {
   double start_us, end_us;
   uint64_t energy_pj;
+  // Engine busy time of the descriptors that started inside this command buffer on its channel.
+  double compute_us = 0, dma_in_us = 0, dma_out_us = 0;
 };
 
-// Every NPU command buffer of the trace, by start time.
+// Every NPU command buffer of the trace, by start time, with its channel's engine time.
 std::vector<BufferSpan> command_buffers(const nlohmann::json& trace) {
   std::vector<BufferSpan> out;
   if (!trace.contains("traceEvents")) return out;
+  // Track names ("npu.ch0", "npu.ch0.compute", ...) by (pid, tid).
+  std::map<std::pair<int64_t, int64_t>, std::string> tracks;
+  for (const auto& e : trace["traceEvents"])
+    if (e.value("ph", "") == "M" && e.value("name", "") == "thread_name" && e.contains("args"))
+      tracks[{e.value("pid", int64_t{0}), e.value("tid", int64_t{0})}] = e["args"].value("name", "");
+  auto track_of = [&](const nlohmann::json& e) {
+    const auto it = tracks.find({e.value("pid", int64_t{0}), e.value("tid", int64_t{0})});
+    return it == tracks.end() ? std::string() : it->second;
+  };
+  struct EngineSpan {
+    double start_us, dur_us;
+  };
+  std::map<std::string, std::vector<EngineSpan>> engine_spans;  // by engine track name
+  std::vector<std::string> buffer_tracks;
   for (const auto& e : trace["traceEvents"]) {
-    if (e.value("ph", "") != "X" || e.value("name", "") != "command buffer") continue;
+    if (e.value("ph", "") != "X") continue;
     const double ts = e.value("ts", 0.0), dur = e.value("dur", 0.0);
+    if (e.value("name", "") != "command buffer") {
+      engine_spans[track_of(e)].push_back({ts, dur});
+      continue;
+    }
     uint64_t energy = 0;
     if (e.contains("args") && e["args"].contains("energy_pj")) energy = e["args"]["energy_pj"].get<uint64_t>();
     out.push_back({ts, ts + dur, energy});
+    buffer_tracks.push_back(track_of(e));
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    BufferSpan& b = out[i];
+    for (auto [engine, total] :
+         {std::pair{".compute", &b.compute_us}, {".dma_in", &b.dma_in_us}, {".dma_out", &b.dma_out_us}})
+      for (const EngineSpan& s : engine_spans[buffer_tracks[i] + engine])
+        if (s.start_us >= b.start_us && s.start_us < b.end_us) *total += s.dur_us;
   }
   std::stable_sort(out.begin(), out.end(), [](const BufferSpan& a, const BufferSpan& b) { return a.start_us < b.start_us; });
   return out;
@@ -86,7 +115,26 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
     r.where = st.control_flow ? "control_flow" : st.on_cpu ? "cpu" : "npu";
     r.cpu_reason = st.cpu_reason;
     r.jobs = static_cast<uint32_t>(st.jobs.size());
-    for (const auto& j : st.jobs) r.macs += j.macs;
+    for (const auto& j : st.jobs) {
+      r.macs += j.macs;
+      for (const desc::Raw& raw : j.commands) {
+        switch (desc::opcode_of(raw)) {
+          case desc::Opcode::DMA_IN:
+          case desc::Opcode::DMA_OUT: {
+            const auto dma = desc::decode<desc::Dma>(raw);
+            r.dram_bytes += static_cast<uint64_t>(dma.rows) * dma.row_bytes;
+            break;
+          }
+          case desc::Opcode::NOP:
+          case desc::Opcode::FENCE:
+          case desc::Opcode::BARRIER:
+          case desc::Opcode::PREEMPT_POINT:
+            break;
+          default:
+            ++r.tiles;
+        }
+      }
+    }
     control_flow |= st.control_flow;
     if (!st.on_cpu && !st.control_flow) npu_buffers += st.jobs.size();
   }
@@ -110,7 +158,15 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
       last = std::max(last, s.end_us);
       r.busy_us += s.end_us - s.start_us;
       r.energy_pj += s.energy_pj;
+      r.compute_us += s.compute_us;
+      r.dma_in_us += s.dma_in_us;
+      r.dma_out_us += s.dma_out_us;
     }
+    r.stall_us = std::max(0.0, r.busy_us - r.compute_us);
+    // The arrays' capacity over the command buffers' time, at the configured clock.
+    const double capacity =
+        r.busy_us * config.npu.clock_mhz() * config.npu.channel.array_rows * config.npu.channel.array_cols;
+    r.array_utilisation = capacity > 0 ? std::min(1.0, static_cast<double>(r.macs) / capacity) : 0.0;
     r.timed = true;
     r.start_us = first;
     r.device_us = last - first;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <numeric>
 
@@ -16,6 +16,7 @@
 #include "npu/models/zoo.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
+#include "npu/tools/model_file.h"
 
 namespace npu::mlts {
 namespace {
@@ -193,9 +194,9 @@ Distribution describe(const std::vector<double>& values, uint32_t bins) {
 Result<BenchResult> run_bench(const BenchOptions& o) {
   const auto wall0 = Clock::now();
   if (o.iterations == 0) return make_error("bench: --iterations must be at least 1");
-  auto model = models::load_model(o.model, o.seed);
+  // The loader every npusim command uses: model JSON, zoo:NAME or .onnx, validated.
+  auto model = tools::load_model_file(o.model, o.cpu_fallback, o.seed);
   if (!model) return make_error(model.error());
-  if (auto v = models::validate_model(*model); !v) return make_error(o.model + ": " + v.error());
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return make_error(cfg.error());
   auto sys = system::System::create(*cfg);
@@ -246,6 +247,7 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
     // Latency first, back to back, so the CPU reference runs do not let the NPU cool between iterations.
     std::vector<hal::TensorMap> outputs;
     for (uint32_t i = 0; i < o.iterations; ++i) {
+      if (o.on_iteration) o.on_iteration("iteration", i);
       const auto inputs = models::random_inputs(*model, o.seed + i, 0);
       Iteration it;
       const uint64_t start = s.os().now_ns();
@@ -270,6 +272,7 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
       return;
     }
     for (uint32_t i = 0; i < o.iterations; ++i) {
+      if (o.on_iteration) o.on_iteration("CPU reference", i);
       hal::ExecutionResult want =
           reference.model->execute_synchronously(models::random_inputs(*model, o.seed + i, 0), false);
       if (!want.status.ok()) {

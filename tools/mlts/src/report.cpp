@@ -28,8 +28,10 @@ std::string escape_html(const std::string& s) {
   return out;
 }
 
-// Drawing code: plain DOM calls into the four <svg> charts, axes with min/max labels. The data is
-// bench_json() embedded in the page (with "<" escaped so it cannot close the script element).
+// Drawing code: plain DOM calls into the <svg> charts. Axes carry round tick values (true values, never
+// offsets), value axes of latencies and counts start at zero so a small step looks small, counts are
+// integers. The data is bench_json() embedded in the page (with "<" escaped so it cannot close the
+// script element).
 constexpr const char* kScript = R"JS(
 const NS = 'http://www.w3.org/2000/svg';
 function el(parent, name, attrs, text) {
@@ -39,58 +41,97 @@ function el(parent, name, attrs, text) {
   parent.appendChild(e);
   return e;
 }
-function fmt(v) { return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3); }
-// A chart frame: plot area 60..W-10 × 10..H-30, axis labels for the y range and x range.
-function frame(svg, ylo, yhi, xlabel, ylabel) {
-  const W = +svg.getAttribute('width'), H = +svg.getAttribute('height');
-  const g = el(svg, 'g', {class: 'drawn'});
-  el(g, 'line', {x1: 60, y1: H - 30, x2: W - 10, y2: H - 30, stroke: '#444'});
-  el(g, 'line', {x1: 60, y1: 10, x2: 60, y2: H - 30, stroke: '#444'});
-  el(g, 'text', {x: 55, y: 16, 'text-anchor': 'end', 'font-size': 11}, fmt(yhi));
-  el(g, 'text', {x: 55, y: H - 30, 'text-anchor': 'end', 'font-size': 11}, fmt(ylo));
-  el(g, 'text', {x: (W + 50) / 2, y: H - 8, 'text-anchor': 'middle', 'font-size': 12}, xlabel);
-  el(g, 'text', {x: 12, y: (H - 20) / 2, 'font-size': 12, transform: `rotate(-90 12 ${(H - 20) / 2})`,
-                 'text-anchor': 'middle'}, ylabel);
-  const span = yhi > ylo ? yhi - ylo : 1;
-  return {g, W, H, y: v => H - 30 - (v - ylo) / span * (H - 45), x: (i, n) => 60 + (i + 0.5) * (W - 70) / n};
+// A tick value as text: integers without decimals, others with as many digits as the step needs.
+function fmt(v, step) {
+  if (Number.isInteger(v)) return String(v);
+  const digits = step ? Math.max(0, Math.min(6, -Math.floor(Math.log10(step) + 1e-9))) : 3;
+  return v.toFixed(digits);
 }
-function series(svg, values, xlabel, ylabel, color) {
+// Round ticks over [lo, hi]: steps of 1, 2 or 5 × 10^k (at least 1 when `integer`).
+function ticks(lo, hi, n, integer) {
+  const raw = (hi - lo) / Math.max(1, n), mag = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+  let step = [1, 2, 5, 10].map(m => m * mag).find(s => s >= raw) || 10 * mag;
+  if (integer) step = Math.max(1, Math.round(step));
+  const out = [];
+  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+  return {values: out, step};
+}
+// A chart frame: plot area 70..W-10 × 10..H-40, y ticks over [ylo, yhi] and the axis titles.
+function frame(svg, ylo, yhi, xlabel, ylabel, integer) {
+  const W = +svg.getAttribute('width'), H = +svg.getAttribute('height');
+  const t = ticks(ylo, yhi, 5, integer);
+  ylo = Math.min(ylo, t.values[0]);
+  yhi = Math.max(yhi, t.values[t.values.length - 1]);
+  const g = el(svg, 'g', {class: 'drawn'});
+  const span = yhi > ylo ? yhi - ylo : 1;
+  const y = v => H - 40 - (v - ylo) / span * (H - 50);
+  el(g, 'line', {x1: 70, y1: H - 40, x2: W - 10, y2: H - 40, stroke: '#444'});
+  el(g, 'line', {x1: 70, y1: 10, x2: 70, y2: H - 40, stroke: '#444'});
+  for (const v of t.values) {
+    el(g, 'line', {x1: 65, y1: y(v), x2: W - 10, y2: y(v), stroke: '#eee'});
+    el(g, 'text', {x: 62, y: y(v) + 4, 'text-anchor': 'end', 'font-size': 11, class: 'tick y'}, fmt(v, t.step));
+  }
+  el(g, 'text', {x: (W + 60) / 2, y: H - 6, 'text-anchor': 'middle', 'font-size': 12, class: 'axis-label'}, xlabel);
+  el(g, 'text', {x: 14, y: (H - 30) / 2, 'font-size': 12, transform: `rotate(-90 14 ${(H - 30) / 2})`,
+                 'text-anchor': 'middle', class: 'axis-label'}, ylabel);
+  return {g, W, H, y, x: (i, n) => 70 + (i + 0.5) * (W - 80) / n};
+}
+// Tick labels under the x axis at positions `at` (indices of n slots) reading `label(i)`.
+function xticks(f, n, label) {
+  const t = ticks(0, n - 1, 10, true);
+  for (const i of t.values)
+    el(f.g, 'text', {x: f.x(i, n), y: f.H - 24, 'text-anchor': 'middle', 'font-size': 11, class: 'tick x'}, label(i));
+}
+// One value per iteration; `zero`: the value axis starts at 0.
+function series(svg, values, xlabel, ylabel, color, zero) {
   let lo = Math.min(...values), hi = Math.max(...values);
-  if (lo === hi) { lo = lo * 0.9; hi = hi * 1.1 + (hi === 0 ? 1 : 0); }
-  const f = frame(svg, lo, hi, xlabel, ylabel);
+  if (zero) lo = Math.min(0, lo);
+  if (lo === hi) { hi = hi === 0 ? 1 : hi + Math.abs(hi) * 0.1; lo = zero ? lo : lo - (hi - lo); }
+  const f = frame(svg, lo, hi, xlabel, ylabel, false);
   const pts = values.map((v, i) => `${f.x(i, values.length)},${f.y(v)}`).join(' ');
-  el(f.g, 'polyline', {points: pts, fill: 'none', stroke: color, 'stroke-width': 2, class: 'mark'});
-  values.forEach((v, i) => el(f.g, 'circle', {cx: f.x(i, values.length), cy: f.y(v), r: 3, fill: color, class: 'mark'}));
+  el(f.g, 'polyline', {points: pts, fill: 'none', stroke: color, 'stroke-width': 2, class: 'series'});
+  values.forEach((v, i) => el(el(f.g, 'circle', {cx: f.x(i, values.length), cy: f.y(v), r: 3, fill: color, class: 'mark'}),
+                              'title', {}, `iteration ${i + 1}: ${v}`));
+  xticks(f, values.length, i => String(i + 1));
   return f.g;
 }
 function bars(svg, counts, lo, width, xlabel, ylabel) {
-  const f = frame(svg, 0, Math.max(...counts), xlabel, ylabel);
-  const bw = (f.W - 70) / counts.length;
+  const f = frame(svg, 0, Math.max(...counts), xlabel, ylabel, true);
+  const bw = (f.W - 80) / counts.length;
   counts.forEach((c, i) => {
     const top = f.y(c);
-    el(f.g, 'rect', {x: 60 + i * bw + 1, y: top, width: Math.max(bw - 2, 1), height: Math.max(f.H - 30 - top, 1),
-                     fill: '#3a7bd5', class: 'mark'});
+    el(el(f.g, 'rect', {x: 70 + i * bw + 1, y: top, width: Math.max(bw - 2, 1), height: Math.max(f.H - 40 - top, 0),
+                        fill: '#3a7bd5', class: 'mark'}),
+       'title', {}, `${fmt(lo + width * i)} … ${fmt(lo + width * (i + 1))}: ${c} iteration${c === 1 ? '' : 's'}`);
   });
-  el(f.g, 'text', {x: 60, y: f.H - 18, 'font-size': 11}, fmt(lo));
-  el(f.g, 'text', {x: f.W - 10, y: f.H - 18, 'text-anchor': 'end', 'font-size': 11}, fmt(lo + width * counts.length));
+  const edges = ticks(lo, lo + width * counts.length, 6, false);
+  for (const v of edges.values) {
+    const x = 70 + (v - lo) / (width * counts.length) * (f.W - 80);
+    if (x < 69 || x > f.W - 9) continue;
+    el(f.g, 'text', {x, y: f.H - 24, 'text-anchor': 'middle', 'font-size': 11, class: 'tick x'}, fmt(v, edges.step));
+  }
   return f.g;
 }
 function record(svg, g) {
   const b = g.getBBox();
   svg.setAttribute('data-marks', g.querySelectorAll('.mark').length);
+  svg.setAttribute('data-series', g.querySelectorAll('.series').length);
   svg.setAttribute('data-drawn-size', `${Math.round(b.width)}x${Math.round(b.height)}`);
 }
 const it = DATA.iterations;
 const lat = DATA.latency_us;
 const charts = [
-  ['latency', () => series(document.getElementById('latency'), it.map(x => x.latency_us), 'iteration', 'latency (us)', '#d1495b')],
+  ['latency', () => series(document.getElementById('latency'), it.map(x => x.latency_us), 'iteration',
+                           'latency (µs, simulated)', '#d1495b', true)],
   ['histogram', () => bars(document.getElementById('histogram'), lat.histogram, lat.min,
-                           lat.bin_width || Math.max(lat.max * 0.01, 1e-3), 'latency (us)', 'iterations')],
-  ['thermal', () => series(document.getElementById('thermal'), it.map(x => x.junction_c), 'iteration', 'junction (C)', '#edae49')],
+                           lat.bin_width || Math.max(lat.max * 0.01, 1e-3), 'latency (µs, simulated)', 'iterations')],
+  ['thermal', () => series(document.getElementById('thermal'), it.map(x => x.junction_c), 'iteration',
+                           'junction (°C)', '#edae49', false)],
 ];
 // Timing-only models have no values, so no error against the reference.
 if (DATA.accuracy)
-  charts.push(['error', () => series(document.getElementById('error'), it.map(x => x.mse_sum), 'iteration', 'sum of MSE', '#00798c')]);
+  charts.push(['error', () => series(document.getElementById('error'), it.map(x => x.mse_sum), 'iteration',
+                                     'sum of MSE', '#00798c', true)]);
 for (const [id, draw] of charts) record(document.getElementById(id), draw());
 document.body.setAttribute('data-charts-drawn', charts.length);
 )JS";

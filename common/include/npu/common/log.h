@@ -3,10 +3,12 @@
 // empty = quiet, `1` or `all` = everything, or a comma list of tags / name prefixes (`driver,npu.ch0`).
 #pragma once
 
+#include <spdlog/spdlog.h>
+
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 namespace npu::log {
 
@@ -18,6 +20,10 @@ bool enabled(const std::string& name);
 
 // Overrides NPUSIM_LOG for this process (tests, CLI --log); applies to existing loggers too.
 void set_filter(const std::string& filter);
+
+// The simulated clock (ns) every log line is stamped with, "[   68.312 us] [driver.regs] ...";
+// nullptr: lines carry no time. The simulation sets it (it is not the host's wall clock).
+void set_clock(std::function<uint64_t()> now_ns);
 
 // The first selector of `filter` no logger can match (its first dotted part is none of the tags and
 // component roots npusim logs under: compilation, cpuexe, driver, execution, manager, model,

@@ -72,17 +72,35 @@ bool SimPort::transport(tlm_utils::simple_initiator_socket<SimPort>& socket, tlm
   return gp.is_response_ok();
 }
 
+namespace {
+uint64_t now_ns() { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); }
+}  // namespace
+
+void SimPort::set_tracer(trace::Tracer* tracer) {
+  tracer_ = tracer;
+  if (!tracer_) return;
+  register_track_ = tracer_->track("driver", "registers");
+  irq_track_ = tracer_->track("driver", "irq");
+}
+
 uint32_t SimPort::read32(uint32_t offset) {
   uint32_t v = 0;
   transport(mmio_socket, tlm::TLM_READ_COMMAND, offset, &v, 4);
   static auto log = log::get("driver.regs");
   log->trace("read  {:<22} = 0x{:08x}", regs::register_name(offset), v);
+  if (tracer_)
+    // At the value's arrival, as the log line: appended in time order, so the track never runs backwards.
+    tracer_->instant(register_track_, "read " + std::string(regs::register_name(offset)), now_ns(),
+                     {{"offset", offset}, {"value", v}});
   return v;
 }
 
 void SimPort::write32(uint32_t offset, uint32_t value) {
   static auto log = log::get("driver.regs");
   log->trace("write {:<22} = 0x{:08x}", regs::register_name(offset), value);
+  if (tracer_)
+    tracer_->instant(register_track_, "write " + std::string(regs::register_name(offset)), now_ns(),
+                     {{"offset", offset}, {"value", value}});
   transport(mmio_socket, tlm::TLM_WRITE_COMMAND, offset, &value, 4);
 }
 
@@ -117,7 +135,9 @@ void SimPort::irq_thread() {
       sc_core::wait(irq.posedge_event());
       continue;
     }
+    const uint64_t start = now_ns();
     handler_();
+    if (tracer_) tracer_->span(irq_track_, "interrupt handler", start, now_ns() - start);
     sc_core::wait(sc_core::SC_ZERO_TIME);  // let the line settle before sampling it again
   }
 }

@@ -76,6 +76,8 @@ struct RunResult {
   uint32_t channels = 0;
   double clock_mhz = 0;    // at reset (the initial operating point): converts busy cycles to time
   double fastest_mhz = 0;  // the fastest operating point: below it the clock counts as throttled
+  std::vector<std::pair<std::string, double>>
+      trip_points_c;  // thermal trip points (name, °C), for the report
   std::vector<AppRun> apps;
   std::vector<Sample> samples;
   std::vector<ChannelSpan> channel_spans;  // which app's work ran on which channel (channel_timeline)

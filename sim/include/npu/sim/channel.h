@@ -84,6 +84,9 @@ class Channel : public sc_core::sc_module {
   void on_irq_change(std::function<void()> cb) { irq_changed_ = std::move(cb); }
   // Called at every doorbell, before any work (the thermal monitor resumes sampling).
   void on_activity(std::function<void()> cb) { activity_ = std::move(cb); }
+  // Called when a command buffer starts (true) and when it ends, completed, preempted, failed or reset
+  // (false).
+  void on_run(std::function<void(bool running)> cb) { run_changed_ = std::move(cb); }
   // Called when an armed THERMAL_RUNAWAY fault strikes.
   void on_thermal_runaway(std::function<void()> cb) { runaway_ = std::move(cb); }
   const ComputeCore& core() const { return *core_; }
@@ -97,7 +100,8 @@ class Channel : public sc_core::sc_module {
   void arm_fault(regs::FaultKind kind, uint32_t at_descriptor, bool next_buffer_only);
 
   // Brings derived stats (idle cycles, utilisation) up to the present time.
-  void update_stats(double elapsed_cycles);
+  // window_cycles: the NPU's execution window (cycles with any command buffer in flight) so far.
+  void update_stats(double elapsed_cycles, double window_cycles);
 
  private:
   struct Op {
@@ -206,6 +210,7 @@ class Channel : public sc_core::sc_module {
   Run run_;
   ArmedFault fault_;
   std::function<void()> irq_changed_, activity_, runaway_;
+  std::function<void(bool)> run_changed_;
   trace::Tracer* tracer_ = nullptr;
   uint32_t track_ = 0;
 
@@ -253,6 +258,7 @@ class Channel : public sc_core::sc_module {
   uint64_t& save_cycles_;
   uint64_t& restore_cycles_;
   double& utilisation_;
+  double& window_utilisation_;
 };
 
 }  // namespace npu::sim

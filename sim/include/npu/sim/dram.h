@@ -38,8 +38,9 @@ class Dram : public sc_core::sc_module {
   // `abort` is notified meanwhile (the quantum in progress keeps the port booked).
   bool transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_event* abort = nullptr);
 
-  // Brings the average-bandwidth stat up to the present time.
-  void update_stats();
+  // Brings the average-bandwidth stats up to the present time: since time 0, and over `window_ns`, the
+  // NPU's execution window (time with any command buffer in flight).
+  void update_stats(double window_ns);
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -57,6 +58,8 @@ class Dram : public sc_core::sc_module {
   double& busy_ns_;
   double& bandwidth_used_;
   double& utilisation_;
+  double& window_bandwidth_;
+  double& window_utilisation_;
 };
 
 }  // namespace npu::sim

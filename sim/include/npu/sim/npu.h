@@ -91,6 +91,7 @@ class Npu : public sc_core::sc_module {
   void on_thermal_sample(const sc_core::sc_time& at);
   void arm_configured_fault();
   bool any_channel_busy() const;
+  void on_channel_run(bool running);
 
   NpuConfig cfg_;
   ClockDomain clock_;
@@ -108,6 +109,13 @@ class Npu : public sc_core::sc_module {
   sc_core::sc_event fault_time_;
   uint64_t& mmio_reads_;
   uint64_t& mmio_writes_;
+  // The execution window: time with at least one command buffer in flight on any channel, so
+  // utilisation and bandwidth can leave out prepare, uploads and idle time.
+  uint32_t channels_running_ = 0;
+  sc_core::sc_time window_since_;
+  double window_since_cycles_ = 0;
+  double window_closed_cycles_ = 0;
+  double& window_ns_;
 };
 
 }  // namespace npu::sim

@@ -48,6 +48,11 @@ struct QuantizeOptions {
   bool float_fallback = false;
 };
 
+// An error when the model has nothing float to quantise (every tensor already quantised or integer):
+// quantising it again would only requantise its int8 values and lose accuracy.
+Result<void> check_quantizable(const Model& model);
+
+// Refuses a model check_quantizable refuses.
 Result<Model> quantize_model(const Model& model, const RangeMap& ranges, const QuantizeOptions& options = {});
 
 // A float tensor quantised with `desc`'s type/scale/zero point (round to nearest, saturate), and back.

@@ -24,6 +24,8 @@ struct LayerRow {
   std::string cpu_reason;    // why not on the NPU (where == "cpu")
   uint32_t jobs = 0;         // command buffers (one per channel used)
   uint64_t macs = 0;         // multiply-accumulates the NPU jobs perform
+  uint32_t tiles = 0;        // compute descriptors (array, vector or pooling tiles) of its NPU jobs
+  uint64_t dram_bytes = 0;   // bytes its DMA descriptors move between device memory and SRAM (in + out)
   std::string output_type;   // of the first output
   std::vector<uint32_t> output_dims;
   bool timed = false;        // the fields below are known
@@ -31,6 +33,12 @@ struct LayerRow {
   double device_us = 0;      // first start → last end of its command buffers
   double busy_us = 0;        // Σ command-buffer durations (channel-µs)
   uint64_t energy_pj = 0;    // Σ command-buffer energy
+  // Engine time inside its command buffers (channel-µs, from the trace's descriptor spans): the compute
+  // engine, each DMA engine, and `stall_us`, command-buffer time the compute engine was not computing
+  // (waiting for data or dependencies).
+  double compute_us = 0, dma_in_us = 0, dma_out_us = 0, stall_us = 0;
+  // MACs over what the MAC arrays of its command buffers could do in their time (0 for no MACs).
+  double array_utilisation = 0;
 };
 
 // `trace`: Tracer::to_json() of the run (nullptr: no timing). The device is the full NPU device

@@ -22,13 +22,14 @@ struct ScenarioRunsOptions {
   // Only for the main policy's shared run:
   std::string trace;  // Perfetto trace path (empty: none)
   bool trace_descriptors = false;
-  bool channel_timeline = false;  // what the HTML report draws
+  bool channel_timeline = false;  // what the HTML report draws (for every policy's shared run)
 };
 
 struct ScenarioRuns {
   std::string main_policy;
   std::vector<scenario::Metrics> metrics;  // the main policy first
   scenario::RunResult main_run;            // the main policy's shared run
+  std::vector<scenario::RunResult> other_runs;  // with compare: the other policies' shared runs, in order
 };
 
 // Errors: an unknown baseline (naming the known ones), or a run that failed.

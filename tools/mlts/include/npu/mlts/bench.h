@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,11 +27,14 @@
 namespace npu::mlts {
 
 struct BenchOptions {
-  std::string model;  // model JSON path or zoo:NAME
+  std::string model;          // model JSON path, zoo:NAME or an ONNX file (.onnx)
+  bool cpu_fallback = false;  // ONNX: import operators only the CPU reference runs
   uint32_t iterations = 10;
   uint64_t seed = 1;  // weights of zoo models and per-iteration inputs (seed + i)
   std::string hw = "configs/npu/default.json";
   std::vector<std::string> sets;  // hardware overrides path=value
+  // Called as each timed iteration starts (0-based), then as each CPU reference run starts, for progress.
+  std::function<void(const std::string& phase, uint32_t iteration)> on_iteration;
 };
 
 struct Iteration {

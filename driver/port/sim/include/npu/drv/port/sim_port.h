@@ -3,14 +3,15 @@
 // NPU's `irq` signal, and kernel services as SystemC processes and events in simulated time.
 #pragma once
 
+#include <tlm_utils/simple_initiator_socket.h>
+
 #include <functional>
 #include <memory>
 #include <string>
-
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
+#include "npu/common/trace.h"
 #include "npu/drv/hw.h"
 #include "npu/sim/npu.h"
 
@@ -40,6 +41,9 @@ class SimPort : public sc_core::sc_module, public RegisterBus, public DeviceMemo
   void set_handler(std::function<void()> handler) override { handler_ = std::move(handler); }
 
   Hardware hardware() { return Hardware{*this, *this, *this}; }
+  // Records every register access (instants on "driver" / "registers") and every interrupt handler run
+  // (spans on "driver" / "irq") in the trace; nullptr = off.
+  void set_tracer(trace::Tracer* tracer);
   Os& os() { return os_; }
 
  private:
@@ -49,6 +53,8 @@ class SimPort : public sc_core::sc_module, public RegisterBus, public DeviceMemo
 
   uint64_t memory_size_;
   std::function<void()> handler_;
+  trace::Tracer* tracer_ = nullptr;
+  uint32_t register_track_ = 0, irq_track_ = 0;
   SimOs os_;
 };
 
