@@ -6,15 +6,18 @@
 //      ResNet-18-like conv and FC shapes (im2col once per descriptor, weights packed once per descriptor,
 //      the dispatched kernel over every output channel, requantisation), with the SystemC kernel.
 // Kernel figures are per CPU second of this thread (so other processes on the cores do not lower them);
-// the channel lines give both CPU and wall seconds. Machine-dependent: a benchmark, never a test.
+// the channel lines give both CPU and wall seconds. Where oneDNN is installed (Debian libdnnl-dev; the
+// bench alone links it, found at configure time) every GEMM and channel line also prints oneDNN's
+// u8 x s8 -> s32 matmul on the same M, K, N, one thread, weights reordered once, per CPU second of the
+// process. Machine-dependent: a benchmark, never a test.
 // docs/sim.md has a reading.
 #include <sysc/kernel/sc_dynamic_processes.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <systemc>
 #include <vector>
@@ -25,6 +28,12 @@
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/core/compute_core.h"
 #include "npu/sim/npu.h"
+
+#ifdef NPUSIM_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.hpp>
+// Debian's oneDNN runs on OpenMP, which reads OMP_NUM_THREADS before main: one thread is asked for here.
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
+#endif
 
 namespace {
 
@@ -41,6 +50,53 @@ double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// oneDNN's GMAC/s for an M×K×N u8 × s8 → s32 matmul (random data), or a negative value when the bench
+// was built without it.
+double dnnl_gmacs(uint32_t m, uint32_t k, uint32_t n) {
+#ifdef NPUSIM_HAVE_DNNL
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> a(static_cast<size_t>(m) * k);
+  std::vector<int8_t> w(static_cast<size_t>(k) * n);
+  for (auto& v : a) v = static_cast<uint8_t>(byte(rng));
+  for (auto& v : w) v = static_cast<int8_t>(byte(rng) - 128);
+  std::vector<int32_t> c(static_cast<size_t>(m) * n);
+  const dnnl::memory::dims ad{m, k}, wd{k, n}, cd{m, n};
+  const dnnl::memory::desc a_md(ad, dt::u8, tag::ab), w_any(wd, dt::s8, tag::any), c_md(cd, dt::s32, tag::ab);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, w_any, c_md), eng);
+  dnnl::memory w_user({wd, dt::s8, tag::ab}, eng, w.data());
+  dnnl::memory w_mem(pd.weights_desc(), eng);
+  dnnl::reorder(w_user, w_mem).execute(strm, w_user, w_mem);
+  dnnl::memory a_mem(a_md, eng, a.data()), c_mem(c_md, eng, c.data());
+  const dnnl::matmul prim(pd);
+  auto run = [&] {
+    prim.execute(strm, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, c_mem}});
+    strm.wait();
+  };
+  run();  // first call: kernel generation
+  int reps = 0;
+  const double t0 = process_cpu_seconds();
+  do {
+    run();
+    ++reps;
+  } while (process_cpu_seconds() - t0 < 0.3);
+  return static_cast<double>(m) * k * n * reps / (process_cpu_seconds() - t0) / 1e9;
+#else
+  (void)m, (void)k, (void)n;
+  return -1;
+#endif
 }
 
 void gemm_bench(uint32_t m, uint32_t k, uint32_t n) {
@@ -67,6 +123,7 @@ void gemm_bench(uint32_t m, uint32_t k, uint32_t n) {
     } while (thread_cpu_seconds() - t0 < 0.3);
     std::printf("  %s %7.2f", gemm::kernel_name(kernel), macs * reps / (thread_cpu_seconds() - t0) / 1e9);
   }
+  if (const double d = dnnl_gmacs(m, k, n); d >= 0) std::printf("  oneDNN %7.2f", d);
   std::printf("  GMAC/s per CPU second\n");
 }
 
@@ -166,6 +223,13 @@ desc::Conv conv_descriptor(const Shape& s) {
 }  // namespace
 
 int sc_main(int, char*[]) {
+#ifdef NPUSIM_HAVE_DNNL
+  if (omp_set_num_threads) omp_set_num_threads(1);  // oneDNN on one core, as the channel
+  std::printf("oneDNN %d.%d.%d beside each figure\n", dnnl_version()->major, dnnl_version()->minor,
+              dnnl_version()->patch);
+#else
+  std::printf("oneDNN not found at configure time (Debian libdnnl-dev): no figure beside ours\n");
+#endif
   std::printf("shared int8 GEMM, raw int32 sums (host kernel: %s):\n",
               gemm::kernel_name(gemm::host_kernel()));
   gemm_bench(3136, 576, 64);   // 56×56 outputs of a 3×3×64 convolution
@@ -219,10 +283,13 @@ int sc_main(int, char*[]) {
       const double wall = seconds_since(t0), cpu = thread_cpu_seconds() - cpu0;
       bench.write32(regs::channel_base(0) + regs::CH_IRQ_STATUS, 0x7);  // acknowledge: the line drops
       const double macs = static_cast<double>(tiles) * m * k * s.cout;
-      std::printf("  %-30s M=%-4llu K=%-5llu N=%-4u x%-5u %5.0f M MACs: %7.2f GMAC/s per CPU second (%.3f s), "
-                  "%7.2f per wall second\n",
-                  s.what, static_cast<unsigned long long>(m), static_cast<unsigned long long>(k), s.cout, tiles,
-                  macs / 1e6, macs / cpu / 1e9, cpu, macs / wall / 1e9);
+      std::printf(
+          "  %-30s M=%-4llu K=%-5llu N=%-4u x%-5u %5.0f M MACs: %7.2f GMAC/s per CPU second (%.3f s), "
+          "%7.2f per wall second\n",
+          s.what, static_cast<unsigned long long>(m), static_cast<unsigned long long>(k), s.cout, tiles,
+          macs / 1e6, macs / cpu / 1e9, cpu, macs / wall / 1e9);
+      if (const double d = dnnl_gmacs(static_cast<uint32_t>(m), static_cast<uint32_t>(k), s.cout); d >= 0)
+        std::printf("  %-30s oneDNN matmul on the same M, K, N: %7.2f GMAC/s per CPU second\n", "", d);
     }
     sc_core::sc_stop();
   });

@@ -109,13 +109,20 @@ TEST(AnchorCycles, IdealMemoryEveryLayerBelowScaleSimWs) {
 // Ideal DRAM behind the preset's 32 B/cycle DMA engines: a layer's first input band and last output
 // tile now cost 1/32 cycle a byte, which the tiling hides behind compute where it can (a short first
 // band, 32-channel blocks so the last store is small, only the rows a strided 1×1 reads).
-// MB_Conv5_pw cannot get below SCALE-Sim's 25,839 here: its floor is 25,088 + 72 per column block per
-// tile, at least 25,376 with 4 tiles, leaving 463 cycles for loading the first band and storing the
-// last tile. One band means loading all 200,704 input bytes first (6,272 cycles); every further band
-// costs 4 more column blocks (288 cycles), so two bands leave 175 cycles, under 6 input rows
-// (3,584 B = 112 cycles a row) for the first band, while the second band's 50+ rows (5,600+ cycles
-// of loading) would have to load under the first band's under-3,000 cycles of compute. It is pinned
-// (28,412 = 1.13 × ideal) but not compared with WS.
+// MB_Conv5_pw cannot get below SCALE-Sim's 25,839 here, by any tiling: its floor is 25,088 + 72 per
+// tile (a tile = one CONV descriptor on one 32-channel column block), leaving 751 − 72·T cycles for
+// everything else with T tiles. Its input is 64 B a pixel, 2 cycles a pixel at 32 B/cycle, and each
+// column block computes 2 cycles a pixel (K = 64: two passes), so a tile that starts at cycle s covers
+// at most the s/2 pixels loaded by then and ends by 2s + 72: keeping the array busy, tile starts at
+// most double. A tile covering the last pixel starts after the whole input (200,704 B, 6,272 cycles)
+// and each of the 4 column blocks needs one, so with a first load of L cycles (the array idle) the
+// n tiles of the doubling L → 2L + 72 → ... that start before 6,272 come on top: 72·(n + 4) + L must
+// stay within 751. L > 463 fails with n = 0; L ≤ 463 gives n ≥ 4 (463 → 998 → 2,068 → 4,208), so
+// L ≤ 175; then n ≥ 5, so L ≤ 103; then n ≥ 6 (103 → 278 → ... → 5,528), so L ≤ 31, yet the first
+// tile waits for its weights block (2,048 B, 64 cycles) and its first pixel on the one dma_in engine,
+// 16 cycles of setup each: L ≥ 98. The last store (32 B a pixel of the last tile) only adds. The plan chosen,
+// 6 bands × 4 blocks (floor 25,088 + 72·24 = 26,816), is pinned (28,412 = 1.13 × ideal) but not
+// compared with WS; with ideal memory (the test above) the same layer is at 25,729.
 TEST(AnchorCycles, IdealDramBelowScaleSimWsExceptWhereTheDmaCannotHide) {
   const auto l = layers();
   ASSERT_EQ(l.size(), 7u);
