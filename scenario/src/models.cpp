@@ -195,13 +195,25 @@ std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const h
   return steps;
 }
 
+uint64_t RunnableModel::max_job_command_bytes() const {
+  uint64_t most = 0;
+  for (const Program* p : {&infer, &prefill, &prefill_tail, &decode}) most = std::max(most, p->descriptors());
+  return most * desc::kDescriptorBytes;
+}
+
 Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& target, uint32_t prefill_tokens,
-                                  uint64_t seed) {
+                                  uint64_t seed, uint32_t prefill_chunk_tokens) {
   RunnableModel r;
   r.name = spec.name;
   if (spec.is_decoder()) {
     r.weight_bytes = spec.decoder.weight_bytes();
-    if (prefill_tokens) r.prefill = lower_decoder(spec.decoder, prefill_tokens, false, target, &r.arena_bytes);
+    const uint32_t chunk = std::max<uint32_t>(prefill_chunk_tokens, 1);
+    if (prefill_tokens) {
+      r.prefill_jobs = prefill_tokens / chunk;
+      if (r.prefill_jobs) r.prefill = lower_decoder(spec.decoder, chunk, false, target, &r.arena_bytes);
+      if (prefill_tokens % chunk)
+        r.prefill_tail = lower_decoder(spec.decoder, prefill_tokens % chunk, false, target, &r.arena_bytes);
+    }
     r.decode = lower_decoder(spec.decoder, 1, true, target, &r.arena_bytes);
     return r;
   }

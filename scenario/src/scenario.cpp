@@ -133,6 +133,7 @@ void parse_workload(const json& node, const std::string& path, WorkloadSpec* w, 
       break;
     case WorkloadKind::LLM:
       r.integer("prefill_tokens", &w->prefill_tokens, 1, 8192, true);
+      r.integer("prefill_chunk_tokens", &w->prefill_chunk_tokens, 1, 8192);
       r.integer("decode_tokens", &w->decode_tokens, 0, 100000, true);
       r.number("think_ms", &w->think_ms, 0, kInf);
       break;

@@ -61,7 +61,7 @@ TEST(ScenarioConfig, ErrorsNameTheJsonPath) {
   EXPECT_NE(error_of(d).find("s.json: $.apps[0].model: unknown model \"resnet-9000\""), std::string::npos);
   d = minimal();
   d["policy"] = "lottery";
-  EXPECT_EQ(error_of(d), "s.json: $.policy: \"lottery\" is not one of fcfs, hpf, prema, default");
+  EXPECT_EQ(error_of(d), "s.json: $.policy: \"lottery\" is not one of fcfs, hpf, prema, rr, edf, default");
   d = minimal();
   d["apps"][0]["importance"] = json::array({{{"at_s", 1}, {"importance", "FOREGROUND"}}});
   EXPECT_EQ(error_of(d), "s.json: $.apps[0].importance[0].at_s: the first change must be at 0");

@@ -39,7 +39,13 @@ struct RunnableModel {
   uint64_t arena_bytes = 0;
   std::vector<uint8_t> weights_image;  // written at load (built-ins); empty for decoders
   Program infer;                       // built-ins: one inference
-  Program prefill, decode;             // decoders
+  // Decoders: a prompt of P tokens runs as P / chunk jobs of `prefill` (chunk tokens each) and, when the
+  // chunk does not divide P, one job of `prefill_tail` (the rest).
+  Program prefill, prefill_tail, decode;
+  uint32_t prefill_jobs = 0;  // full chunks
+  // The largest command-buffer bytes any one job of this model needs (descriptors × 128 B): the driver
+  // copies a job's buffers into its command-buffer space (driver.kernel_reserved_bytes) at submit.
+  uint64_t max_job_command_bytes() const;
 };
 
 // Built-in names: vision-small, vision-large, assistant, and the decoder presets.
@@ -49,9 +55,10 @@ std::optional<DecoderShape> decoder_preset(const std::string& name);
 // Resident weight bytes of a model spec (decoders from their shape; built-ins by building them).
 uint64_t model_weight_bytes(const ModelSpec& spec);
 
-// Builds the model for `target`; `prefill_tokens` sizes a decoder's prefill program (0: none).
+// Builds the model for `target`; `prefill_tokens` sizes a decoder's prompt (0: none), run in jobs of at
+// most `prefill_chunk_tokens` tokens.
 Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& target, uint32_t prefill_tokens,
-                                  uint64_t seed);
+                                  uint64_t seed, uint32_t prefill_chunk_tokens = 32);
 
 // A timing-only int8 GEMM (M×K activations times K×N weights) tiled to the channel SRAM: one stage of up
 // to target.channels command buffers. Weights are read from `weights_offset` (packed per N-block, K·N

@@ -34,6 +34,9 @@ struct WorkloadSpec {
   uint32_t burst_min = 1, burst_max = 1;  // BURSTY: requests per burst, uniform in [min, max]
   double burst_spacing_ms = 0;            // BURSTY: time between the requests of a burst
   uint32_t prefill_tokens = 0;            // LLM: prompt length of a session
+  // LLM: the prompt runs as jobs of at most this many tokens (chunked prefill, as LLM runtimes do), so
+  // one job's command buffers stay within the driver's command-buffer space (see models.h).
+  uint32_t prefill_chunk_tokens = 32;
   uint32_t decode_tokens = 0;             // LLM: tokens generated per session, one job each
   double think_ms = 0;                    // LLM: pause between sessions
   uint32_t jobs = 0;                      // BATCH: jobs in total (0: unlimited)
