@@ -219,16 +219,18 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   if (apps.empty()) return make_error("no app with uid " + std::to_string(options.only_uid));
   std::vector<RunnableModel> models;
   for (const AppSpec* a : apps) {
-    auto m = build_model(a->model, target, a->workload.prefill_tokens, scenario.seed, a->workload.prefill_chunk_tokens);
+    auto m = build_model(a->model, target, a->workload.prefill_tokens, scenario.seed,
+                         a->workload.prefill_chunk_tokens,
+                         a->workload.kind == WorkloadKind::LLM ? a->workload.decode_tokens : 0);
     if (!m) return make_error(scenario.path + ": app \"" + a->name + "\": " + m.error());
     // The driver copies a job's command buffers into its command-buffer space at submit: a job larger than
     // all of it would be refused at every attempt.
     if (const uint64_t bytes = m->max_job_command_bytes(); bytes > cfg->driver.kernel_reserved_bytes)
-      return make_error(scenario.path + ": app \"" + a->name + "\": one job of model " + a->model.name + " needs " +
-                        std::to_string(bytes >> 20) + " MiB of command buffers, more than the driver's " +
-                        std::to_string(cfg->driver.kernel_reserved_bytes >> 20) +
-                        " MiB (driver.kernel_reserved_bytes)" +
-                        (a->model.is_decoder() ? "; lower workload.prefill_chunk_tokens" : ""));
+      return make_error(
+          scenario.path + ": app \"" + a->name + "\": one job of model " + a->model.name + " needs " +
+          std::to_string(bytes >> 20) + " MiB of command buffers, more than the driver's " +
+          std::to_string(cfg->driver.kernel_reserved_bytes >> 20) + " MiB (driver.kernel_reserved_bytes)" +
+          (a->model.is_decoder() ? "; lower workload.prefill_chunk_tokens" : ""));
     models.push_back(std::move(*m));
   }
 

@@ -186,8 +186,9 @@ bool TenantApp::load(int64_t request_id) {
   if (const uint64_t room = driver_.weight_memory_bytes(); model_.weight_bytes > room) {
     // No unload by anybody can make room: say so once and stop asking.
     run_.errors.push_back("request " + std::to_string(request_id) + ": model " + model_.name + ": " +
-                          std::to_string(model_.weight_bytes >> 20) + " MiB of weights can never fit the NPU's " +
-                          std::to_string(room >> 20) + " MiB weight memory");
+                          std::to_string(model_.weight_bytes >> 20) +
+                          " MiB of weights can never fit the NPU's " + std::to_string(room >> 20) +
+                          " MiB weight memory");
     gave_up_ = true;
     return false;
   }
@@ -215,6 +216,8 @@ bool TenantApp::load(int64_t request_id) {
   prefill_ = relocate_program(model_.prefill, weights_.device_address, arena_.device_address);
   prefill_tail_ = relocate_program(model_.prefill_tail, weights_.device_address, arena_.device_address);
   decode_ = relocate_program(model_.decode, weights_.device_address, arena_.device_address);
+  for (const auto& [key, program] : model_.attention)
+    attention_[key] = relocate_program(program, weights_.device_address, arena_.device_address);
   ++run_.loads;
   run_.load_ns += os.now_ns() - t0;
   resident_since_ = os.now_ns();
@@ -229,11 +232,19 @@ void TenantApp::unload() {
   prefill_.clear();
   prefill_tail_.clear();
   decode_.clear();
+  attention_.clear();
   ++run_.unloads;
   run_.resident.push_back({resident_since_, service_.os().now_ns(), "resident"});
   // An LLM loses its KV cache with the model: a session in progress prefills again after reloading.
   tokens_done_ = 0;
   prefill_done_ = 0;
+}
+
+TenantApp::Stages TenantApp::decoder_pass(const Stages& weights, uint32_t m, uint64_t context) const {
+  Stages job = weights;
+  auto it = attention_.find({m, kv_blocks(context)});
+  if (it != attention_.end()) job.insert(job.end(), it->second.begin(), it->second.end());
+  return job;
 }
 
 bool TenantApp::run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what,
@@ -300,12 +311,17 @@ void TenantApp::serve() {
         // The prompt in chunks (progress is lost with the model, as the KV cache is).
         const uint32_t prefill_jobs = model_.prefill_jobs + (prefill_tail_.empty() ? 0 : 1);
         while (ok && prefill_done_ < prefill_jobs && !interrupted()) {
-          ok = run_job(prefill_done_ < model_.prefill_jobs ? prefill_ : prefill_tail_, "prefill", &session_);
+          const bool full = prefill_done_ < model_.prefill_jobs;
+          const uint32_t m = full ? model_.prefill_chunk : w.prefill_tokens % model_.prefill_chunk;
+          const uint64_t context =
+              full ? uint64_t{prefill_done_ + 1} * model_.prefill_chunk : w.prefill_tokens;
+          ok = run_job(decoder_pass(full ? prefill_ : prefill_tail_, m, context), "prefill", &session_);
           if (ok) ++prefill_done_;
         }
         if (ok && prefill_done_ < prefill_jobs) return;  // asked to unload mid-prompt: prefill again later
         while (ok && tokens_done_ < w.decode_tokens && !interrupted()) {
-          ok = run_job(decode_, "decode", &session_);
+          ok = run_job(decoder_pass(decode_, 1, uint64_t{w.prefill_tokens} + tokens_done_ + 1), "decode",
+                       &session_);
           if (ok) ++tokens_done_;
         }
         if (ok && tokens_done_ < w.decode_tokens) return;  // asked to unload mid-session: resume later

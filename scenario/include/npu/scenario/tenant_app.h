@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -80,7 +81,12 @@ class TenantApp {
   drv::ContextId ctx_ = 0;
   drv::BufferObject weights_{}, arena_{};
   // Relocated command buffers of each program while loaded.
-  std::vector<std::vector<std::vector<desc::Raw>>> infer_, prefill_, prefill_tail_, decode_;
+  using Stages = std::vector<std::vector<std::vector<desc::Raw>>>;
+  Stages infer_, prefill_, prefill_tail_, decode_;
+  std::map<std::pair<uint32_t, uint32_t>, Stages> attention_;  // relocated RunnableModel::attention
+  // A decoder pass's job: `weights` (prefill_, prefill_tail_ or decode_) then the attention of `m` tokens
+  // over `context` tokens.
+  Stages decoder_pass(const Stages& weights, uint32_t m, uint64_t context) const;
 
   std::shared_ptr<drv::Fence> in_flight_;  // the job being waited for, not yet accounted
   mgr::ModelLoadStatusListener* listener_ = nullptr;
