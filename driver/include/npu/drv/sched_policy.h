@@ -55,9 +55,10 @@ struct SchedulerParams {
   // "adaptive": how fast waiting raises a job's claim: score = remaining / (weight · (1 + aging · waited /
   // length)). 0 is weighted shortest-remaining-work-first; large values approach longest-normalised-wait.
   double aging = 1.0;
-  // "adaptive": deadline work goes ahead of everything only once its slack (deadline − now − predicted
-  // remaining work) is below this many times its remaining work; before that it competes by score.
-  double urgent_slack = 2.0;
+  // "adaptive": deadline work goes ahead of everything once its slack (deadline − now − predicted
+  // remaining work) is below this many times its remaining work; before that it competes by score. The
+  // default is so large that deadline work always goes first.
+  double urgent_slack = 1e6;
 };
 
 enum class PreemptMechanism { CHECKPOINT, KILL, DRAIN };
