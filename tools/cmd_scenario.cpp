@@ -23,6 +23,7 @@ struct ScenarioOptions {
   std::string file, policy, trace, report, json;
   bool compare = false, scale_thermal = false, trace_descriptors = false;
   double scale = 1;
+  double sla_factor = 4;
 };
 
 int fail(const std::string& message) {
@@ -50,6 +51,7 @@ int run_scenario(const ScenarioOptions& o) {
   ro.trace = o.trace;
   ro.trace_descriptors = o.trace_descriptors;
   ro.channel_timeline = !o.report.empty();
+  ro.sla_factor = o.sla_factor;
   auto runs = npu::tools::run_scenario_policies(*sc, ro);
   if (!runs) return fail(runs.error());
   const std::string& main_policy = runs->main_policy;
@@ -75,7 +77,14 @@ int run_scenario(const ScenarioOptions& o) {
     std::printf("report written to %s\n", o.report.c_str());
   }
   if (!o.trace.empty()) std::printf("trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());
-  return 0;
+  // An app that was let in but whose every attempt failed is a broken run, not a slow one.
+  int broken = 0;
+  for (const auto& m : all)
+    for (const auto& why : unserved_apps(m)) {
+      std::fprintf(stderr, "npusim: %s: %s\n", o.file.c_str(), why.c_str());
+      ++broken;
+    }
+  return broken ? 1 : 0;
 }
 
 }  // namespace
@@ -86,7 +95,11 @@ Subcommand register_scenario_command(CLI::App& app) {
                                  "Run a multi-tenant scenario (apps → NPU manager → HAL → driver → NPU) "
                                  "and report ANTT, STP, fairness, deadline misses, latency, thermal");
   cmd->add_option("file", o->file, "Scenario JSON (configs/scenarios/*.json)")->required();
-  cmd->add_option("--policy", o->policy, "Baseline: fcfs | hpf | prema | default (default: the scenario's)");
+  cmd->add_option("--policy", o->policy,
+                  "Baseline: fcfs | hpf | prema | rr | edf | default (default: the scenario's)");
+  cmd->add_option("--sla-factor", o->sla_factor,
+                  "N of the SLA satisfaction rate: a request meets its SLA within N x its isolated turnaround")
+      ->check(CLI::Range(1.0, 1e6));
   cmd->add_flag("--compare", o->compare, "Run every baseline and print one comparison table");
   cmd->add_option("--trace", o->trace, "Perfetto trace (Chrome trace-event JSON) of the main policy's run");
   cmd->add_option("--report", o->report, "Self-contained HTML report");

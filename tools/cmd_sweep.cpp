@@ -154,15 +154,19 @@ npu::Result<json> measure_scenario(const MeasureOptions& o) {
   RunOptions ro;
   ro.policy = o.policy;
   ro.duration_scale = o.scale;
+  // The runner names the file in most of its errors (an app's model, the hardware); not in all.
+  auto named = [&](const std::string& e) {
+    return e.rfind(sc->path + ":", 0) == 0 ? e : o.scenario + ": " + e;
+  };
   auto shared = run_forked(*sc, ro);
-  if (!shared) return npu::make_error(o.scenario + ": " + shared.error());
+  if (!shared) return npu::make_error(named(shared.error()));
   std::map<int, RunResult> isolated;
   if (o.isolated) {
     for (const auto& app : sc->apps) {
       RunOptions io = ro;
       io.only_uid = app.uid;
       auto alone = run_forked(*sc, io);
-      if (!alone) return npu::make_error(o.scenario + ": " + alone.error());
+      if (!alone) return npu::make_error(named(alone.error()));
       isolated.emplace(app.uid, std::move(*alone));
     }
   }

@@ -73,9 +73,40 @@ const char* to_string(ThermalSeverity s) {
 
 void DriverConfig::declare(cfg::Schema& s) {
   s.choice("driver.scheduler", &scheduler, "priority", scheduling_policy_names(),
-           "Which waiting command buffer runs next: preemptive highest-priority-first, FCFS, or PREMA tokens");
+           "Which waiting command buffer runs next: preemptive highest-priority-first, FCFS, PREMA tokens, round "
+           "robin, earliest deadline first, or adaptive (deadline work first, the rest by weighted normalised wait)");
   s.choice("driver.preemption", &preemption, "checkpoint", preemption_policy_names(),
            "How a running command buffer gives its channel to more urgent work");
+  // Round robin: a slice of a few command-buffer tiles (0.5-4 ms), longer for more urgent levels so they
+  // keep a channel for a whole camera stage; short enough that a turn comes every few ms.
+  const char* levels[] = {"realtime", "high", "normal", "low"};
+  const uint64_t quanta[] = {4'000'000, 2'000'000, 1'000'000, 500'000};
+  const double weights[] = {2.0, 1.5, 1.0, 0.5};
+  for (int l = 0; l < 4; ++l) {
+    s.u64(std::string("driver.sched.rr_quantum_ns.") + levels[l], &sched.rr_quantum_ns[l], quanta[l], "ns",
+          "rr: time slice of this run-queue level before a waiting buffer may take the channel", 10'000);
+    s.f64(std::string("driver.sched.weight.") + levels[l], &sched.weight[l], weights[l], "",
+          "adaptive: share weight of this level among work without a deadline (2 / 1.5 / 1 / 0.5: urgent "
+          "work ahead, gently; PREMA's 9 / 9 / 3 / 1 slowed level NORMAL most in prema_mix)",
+          0.01, 1000);
+  }
+  s.f64("driver.sched.preempt_ratio", &sched.preempt_ratio, 1.5, "",
+        "adaptive: a job without a deadline preempts a running one only when its score is this many times "
+        "better (no checkpoint for a small gain; 1.5 beat 2 and 4 on prema_mix's ANTT and fairness)",
+        1.0, 1e6);
+  s.f64("driver.sched.aging", &sched.aging, 1.0, "",
+        "adaptive: weight of the normalised wait in a job's score (0: weighted shortest-remaining-work-first; "
+        "more: fairer, longer jobs catch up sooner)",
+        0.0, 1e6);
+  s.f64("driver.sched.urgent_slack", &sched.urgent_slack, 1e6, "",
+        "adaptive: deadline work goes ahead of all other work once its slack is below this many times its "
+        "remaining work; the default 1e6 means always (with 2, a camera frame with slack waited behind an "
+        "LLM pass: sustained_heat's camera p99 rose to 18.6 ms from 5.7 ms under hpf)",
+        0.0, 1e6);
+  s.f64("driver.sched.starvation_bound", &sched.starvation_bound, 20.0, "",
+        "adaptive: a job that waited this many times its predicted length runs ahead of all work without a "
+        "deadline (bounds its slowdown whatever its weight)",
+        1.0, 1e6);
   s.u64("driver.timeouts.job_ns", &timeouts.job_ns, 2'000'000'000, "ns",
         "A command buffer running longer than this is considered hung (channel reset)", 1000);
   s.u64("driver.timeouts.watchdog_period_ns", &timeouts.watchdog_period_ns, 1'000'000, "ns",
@@ -129,7 +160,7 @@ Driver::~Driver() = default;
 
 Result<void> Driver::probe() {
   auto log = logger();
-  scheduler_ = make_scheduling_policy(cfg_.scheduler);
+  scheduler_ = make_scheduling_policy(cfg_.scheduler, cfg_.sched);
   if (!scheduler_) return make_error("probe: driver.scheduler: unknown policy \"" + cfg_.scheduler + "\"");
   preemption_ = make_preemption_policy(cfg_.preemption);
   if (!preemption_) return make_error("probe: driver.preemption: unknown policy \"" + cfg_.preemption + "\"");

@@ -80,6 +80,7 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
   job->ctx = ctx;
   job->bos = std::move(used);
   job->tasks.resize(request.stages.size());
+  job->stage_descriptors.assign(request.stages.size(), 0);
   for (uint32_t s = 0; s < request.stages.size(); ++s) {
     for (uint32_t b = 0; b < request.stages[s].size(); ++b) {
       const auto& cmds = request.stages[s][b];
@@ -97,6 +98,7 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
       t.index = b;
       t.cmd_address = *addr;
       t.count = static_cast<uint32_t>(cmds.size());
+      job->stage_descriptors[s] = std::max(job->stage_descriptors[s], t.count);
       job->tasks[s].push_back(t);
     }
   }

@@ -86,6 +86,136 @@ class PremaPolicy final : public SchedulingPolicy {
   }
 };
 
+// Round robin with per-level time slices: every waiting buffer takes its turn in the order it (re)entered
+// a run queue, priorities ignored for the turn; a running buffer keeps its channel for its level's slice
+// (longer for more urgent levels), after which the buffer that has waited longest takes the channel.
+class RoundRobinPolicy final : public SchedulingPolicy {
+ public:
+  explicit RoundRobinPolicy(const SchedulerParams& p) : p_(p) {}
+  const char* name() const override { return "rr"; }
+  size_t pick(std::span<const TaskView> waiting) const override {
+    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) {
+                                 return std::tie(b.queued_wait_ns, a.order) < std::tie(a.queued_wait_ns, b.order);
+                               }) -
+                               waiting.begin());
+  }
+  std::optional<size_t> victim(const TaskView&, std::span<const TaskView> running) const override {
+    // The buffer furthest past its slice.
+    std::optional<size_t> best;
+    uint64_t best_over = 0;
+    for (size_t i = 0; i < running.size(); ++i) {
+      const auto& r = running[i];
+      const uint64_t q = quantum(r.level);
+      if (r.preempting || r.ran_ns < q) continue;
+      if (!best || r.ran_ns - q > best_over) best = i, best_over = r.ran_ns - q;
+    }
+    return best;
+  }
+  uint64_t tick_ns() const override {
+    return *std::min_element(p_.rr_quantum_ns.begin(), p_.rr_quantum_ns.end()) / 2;
+  }
+
+ private:
+  uint64_t quantum(uint32_t level) const { return p_.rr_quantum_ns[std::min<uint32_t>(level, 3)]; }
+  SchedulerParams p_;
+};
+
+// Earliest deadline first: jobs with a deadline by deadline; after them the rest by level, FIFO within
+// one. A job with a deadline preempts the running buffer with the latest deadline (no deadline counts
+// as the latest) when that is later than its own.
+class EdfPolicy final : public SchedulingPolicy {
+ public:
+  const char* name() const override { return "edf"; }
+  static uint64_t key(const TaskView& t) { return t.deadline_ns ? t.deadline_ns : UINT64_MAX; }
+  size_t pick(std::span<const TaskView> waiting) const override {
+    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) {
+                                 return std::make_tuple(key(a), a.level, a.order) <
+                                        std::make_tuple(key(b), b.level, b.order);
+                               }) -
+                               waiting.begin());
+  }
+  std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const override {
+    if (!candidate.deadline_ns) return std::nullopt;
+    std::optional<size_t> best;
+    for (size_t i = 0; i < running.size(); ++i) {
+      const auto& r = running[i];
+      if (r.preempting || key(r) <= key(candidate)) continue;
+      if (!best || std::make_tuple(key(r), r.order) > std::make_tuple(key(running[*best]), running[*best].order))
+        best = i;
+    }
+    return best;
+  }
+};
+
+// npusim's default scheduler. Two tiers:
+//  1. Work with a deadline (a camera frame, an assistant answer) runs first, by level, then earliest
+//     deadline, and takes a channel from any work without one: a missed frame is a visible failure.
+//  2. The rest shares what is left. Each job scores
+//         score = predicted remaining work / (weight(level) · (1 + waited / predicted length))
+//     and the lowest score runs first: shortest-remaining-work-first (which minimises mean normalised
+//     turnaround) skewed by the level's weight and aged by the normalised wait (PREMA's token idea), so a
+//     long or low-priority job's score falls while it waits. A job that waited more than
+//     `starvation_bound` times its length goes ahead of every job of this tier and keeps its channel: a
+//     bound on anyone's slowdown. A waiting job takes a running one's channel only when its score is
+//     `preempt_ratio` times better: small gains are not worth a checkpoint.
+// Which mechanism a preemption uses is the "adaptive" PreemptionPolicy's choice.
+class AdaptivePolicy final : public SchedulingPolicy {
+ public:
+  explicit AdaptivePolicy(const SchedulerParams& p) : p_(p) {}
+  const char* name() const override { return "adaptive"; }
+  double weight(const TaskView& t) const { return p_.weight[std::min<uint32_t>(t.level, 3)]; }
+  double normalised_wait(const TaskView& t) const {
+    return static_cast<double>(t.waited_ns) / static_cast<double>(std::max<uint64_t>(t.job_total_ns, 1));
+  }
+  bool starved(const TaskView& t) const { return !t.deadline_ns && normalised_wait(t) >= p_.starvation_bound; }
+  double score(const TaskView& t) const {
+    return static_cast<double>(std::max<uint64_t>(t.job_remaining_ns, 1)) /
+           (weight(t) * (1.0 + p_.aging * normalised_wait(t)));
+  }
+  // Deadline work whose slack has become tight.
+  bool urgent(const TaskView& t) const {
+    if (!t.deadline_ns) return false;
+    const double slack = static_cast<double>(t.deadline_ns) - static_cast<double>(t.now_ns) -
+                         static_cast<double>(t.job_remaining_ns);
+    return slack < p_.urgent_slack * static_cast<double>(t.job_remaining_ns);
+  }
+  // Smaller runs first: urgent deadline work (by level, deadline), then starved work (longest normalised
+  // wait first), then the rest — deadline work with slack to spare included — by score.
+  auto key(const TaskView& t) const {
+    const int tier = urgent(t) ? 0 : starved(t) ? 1 : 2;
+    const double a = tier == 0 ? static_cast<double>(t.level) : tier == 1 ? -normalised_wait(t) : score(t);
+    const double b = tier == 0 ? static_cast<double>(t.deadline_ns) : 0.0;
+    return std::make_tuple(tier, a, b, t.order);
+  }
+  size_t pick(std::span<const TaskView> waiting) const override {
+    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [this](const auto& a, const auto& b) {
+                                 return key(a) < key(b);
+                               }) -
+                               waiting.begin());
+  }
+  std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const override {
+    std::optional<size_t> best;
+    auto worse = [this](const TaskView& a, const TaskView& b) { return key(b) < key(a); };
+    for (size_t i = 0; i < running.size(); ++i) {
+      const auto& r = running[i];
+      if (r.preempting) continue;
+      if (urgent(candidate)) {
+        // Urgent deadline work takes a channel from work without a deadline, or from a less urgent level's.
+        if (r.deadline_ns && r.level <= candidate.level) continue;
+      } else {
+        // Among the rest only for a clear gain, and never from deadline or starved work.
+        if (r.deadline_ns || starved(r)) continue;
+        if (!starved(candidate) && score(candidate) * p_.preempt_ratio >= score(r)) continue;
+      }
+      if (!best || worse(r, running[*best])) best = i;
+    }
+    return best;
+  }
+
+ private:
+  SchedulerParams p_;
+};
+
 class FixedMechanism final : public PreemptionPolicy {
  public:
   FixedMechanism(const char* name, PreemptMechanism m) : name_(name), m_(m) {}
@@ -110,6 +240,22 @@ class PredictiveMechanism final : public PreemptionPolicy {
   }
 };
 
+// The cheapest way to free a channel for `candidate`: drain when the victim will be done sooner than a
+// checkpoint would take (save + restore) and waiting for it keeps the candidate's deadline; kill when the
+// victim has done less work than a checkpoint costs (restarting loses less); else checkpoint.
+class AdaptiveMechanism final : public PreemptionPolicy {
+ public:
+  const char* name() const override { return "adaptive"; }
+  PreemptMechanism choose(const TaskView& victim, const TaskView& candidate, const PreemptCosts& costs) const override {
+    const bool deadline_safe =
+        !candidate.deadline_ns ||
+        candidate.now_ns + victim.estimated_remaining_ns + candidate.job_remaining_ns <= candidate.deadline_ns;
+    if (victim.estimated_remaining_ns <= costs.checkpoint_ns && deadline_safe) return PreemptMechanism::DRAIN;
+    if (!costs.save_restore || costs.kill_lost_ns < costs.checkpoint_ns) return PreemptMechanism::KILL;
+    return PreemptMechanism::CHECKPOINT;
+  }
+};
+
 }  // namespace
 
 const char* to_string(PreemptMechanism m) {
@@ -121,10 +267,13 @@ const char* to_string(PreemptMechanism m) {
   return "?";
 }
 
-std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name) {
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name, const SchedulerParams& params) {
   if (name == "priority") return std::make_unique<PriorityPolicy>();
   if (name == "fcfs") return std::make_unique<FcfsPolicy>();
   if (name == "prema") return std::make_unique<PremaPolicy>();
+  if (name == "rr") return std::make_unique<RoundRobinPolicy>(params);
+  if (name == "edf") return std::make_unique<EdfPolicy>();
+  if (name == "adaptive") return std::make_unique<AdaptivePolicy>(params);
   return nullptr;
 }
 
@@ -133,16 +282,17 @@ std::unique_ptr<PreemptionPolicy> make_preemption_policy(const std::string& name
   if (name == "kill") return std::make_unique<FixedMechanism>("kill", PreemptMechanism::KILL);
   if (name == "drain") return std::make_unique<FixedMechanism>("drain", PreemptMechanism::DRAIN);
   if (name == "predictive") return std::make_unique<PredictiveMechanism>();
+  if (name == "adaptive") return std::make_unique<AdaptiveMechanism>();
   return nullptr;
 }
 
 const std::vector<std::string>& scheduling_policy_names() {
-  static const std::vector<std::string> names{"priority", "fcfs", "prema"};
+  static const std::vector<std::string> names{"priority", "fcfs", "prema", "rr", "edf", "adaptive"};
   return names;
 }
 
 const std::vector<std::string>& preemption_policy_names() {
-  static const std::vector<std::string> names{"checkpoint", "kill", "drain", "predictive"};
+  static const std::vector<std::string> names{"checkpoint", "kill", "drain", "predictive", "adaptive"};
   return names;
 }
 

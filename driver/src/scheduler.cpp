@@ -22,11 +22,15 @@ void Driver::queue_stage(Job& job) {
   job.stage_started = false;
   for (auto& t : job.tasks[job.stage]) {
     t.order = next_order_++;
+    t.queued_ns = now();
     run_queues_[static_cast<uint32_t>(job.level)].push_back(&t);
   }
 }
 
-void Driver::requeue(Task* task) { run_queues_[static_cast<uint32_t>(task->job->level)].push_front(task); }
+void Driver::requeue(Task* task) {
+  task->queued_ns = now();
+  run_queues_[static_cast<uint32_t>(task->job->level)].push_front(task);
+}
 
 bool Driver::runnable(const Task* task) const { return !paused_uids_.count(task->job->work.original_uid); }
 
@@ -53,7 +57,18 @@ TaskView Driver::view(const Task* task, uint32_t channel) const {
     v.preempting = s.preempting;
   } else {
     v.estimated_remaining_ns = estimate_remaining_ns(task, task->resume_index);
+    v.queued_wait_ns = now() - task->queued_ns;
   }
+  v.now_ns = now();
+  v.deadline_ns = job.request.deadline_ns;
+  const double per = ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor;
+  uint64_t later = 0, total = 0;
+  for (size_t st = 0; st < job.stage_descriptors.size(); ++st) {
+    total += job.stage_descriptors[st];
+    if (st > task->stage) later += job.stage_descriptors[st];
+  }
+  v.job_remaining_ns = v.estimated_remaining_ns + static_cast<uint64_t>(per * static_cast<double>(later));
+  v.job_total_ns = std::max<uint64_t>(static_cast<uint64_t>(per * static_cast<double>(total)), 1);
   return v;
 }
 

@@ -2,6 +2,7 @@
 // buffer has run past its timeout or a checkpoint request went unanswered; it resets the channel and
 // retries the buffer from its start, or fails the job once it has hung more than the hang limit. Other
 // channels and other contexts' jobs carry on.
+#include <algorithm>
 #include <mutex>
 
 #include "driver_stats.h"
@@ -18,7 +19,9 @@ void Driver::watchdog() {
       watchdog_wake_->wait();
       continue;
     }
-    watchdog_wake_->wait_for(cfg_.timeouts.watchdog_period_ns);
+    // A time-slicing scheduler is asked again at its tick: a slice ends without any event.
+    const uint64_t tick = scheduler_->tick_ns();
+    watchdog_wake_->wait_for(tick ? std::min(tick, cfg_.timeouts.watchdog_period_ns) : cfg_.timeouts.watchdog_period_ns);
     std::lock_guard guard(lock_);
     bool acted = false;
     for (uint32_t ch = 0; ch < channels_; ++ch) {
@@ -33,7 +36,7 @@ void Driver::watchdog() {
         acted = true;
       }
     }
-    if (acted) dispatch();
+    if (acted || tick) dispatch();
   }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A scenario policy comparison: one multi-tenant scenario under every scheduling baseline (fcfs, hpf,
-prema, default), the per-policy and per-app metrics as DataFrames, and a plot of each app's deadline
+prema, rr, edf, default), the per-policy and per-app metrics as DataFrames, and a plot of each app's deadline
 misses and p99 latency per policy.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/scenario_policies.py --out /tmp/policies

@@ -10,8 +10,13 @@ const std::vector<Baseline>& baselines() {
        {"driver.scheduler=priority", "driver.preemption=checkpoint", "manager.policy=STATUS_QUO"}},
       {"prema", "PREMA tokens, predictive preemption",
        {"driver.scheduler=prema", "driver.preemption=predictive", "manager.policy=STATUS_QUO"}},
-      {"default", "manager THERMAL_PRIORITY over preemptive priority scheduling",
-       {"driver.scheduler=priority", "driver.preemption=checkpoint", "manager.policy=THERMAL_PRIORITY"}},
+      {"rr", "time-slicing round robin, per-level quanta, checkpoint at the end of a slice",
+       {"driver.scheduler=rr", "driver.preemption=checkpoint", "manager.policy=STATUS_QUO"}},
+      {"edf", "earliest deadline first, preemptive",
+       {"driver.scheduler=edf", "driver.preemption=checkpoint", "manager.policy=STATUS_QUO"}},
+      {"default", "deadline work first, the rest by weighted normalised wait and remaining work; cheapest "
+                  "preemption per case; manager THERMAL_PRIORITY",
+       {"driver.scheduler=adaptive", "driver.preemption=adaptive", "manager.policy=THERMAL_PRIORITY"}},
   };
   return kBaselines;
 }

@@ -8,8 +8,8 @@
 namespace npu::scenario {
 namespace {
 
-using models::OperandType;
 using fx::FusedActivation;
+using models::OperandType;
 
 // Built-in small networks. Sizes are chosen so that, alone on the default 4-channel NPU, a camera
 // frame takes a few ms (30 fps leaves most of the NPU free) and an assistant request about a ms.
@@ -71,11 +71,11 @@ const std::vector<DecoderPreset>& decoder_presets() {
 uint64_t gemm_arena_bytes(uint32_t m, uint32_t k, uint32_t n) { return uint64_t{m} * k + uint64_t{m} * n; }
 
 // Appends a GEMM to the one stage of `p`: buffer b of the GEMM goes to the end of channel b's buffer.
-void append_gemm(Program* p, uint32_t m, uint32_t k, uint32_t n, const hal::NpuTarget& target, uint64_t* weights_offset,
-                 uint64_t* arena) {
+void append_gemm(Program* p, uint32_t m, uint32_t k, uint32_t n, const hal::NpuTarget& target,
+                 uint64_t* weights_offset, uint64_t* arena, hal::Region b_region = hal::Region::WEIGHTS) {
   if (p->stages.empty()) p->stages.emplace_back();
   auto& buffers = p->stages.front();
-  auto steps = lower_gemm(m, k, n, target, *weights_offset);
+  auto steps = lower_gemm(m, k, n, target, *weights_offset, b_region);
   if (buffers.size() < steps.size()) buffers.resize(steps.size());
   for (size_t b = 0; b < steps.size(); ++b) {
     hal::NpuStep& into = buffers[b];
@@ -93,7 +93,8 @@ void append_gemm(Program* p, uint32_t m, uint32_t k, uint32_t n, const hal::NpuT
 // stage: each channel streams its column slice of every GEMM, layer after layer (a tensor-parallel split
 // as NPU compilers emit whole-graph command streams per core). The exchange of activations between
 // channels after each layer is not modelled (this NPU has no inter-channel barrier; see models.h).
-Program lower_decoder(const DecoderShape& d, uint32_t m, bool head, const hal::NpuTarget& target, uint64_t* arena) {
+Program lower_decoder(const DecoderShape& d, uint32_t m, bool head, const hal::NpuTarget& target,
+                      uint64_t* arena) {
   Program p;
   uint64_t w = 0;
   const uint32_t kv = d.hidden / d.kv_heads_ratio;
@@ -104,6 +105,27 @@ Program lower_decoder(const DecoderShape& d, uint32_t m, bool head, const hal::N
     append_gemm(&p, m, d.ffn, d.hidden, target, &w, arena);              // down
   }
   if (head && d.vocab) append_gemm(&p, 1, d.hidden, d.vocab, target, &w, arena);
+  return p;
+}
+
+// Attention of a pass of `m` tokens over `context` tokens, per layer, with the KV cache at `kv_base` in
+// the arena (per layer: K then V, `kv_tokens` × kv width each). The query heads that share a KV head
+// (kv_heads_ratio of them, grouped-query attention) are rows against the same cache, so per layer:
+//   scores:  (m·ratio) × head_dim  times  head_dim × (context · kv_heads)  — reads the K cache
+//   sum:     (m·ratio) × context   times  context × kv width               — reads the V cache
+// Both are m · context · hidden MACs, the products of every head; the score matrix in and out is
+// m · heads · context bytes. The activation arena (at 0) must hold (m·ratio) × (head_dim + context·kv_heads).
+Program lower_attention(const DecoderShape& d, uint32_t m, uint64_t context, uint64_t kv_tokens,
+                        uint64_t kv_base, const hal::NpuTarget& target, uint64_t* arena) {
+  Program p;
+  const uint32_t kv = d.kv_width(), kv_heads = kv / d.head_dim;
+  const uint32_t rows = m * d.kv_heads_ratio, ctx = static_cast<uint32_t>(context);
+  for (uint32_t l = 0; l < d.layers; ++l) {
+    uint64_t k_cache = kv_base + uint64_t{l} * 2 * kv * kv_tokens,
+             v_cache = k_cache + uint64_t{kv} * kv_tokens;
+    append_gemm(&p, rows, d.head_dim, ctx * kv_heads, target, &k_cache, arena, hal::Region::ARENA);
+    append_gemm(&p, rows, ctx, kv, target, &v_cache, arena, hal::Region::ARENA);
+  }
   return p;
 }
 
@@ -140,7 +162,7 @@ uint64_t model_weight_bytes(const ModelSpec& spec) {
 }
 
 std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const hal::NpuTarget& target,
-                                     uint64_t weights_offset) {
+                                     uint64_t weights_offset, hal::Region b_region) {
   const uint64_t sram = target.sram_bytes;
   const uint32_t cols = std::max<uint32_t>(target.array_cols, 1);
   // A quarter of the SRAM for an activation block of mb rows, the rest for one weight block of nb
@@ -177,8 +199,9 @@ std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const h
       const uint32_t n0 = static_cast<uint32_t>(j * nb);
       const uint32_t w = static_cast<uint32_t>(std::min<uint64_t>(nb, n - n0));
       emit(s,
-           desc::encode(desc::Dma{{desc::Opcode::DMA_IN, id++}, weights_offset + uint64_t{n0} * k, w_sram, k * w, 1, 0, 0}),
-           hal::Region::WEIGHTS);
+           desc::encode(desc::Dma{
+               {desc::Opcode::DMA_IN, id++}, weights_offset + uint64_t{n0} * k, w_sram, k * w, 1, 0, 0}),
+           b_region);
       desc::Conv c{};
       c.h = {desc::Opcode::CONV_INT8, id++};
       c.in_sram = 0, c.in_h = 1, c.in_w = rows, c.in_c = k;
@@ -189,29 +212,73 @@ std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const h
       emit(s, desc::encode(c), std::nullopt);
       s.macs += uint64_t{rows} * k * w;
       const uint64_t dev = uint64_t{m} * k + uint64_t{m0} * n + n0;
-      emit(s, desc::encode(desc::Dma{{desc::Opcode::DMA_OUT, id++}, dev, out_sram, w, rows, n, w}), hal::Region::ARENA);
+      emit(s, desc::encode(desc::Dma{{desc::Opcode::DMA_OUT, id++}, dev, out_sram, w, rows, n, w}),
+           hal::Region::ARENA);
     }
   }
   return steps;
 }
 
-Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& target, uint32_t prefill_tokens,
-                                  uint64_t seed) {
+uint64_t RunnableModel::max_job_command_bytes() const {
+  uint64_t most = 0;
+  for (const Program* p : {&infer, &prefill, &prefill_tail, &decode}) most = std::max(most, p->descriptors());
+  uint64_t attention_most = 0;
+  for (const auto& [key, p] : attention) attention_most = std::max(attention_most, p.descriptors());
+  return (most + attention_most) * desc::kDescriptorBytes;
+}
+
+Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& target,
+                                  uint32_t prefill_tokens, uint64_t seed, uint32_t prefill_chunk_tokens,
+                                  uint32_t decode_tokens) {
   RunnableModel r;
   r.name = spec.name;
   if (spec.is_decoder()) {
-    r.weight_bytes = spec.decoder.weight_bytes();
-    if (prefill_tokens) r.prefill = lower_decoder(spec.decoder, prefill_tokens, false, target, &r.arena_bytes);
-    r.decode = lower_decoder(spec.decoder, 1, true, target, &r.arena_bytes);
+    const DecoderShape& d = spec.decoder;
+    r.weight_bytes = d.weight_bytes();
+    const uint32_t chunk = std::max<uint32_t>(prefill_chunk_tokens, 1);
+    r.prefill_chunk = chunk;
+    // Every pass of a session and the context it attends to: prompt chunks, then one token at a time.
+    std::vector<std::pair<uint32_t, uint64_t>> passes;  // {tokens, context}
+    if (prefill_tokens) {
+      r.prefill_jobs = prefill_tokens / chunk;
+      if (r.prefill_jobs) r.prefill = lower_decoder(d, chunk, false, target, &r.arena_bytes);
+      if (prefill_tokens % chunk)
+        r.prefill_tail = lower_decoder(d, prefill_tokens % chunk, false, target, &r.arena_bytes);
+      for (uint32_t i = 0; i < r.prefill_jobs; ++i) passes.push_back({chunk, uint64_t{i + 1} * chunk});
+      if (prefill_tokens % chunk) passes.push_back({prefill_tokens % chunk, prefill_tokens});
+    }
+    r.decode = lower_decoder(d, 1, true, target, &r.arena_bytes);
+    for (uint32_t t = 0; t < decode_tokens; ++t) passes.push_back({1, uint64_t{prefill_tokens} + t + 1});
+    // The KV cache after the activations, sized for the longest context in whole blocks.
+    uint64_t kv_tokens = 0;
+    for (const auto& [m, context] : passes) {
+      kv_tokens = std::max<uint64_t>(kv_tokens, uint64_t{kv_blocks(context)} * kKvBlockTokens);
+      const uint32_t rows = m * d.kv_heads_ratio;
+      const auto ctx = static_cast<uint32_t>(uint64_t{kv_blocks(context)} * kKvBlockTokens);
+      r.arena_bytes =
+          std::max({r.arena_bytes, gemm_arena_bytes(rows, d.head_dim, ctx * (d.kv_width() / d.head_dim)),
+                    gemm_arena_bytes(rows, ctx, d.kv_width())});
+    }
+    const uint64_t kv_base = (r.arena_bytes + 4095) / 4096 * 4096;
+    uint64_t scratch = 0;
+    for (const auto& [m, context] : passes) {
+      const uint32_t blocks = kv_blocks(context);
+      if (!r.attention.count({m, blocks}))
+        r.attention[{m, blocks}] =
+            lower_attention(d, m, uint64_t{blocks} * kKvBlockTokens, kv_tokens, kv_base, target, &scratch);
+    }
+    r.arena_bytes = kv_base + d.kv_cache_bytes(kv_tokens);
     return r;
   }
-  auto it = std::find_if(builtins().begin(), builtins().end(), [&](const Builtin& b) { return spec.name == b.name; });
+  auto it = std::find_if(builtins().begin(), builtins().end(),
+                         [&](const Builtin& b) { return spec.name == b.name; });
   if (it == builtins().end()) return make_error("unknown model \"" + spec.name + "\"");
   auto program = hal::compile_for_npu(it->build(seed), target);
   if (!program) return make_error(spec.name + ": " + program.error());
   for (auto& stage : program->stages) {
-    if (stage.on_cpu) return make_error(spec.name + ": operation " + std::to_string(stage.operation) +
-                                        " does not run on the NPU: " + stage.cpu_reason);
+    if (stage.on_cpu)
+      return make_error(spec.name + ": operation " + std::to_string(stage.operation) +
+                        " does not run on the NPU: " + stage.cpu_reason);
     for (const auto& step : stage.jobs) r.infer.macs += step.macs;
     r.infer.stages.push_back(std::move(stage.jobs));
   }

@@ -107,9 +107,11 @@ json RunResult::to_json() const {
   for (const auto& a : apps) {
     json ja = {{"name", a.name},
                {"uid", a.uid},
+               {"priority", a.priority},
                {"arrivals", a.arrivals},
                {"load_requests", a.load_requests},
                {"loads", a.loads},
+               {"approvals", a.approvals},
                {"unloads", a.unloads},
                {"load_wait_ns", a.load_wait_ns},
                {"load_wait_since_promotion_ns", a.load_wait_since_promotion_ns},
@@ -163,9 +165,11 @@ Result<RunResult> RunResult::from_json(const json& j) {
       AppRun a;
       a.name = ja.at("name");
       a.uid = ja.at("uid");
+      a.priority = ja.at("priority");
       a.arrivals = ja.at("arrivals");
       a.load_requests = ja.at("load_requests");
       a.loads = ja.at("loads");
+      a.approvals = ja.at("approvals");
       a.unloads = ja.at("unloads");
       a.load_wait_ns = ja.at("load_wait_ns");
       a.load_wait_since_promotion_ns = ja.at("load_wait_since_promotion_ns");
@@ -220,8 +224,18 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   if (apps.empty()) return make_error("no app with uid " + std::to_string(options.only_uid));
   std::vector<RunnableModel> models;
   for (const AppSpec* a : apps) {
-    auto m = build_model(a->model, target, a->workload.prefill_tokens, scenario.seed);
+    auto m = build_model(a->model, target, a->workload.prefill_tokens, scenario.seed,
+                         a->workload.prefill_chunk_tokens,
+                         a->workload.kind == WorkloadKind::LLM ? a->workload.decode_tokens : 0);
     if (!m) return make_error(scenario.path + ": app \"" + a->name + "\": " + m.error());
+    // The driver copies a job's command buffers into its command-buffer space at submit: a job larger than
+    // all of it would be refused at every attempt.
+    if (const uint64_t bytes = m->max_job_command_bytes(); bytes > cfg->driver.kernel_reserved_bytes)
+      return make_error(
+          scenario.path + ": app \"" + a->name + "\": one job of model " + a->model.name + " needs " +
+          std::to_string(bytes >> 20) + " MiB of command buffers, more than the driver's " +
+          std::to_string(cfg->driver.kernel_reserved_bytes >> 20) + " MiB (driver.kernel_reserved_bytes)" +
+          (a->model.is_decoder() ? "; lower workload.prefill_chunk_tokens" : ""));
     models.push_back(std::move(*m));
   }
 

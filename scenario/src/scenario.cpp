@@ -18,7 +18,8 @@ using nlohmann::json;
 // (finish()). The first error wins; later getters are no-ops, so parsing code reads straight through.
 class ObjectReader {
  public:
-  ObjectReader(const json& node, std::string path, std::string* error) : node_(node), path_(std::move(path)), error_(error) {
+  ObjectReader(const json& node, std::string path, std::string* error)
+      : node_(node), path_(std::move(path)), error_(error) {
     if (!node_.is_object()) fail(path_, "expected an object");
   }
 
@@ -37,7 +38,8 @@ class ObjectReader {
   void number(const std::string& key, double* out, double lo, double hi, bool required = false) {
     const json* v = raw(key, required);
     if (!v) return;
-    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo || v->get<double>() > hi) {
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo ||
+        v->get<double>() > hi) {
       fail(path_of(key), "expected a number in [" + fmt(lo) + ", " + fmt(hi) + "]");
       return;
     }
@@ -61,7 +63,8 @@ class ObjectReader {
   }
   // A string that must be one of `names`; returns its index.
   template <class Enum>
-  void choice(const std::string& key, Enum* out, const std::vector<std::string>& names, bool required = false) {
+  void choice(const std::string& key, Enum* out, const std::vector<std::string>& names,
+              bool required = false) {
     std::string s;
     if (!has(key) && !required) {
       seen_.insert(key);
@@ -133,6 +136,7 @@ void parse_workload(const json& node, const std::string& path, WorkloadSpec* w, 
       break;
     case WorkloadKind::LLM:
       r.integer("prefill_tokens", &w->prefill_tokens, 1, 8192, true);
+      r.integer("prefill_chunk_tokens", &w->prefill_chunk_tokens, 1, 8192);
       r.integer("decode_tokens", &w->decode_tokens, 0, 100000, true);
       r.number("think_ms", &w->think_ms, 0, kInf);
       break;
@@ -148,7 +152,8 @@ void parse_workload(const json& node, const std::string& path, WorkloadSpec* w, 
 void parse_model(const json& node, const std::string& path, ModelSpec* m, std::string* error) {
   if (node.is_string()) {
     m->name = node.get<std::string>();
-    if (auto d = decoder_preset(m->name)) m->decoder = *d;
+    if (auto d = decoder_preset(m->name))
+      m->decoder = *d;
     else if (!is_builtin_model(m->name))
       *error = path + ": unknown model \"" + m->name + "\" (" + ObjectReader::join(model_names()) + ")";
     return;
@@ -164,8 +169,12 @@ void parse_model(const json& node, const std::string& path, ModelSpec* m, std::s
   dr.integer("ffn", &m->decoder.ffn, 16, 262144, true);
   dr.integer("kv_heads_ratio", &m->decoder.kv_heads_ratio, 1, 64);
   dr.integer("vocab", &m->decoder.vocab, 0, 1'000'000);
+  dr.integer("head_dim", &m->decoder.head_dim, 16, 1024);
   dr.finish();
   if (dr.ok() && m->decoder.hidden % 16) dr.fail(path + ".decoder.hidden", "must be a multiple of 16");
+  if (dr.ok() && m->decoder.kv_width() % m->decoder.head_dim)
+    dr.fail(path + ".decoder.head_dim",
+            "must divide the KV width hidden / kv_heads_ratio = " + std::to_string(m->decoder.kv_width()));
 }
 
 void parse_app(const json& node, const std::string& path, AppSpec* a, std::string* error) {
@@ -176,10 +185,12 @@ void parse_app(const json& node, const std::string& path, AppSpec* a, std::strin
     // Short form: one importance name for the whole run.
     const json list = imp->is_string() ? json::array({{{"at_s", 0}, {"importance", *imp}}}) : *imp;
     if (!list.is_array() || list.empty()) {
-      r.fail(r.path_of("importance"), "expected an importance name or a non-empty array of {at_s, importance}");
+      r.fail(r.path_of("importance"),
+             "expected an importance name or a non-empty array of {at_s, importance}");
     } else {
       for (size_t i = 0; i < list.size() && r.ok(); ++i) {
-        const std::string ip = r.path_of("importance") + (imp->is_string() ? "" : "[" + std::to_string(i) + "]");
+        const std::string ip =
+            r.path_of("importance") + (imp->is_string() ? "" : "[" + std::to_string(i) + "]");
         ObjectReader ir(list[i], ip, error);
         ImportanceChange c;
         ir.number("at_s", &c.at_s, 0, kInf, true);
@@ -187,7 +198,8 @@ void parse_app(const json& node, const std::string& path, AppSpec* a, std::strin
         ir.finish();
         if (ir.ok() && !a->importance.empty() && c.at_s <= a->importance.back().at_s)
           ir.fail(ip + ".at_s", "must be later than the previous change");
-        if (ir.ok() && a->importance.empty() && c.at_s != 0) ir.fail(ip + ".at_s", "the first change must be at 0");
+        if (ir.ok() && a->importance.empty() && c.at_s != 0)
+          ir.fail(ip + ".at_s", "the first change must be at 0");
         a->importance.push_back(c);
       }
     }
@@ -216,8 +228,10 @@ double expected_arrivals(const WorkloadSpec& w, double duration_s) {
   const double end = w.stop_s >= 0 ? std::min(w.stop_s, duration_s) : duration_s;
   const double span = std::max(0.0, end - w.start_s);
   switch (w.kind) {
-    case WorkloadKind::PERIODIC: return span * 1000.0 / w.period_ms;
-    case WorkloadKind::POISSON: return span * w.rate_hz;
+    case WorkloadKind::PERIODIC:
+      return span * 1000.0 / w.period_ms;
+    case WorkloadKind::POISSON:
+      return span * w.rate_hz;
     case WorkloadKind::BURSTY:
       // Each burst: the gap, then burst_max requests at most, spaced.
       return span * 1000.0 / (w.mean_gap_ms + w.burst_max * w.burst_spacing_ms) * w.burst_max;
@@ -231,11 +245,16 @@ double expected_arrivals(const WorkloadSpec& w, double duration_s) {
 
 const char* to_string(WorkloadKind k) {
   switch (k) {
-    case WorkloadKind::PERIODIC: return "periodic";
-    case WorkloadKind::BURSTY: return "bursty";
-    case WorkloadKind::POISSON: return "poisson";
-    case WorkloadKind::LLM: return "llm";
-    case WorkloadKind::BATCH: return "batch";
+    case WorkloadKind::PERIODIC:
+      return "periodic";
+    case WorkloadKind::BURSTY:
+      return "bursty";
+    case WorkloadKind::POISSON:
+      return "poisson";
+    case WorkloadKind::LLM:
+      return "llm";
+    case WorkloadKind::BATCH:
+      return "batch";
   }
   return "?";
 }
@@ -264,7 +283,8 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
     ObjectReader hr(*hw, "$.hardware", &error);
     hr.string("config", &s.hardware);
     if (const json* set = hr.raw("set", false)) {
-      if (!set->is_object()) hr.fail("$.hardware.set", "expected an object of \"path\": value");
+      if (!set->is_object())
+        hr.fail("$.hardware.set", "expected an object of \"path\": value");
       else
         for (auto it = set->begin(); it != set->end(); ++it)
           s.hardware_set.push_back(it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump()));
@@ -276,7 +296,8 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
   if (const json* apps = r.raw("apps", true)) {
     if (!apps->is_array() || apps->empty()) r.fail("$.apps", "expected a non-empty array of apps");
     if (r.ok() && apps->size() > kMaxApps)
-      r.fail("$.apps", std::to_string(apps->size()) + " apps, above the limit of " + std::to_string(kMaxApps));
+      r.fail("$.apps",
+             std::to_string(apps->size()) + " apps, above the limit of " + std::to_string(kMaxApps));
     for (size_t i = 0; r.ok() && apps->is_array() && i < apps->size(); ++i) {
       AppSpec a;
       const std::string ap = "$.apps[" + std::to_string(i) + "]";
@@ -300,7 +321,8 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
       EventSpec e;
       std::string type;
       er.string("type", &type, true);
-      if (er.ok() && type != "thermal_runaway") er.fail(ep + ".type", "\"" + type + "\" is not one of thermal_runaway");
+      if (er.ok() && type != "thermal_runaway")
+        er.fail(ep + ".type", "\"" + type + "\" is not one of thermal_runaway");
       er.number("at_s", &e.at_s, 0, kInf, true);
       er.number("duration_s", &e.duration_s, 0, kInf);
       er.number("watts", &e.watts, 0.001, 1000, true);
@@ -317,7 +339,8 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
       r.fail(path, m.str());
     }
   };
-  for (size_t i = 0; i < s.events.size(); ++i) past_end(s.events[i].at_s, "$.events[" + std::to_string(i) + "].at_s");
+  for (size_t i = 0; i < s.events.size(); ++i)
+    past_end(s.events[i].at_s, "$.events[" + std::to_string(i) + "].at_s");
   for (size_t i = 0; i < s.apps.size(); ++i) {
     const std::string ap = "$.apps[" + std::to_string(i) + "]";
     for (size_t j = 1; j < s.apps[i].importance.size(); ++j)

@@ -65,6 +65,8 @@ TenantApp::TenantApp(drv::Driver& driver, mgr::NpuService& service, const AppSpe
       rng_(seed ^ (static_cast<uint64_t>(spec.uid) * 0x9E3779B97F4A7C15ull)) {
   run_.name = spec.name;
   run_.uid = spec.uid;
+  run_.priority = std::string(mgr::to_string(spec.importance.front().importance)) + "/" +
+                  std::to_string(spec.job_priority);
   next_open_ns_ = static_cast<uint64_t>(std::llround(spec.workload.start_s * 1e9));
   if (tracer_) track_ = tracer_->track("apps", spec.name);
 }
@@ -140,6 +142,7 @@ void TenantApp::main() {
     while (!approved_ && !ended_ && os.now_ns() < end_ns_) wake_->wait_for(end_ns_ - os.now_ns());
     count_load_wait(asked, std::min(os.now_ns(), end_ns_));
     if (os.now_ns() >= end_ns_) return;
+    if (approved_) ++run_.approvals;
     if (approved_ && !ended_) {
       if (!load(request.id)) {
         manager_.cancel_model_load(request);
@@ -151,6 +154,7 @@ void TenantApp::main() {
       }
     }
     while (!ended_ && os.now_ns() < end_ns_) wake_->wait_for(end_ns_ - os.now_ns());
+    if (gave_up_) return;
     const uint64_t again = os.now_ns() + ms_to_ns(spec_.rerequest_delay_ms);
     while (os.now_ns() < std::min(again, end_ns_)) wake_->wait_for(std::min(again, end_ns_) - os.now_ns());
   }
@@ -179,6 +183,15 @@ bool TenantApp::load(int64_t request_id) {
     }
     ctx_ = *ctx;
   }
+  if (const uint64_t room = driver_.weight_memory_bytes(); model_.weight_bytes > room) {
+    // No unload by anybody can make room: say so once and stop asking.
+    run_.errors.push_back("request " + std::to_string(request_id) + ": model " + model_.name + ": " +
+                          std::to_string(model_.weight_bytes >> 20) +
+                          " MiB of weights can never fit the NPU's " + std::to_string(room >> 20) +
+                          " MiB weight memory");
+    gave_up_ = true;
+    return false;
+  }
   auto w = driver_.alloc_bo(ctx_, std::max<uint64_t>(model_.weight_bytes, 4096), true);
   if (!w) {
     run_.errors.push_back("request " + std::to_string(request_id) + ": weights: " + w.error());
@@ -201,7 +214,10 @@ bool TenantApp::load(int64_t request_id) {
   }
   infer_ = relocate_program(model_.infer, weights_.device_address, arena_.device_address);
   prefill_ = relocate_program(model_.prefill, weights_.device_address, arena_.device_address);
+  prefill_tail_ = relocate_program(model_.prefill_tail, weights_.device_address, arena_.device_address);
   decode_ = relocate_program(model_.decode, weights_.device_address, arena_.device_address);
+  for (const auto& [key, program] : model_.attention)
+    attention_[key] = relocate_program(program, weights_.device_address, arena_.device_address);
   ++run_.loads;
   run_.load_ns += os.now_ns() - t0;
   resident_since_ = os.now_ns();
@@ -214,11 +230,21 @@ void TenantApp::unload() {
   (void)driver_.free_bo(ctx_, arena_.handle);
   infer_.clear();
   prefill_.clear();
+  prefill_tail_.clear();
   decode_.clear();
+  attention_.clear();
   ++run_.unloads;
   run_.resident.push_back({resident_since_, service_.os().now_ns(), "resident"});
   // An LLM loses its KV cache with the model: a session in progress prefills again after reloading.
   tokens_done_ = 0;
+  prefill_done_ = 0;
+}
+
+TenantApp::Stages TenantApp::decoder_pass(const Stages& weights, uint32_t m, uint64_t context) const {
+  Stages job = weights;
+  auto it = attention_.find({m, kv_blocks(context)});
+  if (it != attention_.end()) job.insert(job.end(), it->second.begin(), it->second.end());
+  return job;
 }
 
 bool TenantApp::run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what,
@@ -229,6 +255,7 @@ bool TenantApp::run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& 
   job.timing_only = true;
   job.timeout_ns = 60'000'000'000ull;
   job.label = spec_.name + " " + what;
+  job.deadline_ns = rec->deadline_ns;  // a hint for deadline-aware schedulers
   auto fence = driver_.submit(ctx_, std::move(job));
   if (!fence) {
     run_.errors.push_back(std::string(what) + ": submit: " + fence.error());
@@ -273,6 +300,7 @@ void TenantApp::serve() {
         ++run_.arrivals;
         in_session_ = true;
         tokens_done_ = 0;
+        prefill_done_ = 0;
       }
       if (!session_.start_ns) session_.start_ns = os.now_ns();
       bool ok = true;
@@ -280,9 +308,20 @@ void TenantApp::serve() {
         ok = run_job(infer_, "job", &session_);
         if (ok) ++batch_done_;
       } else {
-        if (tokens_done_ == 0) ok = run_job(prefill_, "prefill", &session_);
+        // The prompt in chunks (progress is lost with the model, as the KV cache is).
+        const uint32_t prefill_jobs = model_.prefill_jobs + (prefill_tail_.empty() ? 0 : 1);
+        while (ok && prefill_done_ < prefill_jobs && !interrupted()) {
+          const bool full = prefill_done_ < model_.prefill_jobs;
+          const uint32_t m = full ? model_.prefill_chunk : w.prefill_tokens % model_.prefill_chunk;
+          const uint64_t context =
+              full ? uint64_t{prefill_done_ + 1} * model_.prefill_chunk : w.prefill_tokens;
+          ok = run_job(decoder_pass(full ? prefill_ : prefill_tail_, m, context), "prefill", &session_);
+          if (ok) ++prefill_done_;
+        }
+        if (ok && prefill_done_ < prefill_jobs) return;  // asked to unload mid-prompt: prefill again later
         while (ok && tokens_done_ < w.decode_tokens && !interrupted()) {
-          ok = run_job(decode_, "decode", &session_);
+          ok = run_job(decoder_pass(decode_, 1, uint64_t{w.prefill_tokens} + tokens_done_ + 1), "decode",
+                       &session_);
           if (ok) ++tokens_done_;
         }
         if (ok && tokens_done_ < w.decode_tokens) return;  // asked to unload mid-session: resume later

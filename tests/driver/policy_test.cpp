@@ -86,6 +86,109 @@ TEST(PreemptionPolicy, PredictiveDrainsKillsOrCheckpoints) {
   EXPECT_EQ(make_preemption_policy("checkpoint")->choose(victim, task(2, 0, 2), c), PreemptMechanism::KILL);
 }
 
+TEST(SchedulingPolicy, RoundRobinTurnsByQueueEntryAndSlicesPerLevel) {
+  auto p = make_scheduling_policy("rr");
+  std::vector<TaskView> w{task(1, 0, 1), task(2, 3, 2), task(3, 1, 3)};
+  w[0].queued_wait_ns = 100, w[1].queued_wait_ns = 900, w[2].queued_wait_ns = 900;
+  EXPECT_EQ(p->pick(w), 1u) << "waited longest (ties: earlier order), level ignored";
+  // Default slices: REALTIME 4 ms … LOW 0.5 ms. Only a buffer past its slice gives its channel up.
+  std::vector<TaskView> running{task(4, 0, 1), task(5, 3, 2)};
+  running[0].ran_ns = 3'000'000, running[1].ran_ns = 400'000;
+  EXPECT_FALSE(p->victim(task(9, 3, 9), running)) << "both within their slices";
+  running[1].ran_ns = 600'000;
+  EXPECT_EQ(p->victim(task(9, 3, 9), running), 1u) << "LOW past its 0.5 ms slice";
+  running[0].ran_ns = 5'000'000;
+  EXPECT_EQ(p->victim(task(9, 3, 9), running), 0u) << "1 ms past its slice beats 0.1 ms";
+  EXPECT_EQ(p->tick_ns(), 250'000u) << "half the shortest slice";
+  SchedulerParams params;
+  params.rr_quantum_ns = {8'000'000, 8'000'000, 8'000'000, 8'000'000};
+  EXPECT_FALSE(make_scheduling_policy("rr", params)->victim(task(9, 3, 9), running)) << "slices from the config";
+}
+
+TEST(SchedulingPolicy, EdfRunsEarliestDeadlineAndPreemptsLaterOnes) {
+  auto p = make_scheduling_policy("edf");
+  std::vector<TaskView> w{task(1, 0, 1), task(2, 3, 2), task(3, 2, 3)};
+  w[1].deadline_ns = 5000, w[2].deadline_ns = 4000;
+  EXPECT_EQ(p->pick(w), 2u) << "earliest deadline, whatever the level";
+  w[1].deadline_ns = w[2].deadline_ns = 0;
+  EXPECT_EQ(p->pick(w), 0u) << "no deadlines: by level";
+  std::vector<TaskView> running{task(4, 0, 1), task(5, 3, 2)};
+  running[0].deadline_ns = 9000;
+  TaskView urgent = task(9, 3, 9);
+  EXPECT_FALSE(p->victim(urgent, running)) << "without a deadline it waits";
+  urgent.deadline_ns = 3000;
+  EXPECT_EQ(p->victim(urgent, running), 1u) << "no deadline counts as the latest";
+  running[1].deadline_ns = 2000;
+  EXPECT_EQ(p->victim(urgent, running), 0u);
+}
+
+TaskView job_view(uint64_t job, uint32_t level, uint64_t order, uint64_t job_remaining, uint64_t job_total,
+                  uint64_t waited = 0, uint64_t deadline = 0) {
+  TaskView t = task(job, level, order, job_remaining, waited);
+  t.job_remaining_ns = job_remaining;
+  t.job_total_ns = job_total;
+  t.deadline_ns = deadline;
+  return t;
+}
+
+TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenWeightedShortestRemainingWork) {
+  auto p = make_scheduling_policy("adaptive");
+  // Default weights 2 / 1.5 / 1 / 0.5.
+  std::vector<TaskView> w{job_view(1, 0, 1, 4000, 4000), job_view(2, 2, 2, 1000, 1000),
+                          job_view(3, 3, 3, 50'000, 50'000, 0, /*deadline*/ 90'000)};
+  EXPECT_EQ(p->pick(w), 2u) << "deadline work with little slack (40 µs < 2 × 50 µs) first, even at level LOW";
+  w[2].deadline_ns = 200'000;
+  EXPECT_EQ(p->pick(w), 1u) << "with slack to spare (150 µs) it competes by score: 50000 / 0.5";
+  w[2].deadline_ns = 0;
+  // Scores: 4000 / 2 = 2000; 1000 / 1 = 1000; 50000 / 0.5 = 100000.
+  EXPECT_EQ(p->pick(w), 1u) << "the shortest remaining work, weighted";
+  // Waiting ages a job: the LOW one after 9 × its length scores 50000 / (0.5 · 10) = 10000; after 39×: 2500.
+  w[2].waited_ns = 450'000;
+  EXPECT_EQ(p->pick(w), 1u);
+  w[2].waited_ns = 999'000;  // 19.98× its length: 50000 / (0.5 · 20.98) = 4766, still behind
+  EXPECT_EQ(p->pick(w), 1u);
+  w[2].waited_ns = 1'000'000;  // 20×: starved, ahead of all work without a deadline
+  EXPECT_EQ(p->pick(w), 2u);
+}
+
+TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesAndClearGainsOnly) {
+  auto p = make_scheduling_policy("adaptive");
+  std::vector<TaskView> running{job_view(1, 3, 1, 100'000, 100'000), job_view(2, 2, 2, 3000, 3000)};
+  // Slack 5000 − 2000 = 3000 is below 2 × 2000: urgent.
+  const TaskView frame = job_view(9, 0, 9, 2000, 2000, 0, 5000);
+  EXPECT_EQ(p->victim(frame, running), 0u) << "deadline work takes the worst-scored channel";
+  // Without a deadline: score 1000 / 1 = 1000 against 3000 / 1 (ratio 3 ≥ 1.5) and 100000 / 0.5.
+  EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 0u);
+  running[0].preempting = true;
+  EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 1u);
+  EXPECT_FALSE(p->victim(job_view(8, 2, 8, 2500, 2500), running)) << "3000 / 2500 < 1.5: not worth it";
+  running[1].deadline_ns = 50'000;
+  EXPECT_FALSE(p->victim(job_view(8, 0, 8, 10, 10), running)) << "never deadline work for work without one";
+  EXPECT_EQ(p->victim(frame, running), 1u) << "deadline work of a less urgent level gives way";
+  running[1].level = 0;
+  EXPECT_FALSE(p->victim(frame, running)) << "not deadline work of the same or a better level";
+}
+
+TEST(PreemptionPolicy, AdaptiveDrainsOnlyWhenTheDeadlineAllows) {
+  auto p = make_preemption_policy("adaptive");
+  PreemptCosts c;
+  c.save_restore = true;
+  c.checkpoint_ns = 4000;
+  c.kill_lost_ns = 50'000;
+  TaskView victim = task(1, 3, 1, /*remaining*/ 3000);
+  TaskView frame = job_view(2, 0, 2, 2000, 2000);
+  frame.now_ns = 100'000;
+  frame.deadline_ns = 106'000;
+  EXPECT_EQ(p->choose(victim, frame, c), PreemptMechanism::DRAIN) << "3 + 2 µs of 6 µs slack";
+  frame.deadline_ns = 104'000;
+  EXPECT_EQ(p->choose(victim, frame, c), PreemptMechanism::CHECKPOINT) << "draining would miss the deadline";
+  c.kill_lost_ns = 1000;
+  EXPECT_EQ(p->choose(victim, frame, c), PreemptMechanism::KILL) << "less lost than a checkpoint costs";
+  victim.estimated_remaining_ns = 100'000;
+  c.kill_lost_ns = 50'000;
+  EXPECT_EQ(p->choose(victim, task(3, 0, 3), c), PreemptMechanism::CHECKPOINT);
+}
+
 ThermalSample sample(double temp, uint32_t opp, double power_mw = 2000) {
   ThermalSample s;
   s.temp_c = temp;

@@ -43,7 +43,7 @@ def test_scenario_policies(tmp_path):
     import pandas as pd
 
     policies = pd.read_csv(tmp_path / "scenario_policies.csv")
-    assert set(policies["policy"]) == {"fcfs", "hpf", "prema", "default"}
+    assert set(policies["policy"]) == {"fcfs", "hpf", "prema", "rr", "edf", "default"}
 
 
 def test_onnx_accuracy(tmp_path):

@@ -1,6 +1,7 @@
 // Scenario files: every shipped scenario validates; bad input is one error naming the JSON path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "npu/scenario/models.h"
@@ -51,7 +52,9 @@ TEST(ScenarioConfig, ErrorsNameTheJsonPath) {
   EXPECT_EQ(error_of(d), "s.json: $.apps[0].workload.colour: unknown key");
   d = minimal();
   d["apps"][0]["workload"]["type"] = "sometimes";
-  EXPECT_EQ(error_of(d), "s.json: $.apps[0].workload.type: \"sometimes\" is not one of periodic, bursty, poisson, llm, batch");
+  EXPECT_EQ(
+      error_of(d),
+      "s.json: $.apps[0].workload.type: \"sometimes\" is not one of periodic, bursty, poisson, llm, batch");
   d = minimal();
   d["apps"].push_back(d["apps"][0]);
   d["apps"][1]["name"] = "other";
@@ -61,7 +64,7 @@ TEST(ScenarioConfig, ErrorsNameTheJsonPath) {
   EXPECT_NE(error_of(d).find("s.json: $.apps[0].model: unknown model \"resnet-9000\""), std::string::npos);
   d = minimal();
   d["policy"] = "lottery";
-  EXPECT_EQ(error_of(d), "s.json: $.policy: \"lottery\" is not one of fcfs, hpf, prema, default");
+  EXPECT_EQ(error_of(d), "s.json: $.policy: \"lottery\" is not one of fcfs, hpf, prema, rr, edf, default");
   d = minimal();
   d["apps"][0]["importance"] = json::array({{{"at_s", 1}, {"importance", "FOREGROUND"}}});
   EXPECT_EQ(error_of(d), "s.json: $.apps[0].importance[0].at_s: the first change must be at 0");
@@ -79,12 +82,14 @@ TEST(ScenarioConfig, ErrorsNameTheJsonPath) {
   d["events"] = json::array({{{"type", "thermal_runaway"}, {"at_s", 2}, {"watts", 3}}});
   EXPECT_EQ(error_of(d), "s.json: $.events[0].at_s: 2 s is at or past the end of the run (duration_s 1)");
   d = minimal();
-  d["apps"][0]["importance"] = json::array({{{"at_s", 0}, {"importance", "CACHED"}},
-                                            {{"at_s", 1.5}, {"importance", "FOREGROUND"}}});
-  EXPECT_EQ(error_of(d), "s.json: $.apps[0].importance[1].at_s: 1.5 s is at or past the end of the run (duration_s 1)");
+  d["apps"][0]["importance"] =
+      json::array({{{"at_s", 0}, {"importance", "CACHED"}}, {{"at_s", 1.5}, {"importance", "FOREGROUND"}}});
+  EXPECT_EQ(error_of(d),
+            "s.json: $.apps[0].importance[1].at_s: 1.5 s is at or past the end of the run (duration_s 1)");
   d = minimal();
   d["apps"][0]["workload"]["start_s"] = 1;
-  EXPECT_EQ(error_of(d), "s.json: $.apps[0].workload.start_s: 1 s is at or past the end of the run (duration_s 1)");
+  EXPECT_EQ(error_of(d),
+            "s.json: $.apps[0].workload.start_s: 1 s is at or past the end of the run (duration_s 1)");
 }
 
 TEST(ScenarioConfig, UnreadableFiles) {
@@ -123,6 +128,51 @@ TEST(ScenarioModels, GemmTilingCoversEveryMac) {
   EXPECT_EQ(macs, 64ull * 3072 * 1000);
   EXPECT_EQ(weight_bytes, 2ull * 3072 * 1000);
   EXPECT_EQ(convs, 2u * 9u);
+}
+
+// The attention of a decoder pass is charged for its context. decoder-1b: 16 layers, hidden 2048,
+// kv_heads_ratio 4 (kv width 512 = 4 KV heads of 128). A 2,048-token prompt in 32-token chunks, then
+// two decode steps at contexts 2,049 and 2,050: 17 KV blocks of 128 tokens (2,176 tokens).
+TEST(ScenarioModels, DecoderAttentionGrowsWithContext) {
+  hal::NpuTarget t;
+  t.channels = 4;
+  ModelSpec spec;
+  spec.name = "decoder-1b";
+  spec.decoder = *decoder_preset("decoder-1b");
+  auto m = build_model(spec, t, 2048, 1, 32, 2);
+  ASSERT_TRUE(m.ok()) << m.error();
+  // Prompt chunk i (1..64) sees 32·i tokens: ceil(32·i / 128) blocks, 1..16; the decode steps 17.
+  std::vector<std::pair<uint32_t, uint32_t>> keys;
+  for (const auto& [key, p] : m->attention) keys.push_back(key);
+  std::vector<std::pair<uint32_t, uint32_t>> want{{1, 17}};
+  for (uint32_t b = 1; b <= 16; ++b) want.push_back({32, b});
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(keys, want);
+  // MACs per layer: scores and weighted sum, m · context · hidden each.
+  //   decode at 17 blocks:  16 layers · 2 · 1 · 2176 · 2048  = 142,606,336
+  //   last prompt chunk:    16 layers · 2 · 32 · 2048 · 2048 = 4,294,967,296
+  //   first prompt chunk:   16 layers · 2 · 32 · 128 · 2048  = 268,435,456
+  EXPECT_EQ(m->attention.at({1, 17}).macs, 142'606'336ull);
+  EXPECT_EQ(m->attention.at({32, 16}).macs, 4'294'967'296ull);
+  EXPECT_EQ(m->attention.at({32, 1}).macs, 268'435'456ull);
+  // KV-cache bytes a decode step reads (the operand DMA before each CONV): per layer 2176 tokens of K and
+  // of V, 512 bytes each: 16 · 2 · 2176 · 512 = 35,651,584.
+  uint64_t cache_bytes = 0;
+  for (const auto& stage : m->attention.at({1, 17}).stages)
+    for (const auto& step : stage)
+      for (const auto& r : step.relocations) {
+        const bool operand =
+            r.descriptor + 1 < step.commands.size() &&
+            desc::decode<desc::Header>(step.commands[r.descriptor + 1]).opcode == desc::Opcode::CONV_INT8;
+        if (!operand) continue;
+        EXPECT_EQ(r.region, hal::Region::ARENA);
+        const auto d = desc::decode<desc::Dma>(step.commands[r.descriptor]);
+        cache_bytes += uint64_t{d.row_bytes} * d.rows;
+      }
+  EXPECT_EQ(cache_bytes, 35'651'584ull);
+  // The arena holds the whole cache: 16 · 2 · 512 · 2176 bytes after the activations.
+  EXPECT_GE(m->arena_bytes, 35'651'584ull);
+  EXPECT_LT(m->arena_bytes, 35'651'584ull + (64ull << 20));
 }
 
 }  // namespace

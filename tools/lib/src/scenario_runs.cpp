@@ -47,7 +47,7 @@ Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& sc, const S
       if (!alone) return make_error(alone.error());
       isolated.emplace(app.uid, std::move(*alone));
     }
-    out.metrics.push_back(compute_metrics(*shared, isolated));
+    out.metrics.push_back(compute_metrics(*shared, isolated, o.sla_factor));
     if (policy == out.main_policy)
       out.main_run = std::move(*shared);
     else

@@ -141,6 +141,9 @@ struct JobRequest {
   std::optional<std::string> debug_feature_id;
   std::string label;            // for logs and traces
   uint64_t timeout_ns = 0;      // 0: Timeouts::job_ns
+  // When the job should have ended (absolute simulated ns; 0: no deadline). A hint for deadline-aware
+  // schedulers ("edf", "adaptive"); the driver never drops or fails a job for missing it.
+  uint64_t deadline_ns = 0;
   bool timing_only = false;     // run for timing only: the hardware moves and computes no data
   // Asynchronous completion: called once, right after the fence is signalled, from the bottom half or
   // the ioctl that ended the job (kernel context: it must not sleep; post work to a thread instead).
@@ -182,6 +185,7 @@ struct DriverConfig {
   Timeouts timeouts;
   std::string scheduler = "priority";     // SchedulingPolicy name (sched_policy.h)
   std::string preemption = "checkpoint";  // PreemptionPolicy name
+  SchedulerParams sched;                  // knobs of the "rr" and "adaptive" schedulers
   ThermalGovernorConfig thermal;
 
   // Declares every driver parameter under `driver.` (the host.* CPU costs are declared by the system).
@@ -302,6 +306,7 @@ class Driver {
     uint32_t hangs = 0;
     uint64_t order = 0;         // FIFO position (re-queued tasks keep theirs)
     uint64_t cycles = 0;        // CH_CYCLES of its dispatches so far
+    uint64_t queued_ns = 0;     // when it last entered a run queue (round-robin turns)
   };
   struct Job {
     JobId id = 0;
@@ -317,6 +322,7 @@ class Driver {
     bool stage_started = false;
     bool paused = false;                   // reported PAUSED, not yet RESUMED
     std::set<BoHandle> bos;                // buffers its DMA descriptors touch
+    std::vector<uint32_t> stage_descriptors;  // per stage: its longest command buffer (predictions)
     std::shared_ptr<Fence> fence;
   };
   // What a channel is doing.

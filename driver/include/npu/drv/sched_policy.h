@@ -9,6 +9,7 @@
 // driver can ask them at any time and a run stays deterministic.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,6 +30,35 @@ struct TaskView {
   uint64_t estimated_remaining_ns = 0;   // predicted channel time still needed
   uint64_t ran_ns = 0;                   // channel time since its current dispatch (running tasks)
   bool preempting = false;               // a preemption of it is already in flight
+  uint64_t now_ns = 0;                   // when the snapshot was taken
+  uint64_t deadline_ns = 0;              // its job's deadline (absolute; 0: none)
+  uint64_t queued_wait_ns = 0;           // waiting tasks: time since it last entered a run queue
+  // Predicted channel time of its whole job: still needed (this buffer's rest plus the longest buffer of
+  // each later stage) and in all (every stage's longest buffer).
+  uint64_t job_remaining_ns = 0;
+  uint64_t job_total_ns = 0;
+};
+
+// Knobs of the schedulers that have any (declared under driver.sched.* with their defaults and reasons).
+struct SchedulerParams {
+  // "rr": the time slice of each run-queue level (REALTIME, HIGH, NORMAL, LOW), longer for more urgent
+  // levels, as GPU and NPU firmware schedulers give per-priority quanta.
+  std::array<uint64_t, 4> rr_quantum_ns{4'000'000, 2'000'000, 1'000'000, 500'000};
+  // "adaptive": the weight of each level in the share of the NPU left by deadline work.
+  std::array<double, 4> weight{2.0, 1.5, 1.0, 0.5};
+  // "adaptive": a running job is preempted by a job without a deadline only when the waiting one's
+  // score (predicted remaining work over weighted, normalised wait) is this many times better.
+  double preempt_ratio = 1.5;
+  // "adaptive": a job waiting more than this many times its predicted length is starved: it goes ahead
+  // of every job without a deadline and keeps its channel.
+  double starvation_bound = 20.0;
+  // "adaptive": how fast waiting raises a job's claim: score = remaining / (weight · (1 + aging · waited /
+  // length)). 0 is weighted shortest-remaining-work-first; large values approach longest-normalised-wait.
+  double aging = 1.0;
+  // "adaptive": deadline work goes ahead of everything once its slack (deadline − now − predicted
+  // remaining work) is below this many times its remaining work; before that it competes by score. The
+  // default is so large that deadline work always goes first.
+  double urgent_slack = 1e6;
 };
 
 enum class PreemptMechanism { CHECKPOINT, KILL, DRAIN };
@@ -43,6 +73,9 @@ class SchedulingPolicy {
   // Index into `running` of a command buffer `candidate` may preempt, or nullopt (never one already
   // preempting).
   virtual std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const = 0;
+  // > 0: the driver asks again at least this often while work runs (a time slice may have ended with no
+  // event to notice it); 0: only on submissions and completions.
+  virtual uint64_t tick_ns() const { return 0; }
 };
 
 // What giving up a channel would cost, as the driver estimates it.
@@ -63,10 +96,18 @@ class PreemptionPolicy {
 // "priority" (preemptive highest-priority-first, FIFO within a level), "fcfs" (non-preemptive, submit
 // order, priorities ignored), "prema" (PREMA-style tokens: priority × normalised waiting, shortest
 // predicted job among the candidates). nullptr for an unknown name.
-std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name);
+// "rr" (time slices per level, round robin over every waiting buffer), "edf" (earliest deadline first,
+// jobs without a deadline after, by priority), "adaptive" (npusim's default policy: deadline work first,
+// the rest shared by weighted normalised wait and predicted remaining work, starvation-bounded; see
+// sched_policy.cpp).
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name,
+                                                         const SchedulerParams& params = {});
 // "checkpoint", "kill", "drain", "predictive" (PREMA's dynamic choice: drain when the victim finishes
 // sooner than a checkpoint would take, kill when it has done less work than a checkpoint costs, else
 // checkpoint). Without hardware save/restore every choice of checkpoint becomes kill.
+// "adaptive": the cheapest way per case — drain when the victim ends sooner than a checkpoint would take
+// (and the candidate has no deadline the wait would break), kill when less work is lost than a checkpoint
+// costs, else checkpoint.
 std::unique_ptr<PreemptionPolicy> make_preemption_policy(const std::string& name);
 
 const std::vector<std::string>& scheduling_policy_names();

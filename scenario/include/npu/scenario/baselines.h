@@ -4,8 +4,12 @@
 //   fcfs     non-preemptive first-come-first-served; the manager lets everybody load (STATUS_QUO)
 //   hpf      preemptive highest-priority-first (checkpoint); STATUS_QUO: priority-aware, thermal-oblivious
 //   prema    PREMA token scheduling with predictive preemption; STATUS_QUO
-//   default  the manager's thermal- and priority-aware policy (THERMAL_PRIORITY) over the preemptive
-//            priority scheduler with checkpointing — the platform as shipped
+//   rr       time-slicing round robin with per-level quanta (checkpoint at the end of a slice); STATUS_QUO
+//   edf      preemptive earliest deadline first (checkpoint); STATUS_QUO
+//   default  the platform as shipped: the driver's adaptive scheduler (urgent deadline work first, the
+//            rest by weighted remaining work and normalised wait, starvation-bounded) with adaptive
+//            preemption (drain / kill / checkpoint by predicted cost), under the manager's thermal- and
+//            priority-aware THERMAL_PRIORITY
 #pragma once
 
 #include <string>

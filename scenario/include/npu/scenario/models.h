@@ -10,12 +10,17 @@
 //     every GEMM; a decode step runs M = 1 plus the output head. A pass is one job of one stage: each
 //     channel's command buffer streams its slice of every layer in order, as NPU compilers emit one
 //     command stream per core for a whole graph — so a non-preemptive scheduler really is blocked for a
-//     whole token. Not modelled: the attention score/softmax work and KV-cache traffic (small next to
-//     weight streaming at short contexts), the activation exchange between channels after each layer
-//     (no inter-channel barrier in this NPU), weight double-buffering.
+//     whole token. Attention is charged per pass for the context it sees: in every layer the scores
+//     (queries against the K cache) and the weighted sum (against the V cache) as two more GEMMs whose
+//     second operand streams from the KV cache in the arena, so a pass at a 2,048-token context reads
+//     2,048 tokens of cache and does 2,048 tokens' attention MACs. Context is counted in whole KV blocks
+//     (kKvBlockTokens, as paged KV caches allocate it). Not modelled: softmax and rotary embeddings
+//     (elementwise), the activation exchange between channels after each layer (no inter-channel
+//     barrier in this NPU), weight double-buffering.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,7 +44,17 @@ struct RunnableModel {
   uint64_t arena_bytes = 0;
   std::vector<uint8_t> weights_image;  // written at load (built-ins); empty for decoders
   Program infer;                       // built-ins: one inference
-  Program prefill, decode;             // decoders
+  // Decoders: a prompt of P tokens runs as P / chunk jobs of `prefill` (chunk tokens each) and, when the
+  // chunk does not divide P, one job of `prefill_tail` (the rest).
+  Program prefill, prefill_tail, decode;
+  uint32_t prefill_jobs = 0;  // full chunks
+  uint32_t prefill_chunk = 0;
+  // Decoders: the attention part of a pass of `m` tokens over a context of `blocks` KV blocks, keyed
+  // {m, blocks}; a pass's job runs its weights' program, then this.
+  std::map<std::pair<uint32_t, uint32_t>, Program> attention;
+  // The largest command-buffer bytes any one job of this model needs (descriptors × 128 B): the driver
+  // copies a job's buffers into its command-buffer space (driver.kernel_reserved_bytes) at submit.
+  uint64_t max_job_command_bytes() const;
 };
 
 // Built-in names: vision-small, vision-large, assistant, and the decoder presets.
@@ -49,14 +64,23 @@ std::optional<DecoderShape> decoder_preset(const std::string& name);
 // Resident weight bytes of a model spec (decoders from their shape; built-ins by building them).
 uint64_t model_weight_bytes(const ModelSpec& spec);
 
-// Builds the model for `target`; `prefill_tokens` sizes a decoder's prefill program (0: none).
-Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& target, uint32_t prefill_tokens,
-                                  uint64_t seed);
+// Tokens per KV-cache block: a pass's attention is charged for its context rounded up to whole blocks.
+constexpr uint32_t kKvBlockTokens = 128;
+inline uint32_t kv_blocks(uint64_t tokens) {
+  return static_cast<uint32_t>((tokens + kKvBlockTokens - 1) / kKvBlockTokens);
+}
+
+// Builds the model for `target`; `prefill_tokens` sizes a decoder's prompt (0: none), run in jobs of at
+// most `prefill_chunk_tokens` tokens, followed by `decode_tokens` one-token passes (which size the KV cache).
+Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& target,
+                                  uint32_t prefill_tokens, uint64_t seed, uint32_t prefill_chunk_tokens = 32,
+                                  uint32_t decode_tokens = 0);
 
 // A timing-only int8 GEMM (M×K activations times K×N weights) tiled to the channel SRAM: one stage of up
 // to target.channels command buffers. Weights are read from `weights_offset` (packed per N-block, K·N
 // bytes in all), activations from and results to the arena at 0. Exposed for tests.
+// `b_region`: where the K×N operand lives (the weights, or the KV cache in the arena).
 std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const hal::NpuTarget& target,
-                                     uint64_t weights_offset);
+                                     uint64_t weights_offset, hal::Region b_region = hal::Region::WEIGHTS);
 
 }  // namespace npu::scenario

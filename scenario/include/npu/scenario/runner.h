@@ -38,9 +38,11 @@ struct Span {
 struct AppRun {
   std::string name;
   int uid = 0;
+  std::string priority;  // "<importance at start>/<job priority>": the tail-latency group
   std::vector<RequestRecord> requests;  // completed or dropped, in arrival order
   uint32_t arrivals = 0;                // requests that arrived before the end
   uint32_t load_requests = 0, loads = 0, unloads = 0;
+  uint32_t approvals = 0;  // CAN_LOAD_NOW received (a load that then failed counts here, not in loads)
   // Σ request → CAN_LOAD_NOW (a request still waiting when the run ends: up to the end).
   uint64_t load_wait_ns = 0;
   // The same waits, each counted from the later of the request and the app's last promotion (its
@@ -54,7 +56,8 @@ struct AppRun {
   std::vector<Span> resident;       // loaded → unloaded (or the end)
   uint64_t first_loaded_ns = 0;     // end of the first load (0: never loaded)
   std::vector<Span> jobs;           // each driver job: submit → end
-  std::vector<std::string> errors;  // failed loads or jobs (should stay empty)
+  // Failed loads, submissions or jobs, in order, each with what failed and why (should stay empty).
+  std::vector<std::string> errors;
 };
 
 struct Sample {

@@ -8,10 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/common/result.h"
 #include "npu/mgr/types.h"
@@ -25,26 +24,33 @@ const char* to_string(WorkloadKind k);
 struct WorkloadSpec {
   WorkloadKind kind = WorkloadKind::PERIODIC;
   double start_s = 0;
-  double stop_s = -1;       // < 0: the end of the scenario
-  double deadline_ms = 0;   // relative to the arrival; 0: none. A periodic frame not started by its
-                            // deadline is dropped (counted as missed).
-  double period_ms = 0;     // PERIODIC
-  double rate_hz = 0;       // POISSON: mean arrivals per second
-  double mean_gap_ms = 0;   // BURSTY: mean (exponential) idle time between bursts
+  double stop_s = -1;      // < 0: the end of the scenario
+  double deadline_ms = 0;  // relative to the arrival; 0: none. A periodic frame not started by its
+                           // deadline is dropped (counted as missed).
+  double period_ms = 0;    // PERIODIC
+  double rate_hz = 0;      // POISSON: mean arrivals per second
+  double mean_gap_ms = 0;  // BURSTY: mean (exponential) idle time between bursts
   uint32_t burst_min = 1, burst_max = 1;  // BURSTY: requests per burst, uniform in [min, max]
   double burst_spacing_ms = 0;            // BURSTY: time between the requests of a burst
   uint32_t prefill_tokens = 0;            // LLM: prompt length of a session
-  uint32_t decode_tokens = 0;             // LLM: tokens generated per session, one job each
-  double think_ms = 0;                    // LLM: pause between sessions
-  uint32_t jobs = 0;                      // BATCH: jobs in total (0: unlimited)
-  double gap_ms = 0;                      // BATCH: pause after each job
+  // LLM: the prompt runs as jobs of at most this many tokens (chunked prefill, as LLM runtimes do), so
+  // one job's command buffers stay within the driver's command-buffer space (see models.h).
+  uint32_t prefill_chunk_tokens = 32;
+  uint32_t decode_tokens = 0;  // LLM: tokens generated per session, one job each
+  double think_ms = 0;         // LLM: pause between sessions
+  uint32_t jobs = 0;           // BATCH: jobs in total (0: unlimited)
+  double gap_ms = 0;           // BATCH: pause after each job
 };
 
 // A decoder-only transformer, for timing-only runs: weights are sizes, never values.
 struct DecoderShape {
   uint32_t layers = 0, hidden = 0, ffn = 0, kv_heads_ratio = 1;  // kv width = hidden / ratio (GQA)
   uint32_t vocab = 0;
+  uint32_t head_dim = 128;        // attention head width: heads = hidden / head_dim
   uint64_t weight_bytes() const;  // int8 weights
+  uint32_t kv_width() const { return hidden / kv_heads_ratio; }
+  // int8 K and V cache bytes of every layer for `tokens` tokens of context.
+  uint64_t kv_cache_bytes(uint64_t tokens) const { return uint64_t{layers} * 2 * kv_width() * tokens; }
 };
 
 // The model an app loads: a named built-in (see models.h) or a decoder of a given shape.
@@ -83,11 +89,11 @@ struct Scenario {
   std::string name, description;
   uint64_t seed = 1;
   double duration_s = 1;
-  std::string hardware;                  // hardware config path, resolved against the scenario's folder
-  std::vector<std::string> hardware_set; // `path=value` overrides
+  std::string hardware;                   // hardware config path, resolved against the scenario's folder
+  std::vector<std::string> hardware_set;  // `path=value` overrides
   double ambient_c = 25;
-  std::string policy = "default";        // baseline run when none is given on the command line
-  double sample_ms = 10;                 // temperature / frequency sampling for metrics and the report
+  std::string policy = "default";  // baseline run when none is given on the command line
+  double sample_ms = 10;           // temperature / frequency sampling for metrics and the report
   std::vector<AppSpec> apps;
   std::vector<EventSpec> events;
 };

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -80,12 +81,18 @@ class TenantApp {
   drv::ContextId ctx_ = 0;
   drv::BufferObject weights_{}, arena_{};
   // Relocated command buffers of each program while loaded.
-  std::vector<std::vector<std::vector<desc::Raw>>> infer_, prefill_, decode_;
+  using Stages = std::vector<std::vector<std::vector<desc::Raw>>>;
+  Stages infer_, prefill_, prefill_tail_, decode_;
+  std::map<std::pair<uint32_t, uint32_t>, Stages> attention_;  // relocated RunnableModel::attention
+  // A decoder pass's job: `weights` (prefill_, prefill_tail_ or decode_) then the attention of `m` tokens
+  // over `context` tokens.
+  Stages decoder_pass(const Stages& weights, uint32_t m, uint64_t context) const;
 
   std::shared_ptr<drv::Fence> in_flight_;  // the job being waited for, not yet accounted
   mgr::ModelLoadStatusListener* listener_ = nullptr;
   int64_t current_id_ = 0;
   bool approved_ = false, ended_ = false, unload_asked_ = false;
+  bool gave_up_ = false;  // the model can never load here (recorded as an error): stop asking
   uint64_t resident_since_ = 0;
 
   // Workload state.
@@ -93,7 +100,8 @@ class TenantApp {
   uint64_t next_open_ns_ = 0;     // the next open-loop arrival to generate
   uint32_t burst_left_ = 0;
   uint32_t seq_ = 0;
-  uint32_t tokens_done_ = 0;  // LLM: progress in the current session (kept across unloads)
+  uint32_t tokens_done_ = 0;   // LLM: decoded tokens of the current session (lost with the model)
+  uint32_t prefill_done_ = 0;  // LLM: prompt chunks done in the current session (lost with the model)
   bool in_session_ = false;
   RequestRecord session_;
   uint32_t batch_done_ = 0;

@@ -19,6 +19,7 @@ struct ScenarioRunsOptions {
   bool compare = false;  // then every other baseline after the main one
   double scale = 1;      // RunOptions::duration_scale
   bool scale_thermal = false;
+  double sla_factor = 4;  // SLA: a job within this many times its isolated time
   // Only for the main policy's shared run:
   std::string trace;  // Perfetto trace path (empty: none)
   bool trace_descriptors = false;
