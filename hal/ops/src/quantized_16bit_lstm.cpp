@@ -31,7 +31,6 @@ using namespace detail;
 
 namespace {
 
-
 constexpr float kActivationScale = 1.0f / 128.0f;
 constexpr int32_t kActivationZeroPoint = 128;
 constexpr float kStateScale = 1.0f / 2048.0f;
