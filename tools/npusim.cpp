@@ -22,6 +22,7 @@
 #include "npu/common/file_io.h"
 #include "npu/common/log.h"
 #include "npu/common/version.h"
+#include "npu/hal/op_table.h"
 #include "npu/models/builder.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -379,6 +380,20 @@ std::filesystem::path capability_cache_dir() {
   return {};
 }
 
+// The operation x operand-type table (docs/hal.md embeds it), probed against the configured NPU.
+int ops_command(const std::string& hw, const std::vector<std::string>& sets) {
+  using namespace npu;
+  auto cfg = system::load_system_config(hw, sets);
+  if (!cfg) return fail(cfg.error());
+  hal::NpuTarget target;
+  target.array_rows = cfg->npu.channel.array_rows;
+  target.array_cols = cfg->npu.channel.array_cols;
+  target.sram_bytes = static_cast<uint64_t>(cfg->npu.channel.sram_kib) * 1024;
+  target.channels = cfg->npu.channels;
+  std::cout << hal::operation_table_markdown(hal::probe_operation_table(target));
+  return 0;
+}
+
 // Device discovery as NNAPI apps see it (getType, getVersionString, {VENDOR}-{DEVICE_NAME}) and the
 // capabilities each device measured on its reference workloads (execution time and energy vs the CPU).
 // Measuring takes seconds of simulation, so the rows are cached per resolved hardware config and build
@@ -544,6 +559,13 @@ int sc_main(int argc, char* argv[]) {
   devices_cmd->add_option("--hw", devices_hw, "Hardware config JSON")->capture_default_str();
   devices_cmd->add_option("--set", devices_sets, "Override a hardware parameter: path=value");
 
+  std::string ops_hw = npu::tools::default_hw_config();
+  std::vector<std::string> ops_sets;
+  auto* ops_cmd = app.add_subcommand(
+      "ops", "Print the operation x operand-type table (CPU reference and NPU support) as Markdown");
+  ops_cmd->add_option("--hw", ops_hw, "Hardware config JSON")->capture_default_str();
+  ops_cmd->add_option("--set", ops_sets, "Override a hardware parameter: path=value");
+
   const auto zoo = npu::tools::add_zoo_command(app);
   const auto bench = npu::tools::add_bench_command(app);
   int command_exit = -1;
@@ -616,6 +638,7 @@ int sc_main(int argc, char* argv[]) {
   }
   if (regmap_cmd->parsed()) return regmap_command();
   if (devices_cmd->parsed()) return devices_command(devices_hw, devices_sets);
+  if (ops_cmd->parsed()) return ops_command(ops_hw, ops_sets);
   if (example_cmd->parsed()) return example_command(example_name, example_dir, example_seed);
   return 1;
 }

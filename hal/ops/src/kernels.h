@@ -66,6 +66,7 @@ const OperationKernel& pad_v2_kernel();
 const OperationKernel& pow_kernel();
 const OperationKernel& prelu_kernel();
 const OperationKernel& quantize_kernel();
+const OperationKernel& quantized_lstm_kernel();
 const OperationKernel& random_multinomial_kernel();
 const OperationKernel& rank_kernel();
 const OperationKernel& reduce_all_kernel();

@@ -9,7 +9,7 @@
 namespace npu::hal::ops {
 namespace {
 
-constexpr size_t kKernelCount = 99;
+constexpr size_t kKernelCount = 100;
 
 const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
   static const std::array<const OperationKernel*, kKernelCount> kernels{
@@ -112,6 +112,7 @@ const std::array<const OperationKernel*, kKernelCount>& all_kernels() {
       &unidirectional_sequence_lstm_kernel(),
       &unidirectional_sequence_rnn_kernel(),
       &quantized_16bit_lstm_kernel(),
+      &quantized_lstm_kernel(),
   };
   return kernels;
 }
