@@ -67,6 +67,12 @@ const std::vector<DecoderPreset>& decoder_presets() {
   return kPresets;
 }
 
+// Columns of a K-deep weight block that fit the SRAM beside `rows` activation rows (0: none).
+uint64_t gemm_block_columns(uint32_t rows, uint32_t k, uint64_t sram) {
+  const uint64_t act = uint64_t{rows} * k;
+  return act + 4096 >= sram ? 0 : (sram - act - 4096) / (uint64_t{k} + rows + 12);
+}
+
 // Arena: activations in at 0 (M×K), results out after them (M×N).
 uint64_t gemm_arena_bytes(uint32_t m, uint32_t k, uint32_t n) { return uint64_t{m} * k + uint64_t{m} * n; }
 
@@ -166,12 +172,15 @@ std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const h
   const uint64_t sram = target.sram_bytes;
   const uint32_t cols = std::max<uint32_t>(target.array_cols, 1);
   // A quarter of the SRAM for an activation block of mb rows, the rest for one weight block of nb
-  // columns (K·nb bytes), its bias and requantisation words (12 per column) and mb·nb results.
-  const uint32_t mb = static_cast<uint32_t>(std::clamp<uint64_t>(sram / 4 / k, 1, m));
-  const uint64_t act = uint64_t{mb} * k;
-  uint64_t nb = (sram - act - 4096) / (uint64_t{k} + mb + 12);
-  nb = std::max<uint64_t>(nb / cols * cols, cols);
+  // columns (K·nb bytes), its bias and requantisation words (12 per column) and mb·nb results: whole
+  // array widths when at least one fits, else as many columns as fit (a long K in a small SRAM; with
+  // no room for one column even at one row, gemm_fits says so and build_model refuses the model).
+  uint32_t mb = static_cast<uint32_t>(std::clamp<uint64_t>(sram / 4 / k, 1, m));
+  uint64_t nb = gemm_block_columns(mb, k, sram);
+  if (nb == 0) mb = 1, nb = gemm_block_columns(1, k, sram);
+  nb = std::max<uint64_t>(nb >= cols ? nb / cols * cols : nb, 1);
   nb = std::min<uint64_t>(nb, n);
+  const uint64_t act = uint64_t{mb} * k;
   const uint32_t n_blocks = static_cast<uint32_t>((n + nb - 1) / nb);
   const uint32_t buffers = std::min<uint32_t>(std::max<uint32_t>(target.channels, 1), n_blocks);
   const uint32_t w_sram = static_cast<uint32_t>((act + 63) / 64 * 64);
@@ -239,20 +248,30 @@ Result<RunnableModel> build_model(const ModelSpec& spec, const hal::NpuTarget& t
     r.prefill_chunk = chunk;
     // Every pass of a session and the context it attends to: prompt chunks, then one token at a time.
     std::vector<std::pair<uint32_t, uint64_t>> passes;  // {tokens, context}
-    if (prefill_tokens) {
-      r.prefill_jobs = prefill_tokens / chunk;
-      if (r.prefill_jobs) r.prefill = lower_decoder(d, chunk, false, target, &r.arena_bytes);
-      if (prefill_tokens % chunk)
-        r.prefill_tail = lower_decoder(d, prefill_tokens % chunk, false, target, &r.arena_bytes);
-      for (uint32_t i = 0; i < r.prefill_jobs; ++i) passes.push_back({chunk, uint64_t{i + 1} * chunk});
-      if (prefill_tokens % chunk) passes.push_back({prefill_tokens % chunk, prefill_tokens});
-    }
-    r.decode = lower_decoder(d, 1, true, target, &r.arena_bytes);
+    r.prefill_jobs = prefill_tokens / chunk;
+    for (uint32_t i = 0; i < r.prefill_jobs; ++i) passes.push_back({chunk, uint64_t{i + 1} * chunk});
+    if (prefill_tokens % chunk) passes.push_back({prefill_tokens % chunk, prefill_tokens});
     for (uint32_t t = 0; t < decode_tokens; ++t) passes.push_back({1, uint64_t{prefill_tokens} + t + 1});
-    // The KV cache after the activations, sized for the longest context in whole blocks.
+    // The KV cache is sized for the longest context in whole blocks.
     uint64_t kv_tokens = 0;
-    for (const auto& [m, context] : passes) {
+    for (const auto& [m, context] : passes)
       kv_tokens = std::max<uint64_t>(kv_tokens, uint64_t{kv_blocks(context)} * kKvBlockTokens);
+    // Every GEMM needs one weight column of K bytes beside one activation row in the SRAM: this NPU has
+    // no accumulation across K chunks to split a longer K.
+    for (const auto& [what, k] : {std::pair<const char*, uint64_t>{"hidden", d.hidden},
+                                  {"ffn", d.ffn},
+                                  {"head_dim", d.head_dim},
+                                  {"attended context", kv_tokens}})
+      if (k && gemm_block_columns(1, static_cast<uint32_t>(k), target.sram_bytes) == 0)
+        return make_error(spec.name + ": a GEMM with K = " + std::to_string(k) + " (" + what +
+                          ") needs more than the channel's " + std::to_string(target.sram_bytes >> 10) +
+                          " KiB of SRAM for one weight column beside one activation row");
+    if (r.prefill_jobs) r.prefill = lower_decoder(d, chunk, false, target, &r.arena_bytes);
+    if (prefill_tokens % chunk)
+      r.prefill_tail = lower_decoder(d, prefill_tokens % chunk, false, target, &r.arena_bytes);
+    r.decode = lower_decoder(d, 1, true, target, &r.arena_bytes);
+    // The attention's activations, then the KV cache after them.
+    for (const auto& [m, context] : passes) {
       const uint32_t rows = m * d.kv_heads_ratio;
       const auto ctx = static_cast<uint32_t>(uint64_t{kv_blocks(context)} * kKvBlockTokens);
       r.arena_bytes =

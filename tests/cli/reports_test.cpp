@@ -157,10 +157,10 @@ TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
   EXPECT_GT(png.bytes, 4 * blank_png_bytes()) << "the screenshot shows more than a blank page";
 
   const std::string dom = rendered_dom("scenario.html", "profile-d");
-  // Five charts of the main policy and, under --compare, a channel timeline for each other policy
-  // (only the main one used to be drawn).
-  EXPECT_NE(dom.find("data-charts-drawn=\"8\""), std::string::npos) << dom.substr(0, 2000);
-  for (const char* policy : {"fcfs", "hpf", "prema"})
+  // Five charts of the main policy and, under --compare, a channel timeline for each of the five other
+  // policies (only the main one used to be drawn).
+  EXPECT_NE(dom.find("data-charts-drawn=\"10\""), std::string::npos) << dom.substr(0, 2000);
+  for (const char* policy : {"fcfs", "hpf", "prema", "rr", "edf"})
     EXPECT_NE(dom.find(std::string("Timeline per channel under policy ") + policy), std::string::npos)
         << policy;
   // Every timeline, temperature and clock chart has a time axis with ticks and its unit.

@@ -175,5 +175,42 @@ TEST(ScenarioModels, DecoderAttentionGrowsWithContext) {
   EXPECT_LT(m->arena_bytes, 35'651'584ull + (64ull << 20));
 }
 
+// decoder-3b's FFN down projection (K = 8192) on a 32x32 array with 256 KiB of SRAM: a whole array width
+// of weights (8192 x 32 = 256 KiB) cannot fit, so a block takes as many columns as do. With mb = 8 rows
+// (256 KiB / 4 / 8192): (262144 - 8·8192 - 4096) / (8192 + 8 + 12) = 23 columns. Every CONV's operands
+// and results stay inside the SRAM, and every MAC is covered.
+TEST(ScenarioModels, LongKGemmFitsASmallSramWithNarrowerBlocks) {
+  hal::NpuTarget t;
+  t.array_rows = t.array_cols = 32;
+  t.sram_bytes = 256 * 1024;
+  t.channels = 4;
+  const auto steps = lower_gemm(32, 8192, 3072, t, 0);
+  uint64_t macs = 0;
+  for (const auto& s : steps) {
+    macs += s.macs;
+    for (const auto& c : s.commands) {
+      if (desc::decode<desc::Header>(c).opcode != desc::Opcode::CONV_INT8) continue;
+      const auto conv = desc::decode<desc::Conv>(c);
+      EXPECT_EQ(conv.in_w, 8u);
+      EXPECT_LE(conv.cout, 23u);
+      EXPECT_LE(uint64_t{conv.out_sram} + uint64_t{conv.out_w} * conv.cout, t.sram_bytes);
+    }
+  }
+  EXPECT_EQ(macs, 32ull * 8192 * 3072);
+}
+
+// Where not even one weight column fits beside one activation row, the model is refused before any run.
+TEST(ScenarioModels, DecoderTooWideForTheSramIsRefusedNamingK) {
+  hal::NpuTarget t;
+  t.sram_bytes = 8 * 1024;
+  ModelSpec spec;
+  spec.name = "decoder-3b";
+  spec.decoder = *decoder_preset("decoder-3b");
+  auto m = build_model(spec, t, 32, 1, 32, 4);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().find("K = 3072 (hidden)"), std::string::npos) << m.error();
+  EXPECT_NE(m.error().find("8 KiB of SRAM"), std::string::npos) << m.error();
+}
+
 }  // namespace
 }  // namespace npu::scenario
