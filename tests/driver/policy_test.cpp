@@ -132,13 +132,18 @@ TaskView job_view(uint64_t job, uint32_t level, uint64_t order, uint64_t job_rem
 }
 
 TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenWeightedShortestRemainingWork) {
-  auto p = make_scheduling_policy("adaptive");
-  // Default weights 2 / 1.5 / 1 / 0.5.
+  // Default weights 2 / 1.5 / 1 / 0.5; urgent_slack 2 here (the default, 1e6, makes deadline work always
+  // urgent: checked below).
+  SchedulerParams slack2;
+  slack2.urgent_slack = 2.0;
+  auto p = make_scheduling_policy("adaptive", slack2);
   std::vector<TaskView> w{job_view(1, 0, 1, 4000, 4000), job_view(2, 2, 2, 1000, 1000),
                           job_view(3, 3, 3, 50'000, 50'000, 0, /*deadline*/ 90'000)};
   EXPECT_EQ(p->pick(w), 2u) << "deadline work with little slack (40 µs < 2 × 50 µs) first, even at level LOW";
   w[2].deadline_ns = 200'000;
   EXPECT_EQ(p->pick(w), 1u) << "with slack to spare (150 µs) it competes by score: 50000 / 0.5";
+  EXPECT_EQ(make_scheduling_policy("adaptive")->pick(w), 2u)
+      << "by default deadline work goes first whatever its slack";
   w[2].deadline_ns = 0;
   // Scores: 4000 / 2 = 2000; 1000 / 1 = 1000; 50000 / 0.5 = 100000.
   EXPECT_EQ(p->pick(w), 1u) << "the shortest remaining work, weighted";
