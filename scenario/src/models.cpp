@@ -174,7 +174,7 @@ std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const h
   // A quarter of the SRAM for an activation block of mb rows, the rest for one weight block of nb
   // columns (K·nb bytes), its bias and requantisation words (12 per column) and mb·nb results: whole
   // array widths when at least one fits, else as many columns as fit (a long K in a small SRAM; with
-  // no room for one column even at one row, gemm_fits says so and build_model refuses the model).
+  // no room for one column even at one row, build_model refuses the model before lowering it).
   uint32_t mb = static_cast<uint32_t>(std::clamp<uint64_t>(sram / 4 / k, 1, m));
   uint64_t nb = gemm_block_columns(mb, k, sram);
   if (nb == 0) mb = 1, nb = gemm_block_columns(1, k, sram);
