@@ -276,7 +276,7 @@ std::string bench_html(const BenchResult& r) {
       "2 &times; its MACs / its time on the device (first command buffer's start to the last one's end). "
       "Roofs: the MAC arrays' peak (channels &times; rows &times; columns &times; 2 ops &times; the "
       "configured clock) and the DRAM bandwidth &times; intensity. Operations without MACs (additions, "
-      "reshapes, pooling on the vector unit) have no intensity and are not drawn.</p>\n"
+      "average pooling, reshapes, softmax) have no intensity and are not drawn.</p>\n"
       "<div id=\"layer-legend\"></div>\n<svg id=\"roofline\" width=\"640\" height=\"420\"></svg>\n";
   html +=
       "<h2>MAC-array utilisation per operation (first iteration)</h2>\n<p>Its MACs over what the MAC "
