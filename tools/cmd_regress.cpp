@@ -175,7 +175,7 @@ Result<std::map<std::string, json>> run_case(const Case& c) {
   got["result.latency_us"] = result.timing.time_in_driver_us;
   got["result.device_us"] = result.timing.time_on_device_us;
   got["result.npu_cycles"] = result.device_cycles;
-  got["result.npu_jobs"] = result.npu_jobs;
+  got["result.command_buffers"] = result.command_buffers;
   got["result.simulated_end_s"] = *end;
   got["result.outputs_fnv1a"] = outputs_digest(result.outputs);
   return got;
@@ -307,7 +307,7 @@ int regress(const Options& o) {
                                                                {"npu.*.macs", {{"rel", 0.0}}},
                                                                {"npu.*.dma.bytes_in", {{"rel", 0.0}}},
                                                                {"npu.*.dma.bytes_out", {{"rel", 0.0}}},
-                                                               {"result.npu_jobs", {{"rel", 0.0}}}};
+                                                               {"result.command_buffers", {{"rel", 0.0}}}};
     out["stats"] = json::object();
     for (const auto& [path, v] : compared) out["stats"][path] = v;
     if (auto w = io::write_file_atomic(expected_path, out.dump(2) + "\n"); !w) return fail(w.error());

@@ -78,7 +78,7 @@ std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
     return q + "\"";
   };
   std::string csv =
-      "operation,type,where,cpu_reason,jobs,tiles,macs,dram_bytes,output_type,output_dims,start_us,device_us,"
+      "operation,type,where,cpu_reason,command_buffers,tiles,macs,dram_bytes,output_type,output_dims,start_us,device_us,"
       "busy_us,compute_us,dma_in_us,dma_out_us,stall_us,array_utilisation,energy_pj\n";
   for (const auto& r : rows) {
     char timing[256] = ",,,,,,,,";
@@ -87,7 +87,7 @@ std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
                     r.device_us, r.busy_us, r.compute_us, r.dma_in_us, r.dma_out_us, r.stall_us,
                     r.array_utilisation, static_cast<unsigned long long>(r.energy_pj));
     csv += std::to_string(r.operation) + "," + r.type + "," + r.where + "," + quoted(r.cpu_reason) + "," +
-           std::to_string(r.jobs) + "," + std::to_string(r.tiles) + "," + std::to_string(r.macs) + "," +
+           std::to_string(r.command_buffers) + "," + std::to_string(r.tiles) + "," + std::to_string(r.macs) + "," +
            std::to_string(r.dram_bytes) + "," + r.output_type + "," + quoted(dims_text(r.output_dims)) + "," +
            timing + "\n";
   }
@@ -253,7 +253,10 @@ int run_command(RunOptions o) {
                         {"latency_us", result.timing.time_in_driver_us},
                         {"device_us", result.timing.time_on_device_us},
                         {"npu_cycles", result.device_cycles},
-                        {"npu_jobs", result.npu_jobs},  // command buffers (the key the Python module shares)
+                        // The vocabulary of README "Reading the outputs", as the Python module names them.
+                        {"jobs", result.jobs},
+                        {"stages", result.stages},
+                        {"command_buffers", result.command_buffers},
                         {"execution_window",
                          {{"time_us", window.window_us},
                           {"compute_utilisation", window.compute_window},
@@ -301,11 +304,14 @@ int run_command(RunOptions o) {
   std::printf("  prepare         %.1f us simulated\n", prepare_ns / 1000.0);
   std::printf("  latency         %llu us simulated (time in driver)\n",
               static_cast<unsigned long long>(result.timing.time_in_driver_us));
-  if (result.npu_jobs) {
+  if (result.command_buffers) {
     std::printf("  on device       %llu us\n", static_cast<unsigned long long>(result.timing.time_on_device_us));
+    std::printf("  submitted       %u job%s to the driver: %u stage%s, %u command buffer%s\n", result.jobs,
+                result.jobs == 1 ? "" : "s", result.stages, result.stages == 1 ? "" : "s",
+                result.command_buffers, result.command_buffers == 1 ? "" : "s");
     std::printf("  NPU cycles      %llu in %u command buffer%s\n",
-                static_cast<unsigned long long>(result.device_cycles), result.npu_jobs,
-                result.npu_jobs == 1 ? "" : "s");
+                static_cast<unsigned long long>(result.device_cycles), result.command_buffers,
+                result.command_buffers == 1 ? "" : "s");
     std::printf(
         "  execution window %.1f us with command buffers in flight: compute %.1f %% busy (whole run %.2f "
         "%%), "
@@ -323,7 +329,7 @@ int run_command(RunOptions o) {
   }
   if (o.explain_tiling) {
     std::printf("  tiling          %zu MAC-array operation%s (predicted = the compiler's cost model, simulated = "
-                "the longest job's NPU cycles)\n",
+                "the longest command buffer's NPU cycles)\n",
                 tilings.size(), tilings.size() == 1 ? "" : "s");
     for (const auto& t : tilings) {
       const auto it = result.operation_cycles.find(t.operation);

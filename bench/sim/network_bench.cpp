@@ -184,11 +184,11 @@ int run_network(const std::string& name, std::vector<std::string> sets, int runs
               execute_s, runs, execute_min_s);
   std::printf(
       "  simulated        %llu us latency, %llu us on the NPU, %llu NPU cycles elapsed, %llu channel-busy "
-      "cycles in %u jobs\n",
+      "cycles in %u command buffers\n",
       static_cast<unsigned long long>(result.timing.time_in_driver_us),
       static_cast<unsigned long long>(result.timing.time_on_device_us),
       static_cast<unsigned long long>(cycles_elapsed), static_cast<unsigned long long>(result.device_cycles),
-      result.npu_jobs);
+      result.command_buffers);
   std::printf(
       "  speed            %.1f M simulated cycles per wall second (elapsed NPU clock / inference wall)\n",
       static_cast<double>(cycles_elapsed) / execute_s / 1e6);

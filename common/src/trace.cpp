@@ -34,15 +34,18 @@ uint32_t Tracer::track(const std::string& process, const std::string& name) {
 void Tracer::span(uint32_t t, const std::string& name, uint64_t start_ns, uint64_t duration_ns,
                   nlohmann::json args) {
   (void)tracks_.at(t);
+  if (!recording_) return;
   events_.push_back({Kind::Span, t, 0, name, start_ns, duration_ns, std::move(args)});
 }
 
 void Tracer::instant(uint32_t t, const std::string& name, uint64_t at_ns, nlohmann::json args) {
   (void)tracks_.at(t);
+  if (!recording_) return;
   events_.push_back({Kind::Instant, t, 0, name, at_ns, 0, std::move(args)});
 }
 
 void Tracer::counter(const std::string& process, const std::string& name, uint64_t at_ns, double value) {
+  if (!recording_) return;
   events_.push_back({Kind::Counter, 0, pid_of(process), name, at_ns, 0, {{"value", value}}});
 }
 

@@ -486,7 +486,7 @@ std::string describe(const ConvSpec& s, const ConvPlan& p) {
          " ch (M " + std::to_string(uint64_t{p.row_band} * s.out_w) + ", K " + std::to_string(k) + ", N " +
          std::to_string(p.cout_block) + "), " + std::to_string(p.tiles) +
          " tile(s) = " + std::to_string(bands) + " band(s) x " + std::to_string(blocks) + " block(s) over " +
-         std::to_string(p.jobs) + " job(s), " + to_string(p.order) + ", weights " +
+         std::to_string(p.jobs) + " command buffer(s), " + to_string(p.order) + ", weights " +
          ring(p.w_slots, std::min(blocks, per_job)) + ", inputs " +
          ring(p.in_slots, std::min(bands, per_job)) + ", outputs " +
          (p.out_slots >= 2 ? "double-buffered"

@@ -239,11 +239,12 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
     if (!r.timing_only) r.outputs[idx] = std::move(t);
   }
   // With control flow the device time depends on the data (branches, iterations): no lower bound.
-  if (r.npu_jobs && program_.control_flow_operations == 0)
+  if (r.command_buffers && program_.control_flow_operations == 0)
     min_device_ns_ = std::min(min_device_ns_, device_ns);
   r.device_ns = device_ns;
   r.timing.time_on_device_us = to_us(device_ns);
-  log->debug("executed {} NPU jobs, {} cycles, {} B copied", r.npu_jobs, r.device_cycles, r.host_copy_bytes);
+  log->debug("executed {} NPU jobs ({} stages, {} command buffers), {} cycles, {} B copied", r.jobs, r.stages,
+             r.command_buffers, r.device_cycles, r.host_copy_bytes);
   return r;
 }
 
@@ -258,10 +259,12 @@ Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::Bu
   for (size_t i = first; i < last; ++i) {
     auto& buffers = job.stages.emplace_back();
     for (const auto& step : program_.stages[i].jobs) buffers.push_back(relocate_step(step, arena, request));
-    r.npu_jobs += static_cast<uint32_t>(buffers.size());
+    r.command_buffers += static_cast<uint32_t>(buffers.size());
   }
+  r.stages += static_cast<uint32_t>(last - first);
   auto fence = driver_.submit(ctx_, std::move(job));
   if (!fence) return {ErrorStatus::GENERAL_FAILURE, fence.error()};
+  ++r.jobs;
   drv::Fence& f = **fence;
   drv::Os& os = driver_.os();
   while (!f.signalled()) {
@@ -357,7 +360,9 @@ Status NpuPreparedModel::run_subgraph(uint32_t sub, std::vector<models::Tensor>&
   for (size_t i = 0; i < sg.input_indexes.size() && i < values.size(); ++i)
     request.inputs[sg.input_indexes[i]] = std::move(values[i]);
   ExecutionResult sr = (*subgraphs_)[sub]->run(request, options);
-  r.npu_jobs += sr.npu_jobs;
+  r.jobs += sr.jobs;
+  r.stages += sr.stages;
+  r.command_buffers += sr.command_buffers;
   r.device_cycles += sr.device_cycles;
   r.device_energy_pj += sr.device_energy_pj;
   r.host_copy_bytes += sr.host_copy_bytes;

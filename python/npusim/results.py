@@ -25,9 +25,11 @@ def _stats_frame(tree):
 
 class RunResult:
     """One inference (``npusim run``). Timing: ``latency_us`` (simulated time in the driver),
-    ``device_us`` (on the NPU), ``npu_cycles``, ``npu_jobs``, ``prepare_us``. Values: ``outputs`` and
-    ``inputs`` ({operand: numpy array}). Tables: ``stats`` (path → value, unit, description), ``layers``
-    (one row per operation). ``check`` is the comparison with the CPU reference when asked for."""
+    ``device_us`` (on the NPU), ``npu_cycles``, ``prepare_us``; what the execution submitted: ``jobs``
+    (driver jobs), ``stages`` (one per NPU operation), ``command_buffers`` (one per channel a stage uses).
+    Values: ``outputs`` and ``inputs`` ({operand: numpy array}). Tables: ``stats`` (path → value, unit,
+    description), ``layers`` (one row per operation). ``check`` is the comparison with the CPU reference when
+    asked for."""
 
     def __init__(self, reply, model_name):
         self.raw = reply
@@ -35,7 +37,9 @@ class RunResult:
         self.latency_us = reply["latency_us"]
         self.device_us = reply["device_us"]
         self.npu_cycles = reply["npu_cycles"]
-        self.npu_jobs = reply["npu_jobs"]
+        self.jobs = reply["jobs"]
+        self.stages = reply["stages"]
+        self.command_buffers = reply["command_buffers"]
         self.prepare_us = reply["prepare_us"]
         self.placement = reply["placement"]
         self.simulated_end_s = reply["simulated_end_s"]
@@ -99,21 +103,21 @@ class RunResult:
 
     @property
     def layers(self):
-        """DataFrame, one row per operation: type, where (npu/cpu/control_flow), cpu_reason, jobs, tiles,
-        macs, dram_bytes, output_type, output_dims, and for NPU layers start_us, device_us, busy_us,
-        compute_us, dma_in_us, dma_out_us, stall_us, array_utilisation, energy_pj from the run's trace
-        (NaN where unknown); the columns of ``npusim run --out``'s layers.csv."""
+        """DataFrame, one row per operation: type, where (npu/cpu/control_flow), cpu_reason,
+        command_buffers, tiles, macs, dram_bytes, output_type, output_dims, and for NPU layers start_us,
+        device_us, busy_us, compute_us, dma_in_us, dma_out_us, stall_us, array_utilisation, energy_pj from the
+        run's trace (NaN where unknown); the columns of ``npusim run --out``'s layers.csv."""
         import pandas as pd
 
-        cols = ["operation", "type", "where", "cpu_reason", "jobs", "tiles", "macs", "dram_bytes", "output_type",
-                "output_dims", "start_us", "device_us", "busy_us", "compute_us", "dma_in_us", "dma_out_us",
-                "stall_us", "array_utilisation", "energy_pj"]
+        cols = ["operation", "type", "where", "cpu_reason", "command_buffers", "tiles", "macs", "dram_bytes",
+                "output_type", "output_dims", "start_us", "device_us", "busy_us", "compute_us", "dma_in_us",
+                "dma_out_us", "stall_us", "array_utilisation", "energy_pj"]
         return pd.DataFrame(self.raw.get("layers", []), columns=cols).set_index("operation")
 
     def summary(self):
         """The timing figures as a dict (what ``npusim run --json`` prints)."""
-        return {k: getattr(self, k) for k in ("latency_us", "device_us", "npu_cycles", "npu_jobs", "prepare_us",
-                                               "placement", "timing_only")}
+        return {k: getattr(self, k) for k in ("latency_us", "device_us", "npu_cycles", "jobs", "stages",
+                                               "command_buffers", "prepare_us", "placement", "timing_only")}
 
     def __repr__(self):
         return "RunResult(%s: latency %s us, on device %s us, %s NPU cycles, placement %s)" % (

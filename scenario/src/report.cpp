@@ -24,43 +24,128 @@ function ticks(lo, hi, n) {
   const raw = (hi - lo) / Math.max(1, n), mag = Math.pow(10, Math.floor(Math.log10(raw || 1)));
   const step = [1, 2, 5, 10].map(m => m * mag).find(s => s >= raw) || 10 * mag;
   const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+  for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + step * 1e-9; ++i) out.push(+(i * step).toPrecision(12));
   return out;
 }
 // Time unit for the run's length: ms below 10 s, else s.
 const TU = T < 10e9 ? {name: 'ms', ns: 1e6} : {name: 's', ns: 1e9};
-const LEFT = 120, RIGHT = 20;
+const LEFT = 120, RIGHT = 20, W = 1200;
+// The time window every time chart shows (ns). Ctrl+wheel, a drag, the range fields and "Whole run"
+// change it; each time chart then redraws itself (its ticks too) from `redraws`.
+const view = {lo: 0, hi: T};
+const redraws = [];
 function chart(id, height) {
   const svg = document.getElementById(id);
-  const W = 1200, H = height;
+  const H = height;
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.setAttribute('width', W); svg.setAttribute('height', H);
-  return {svg, W, H, x: t => LEFT + (W - LEFT - RIGHT) * t / T};
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
+  return {svg, W, H, x: t => LEFT + (W - LEFT - RIGHT) * (t - view.lo) / (view.hi - view.lo)};
 }
-// The time axis under a chart: ticks with values and the unit.
+// A time as text in the run's unit, and a duration in the unit that suits it.
+function at(ns) { return `${+(ns / TU.ns).toPrecision(6)} ${TU.name}`; }
+function duration(ns) {
+  return ns >= 1e9 ? `${+(ns / 1e9).toPrecision(4)} s` : ns >= 1e6 ? `${+(ns / 1e6).toPrecision(4)} ms`
+       : ns >= 1e3 ? `${+(ns / 1e3).toPrecision(4)} µs` : `${ns} ns`;
+}
+// The time axis under a chart: ticks with values (of the visible window) and the unit.
 function timeAxis(c, y) {
   el('line', {x1: LEFT, y1: y, x2: c.W - RIGHT, y2: y, stroke: '#444'}, c.svg);
-  for (const v of ticks(0, T / TU.ns, 10)) {
+  for (const v of ticks(view.lo / TU.ns, view.hi / TU.ns, 10)) {
     const x = c.x(v * TU.ns);
+    if (x < LEFT - 0.5 || x > c.W - RIGHT + 0.5) continue;
     el('line', {x1: x, y1: y, x2: x, y2: y + 5, stroke: '#444'}, c.svg);
     text({x, y: y + 17, 'font-size': 11, 'text-anchor': 'middle', class: 'tick x'}, c.svg, String(v));
   }
   text({x: (LEFT + c.W - RIGHT) / 2, y: y + 34, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-label'},
        c.svg, `simulated time (${TU.name})`);
 }
-function lanes(id, names, spansOf) {
-  const c = chart(id, names.length * 22 + 20 + 45);
-  names.forEach((n, i) => {
-    text({x: 4, y: 20 + i * 22 + 14, 'font-size': 12}, c.svg, n);
-    for (const s of spansOf(i))
-      hover(el('rect', {x: c.x(s[0]), y: 20 + i * 22, width: Math.max(0.5, c.x(s[1]) - c.x(s[0])), height: 16,
-                        fill: s[2], opacity: s[3] || 1, class: 'mark'}, c.svg),
-            `${s[4]}: ${(s[0] / TU.ns).toFixed(3)} … ${(s[1] / TU.ns).toFixed(3)} ${TU.name}`);
-  });
-  timeAxis(c, 20 + names.length * 22 + 4);
-  c.svg.dataset.rendered = '1';
-  c.svg.dataset.marks = c.svg.querySelectorAll('.mark').length;
+// The plot area as a clip path, so lines cut at the window's edges.
+function clipTo(c, id, top, bottom) {
+  const clip = el('clipPath', {id: 'clip-' + id}, el('defs', {}, c.svg));
+  el('rect', {x: LEFT, y: top, width: c.W - LEFT - RIGHT, height: bottom - top}, clip);
+  return `url(#clip-${id})`;
 }
+// Spans as bars, one lane per name; span = [start ns, end ns, colour, opacity, what it is].
+function lanes(id, names, spansOf) {
+  const draw = () => {
+    const c = chart(id, names.length * 22 + 20 + 45);
+    names.forEach((n, i) => {
+      text({x: 4, y: 20 + i * 22 + 14, 'font-size': 12}, c.svg, n);
+      for (const s of spansOf(i)) {
+        if (s[1] < view.lo || s[0] > view.hi) continue;
+        const x0 = Math.max(LEFT, c.x(s[0])), x1 = Math.min(c.W - RIGHT, c.x(s[1]));
+        hover(el('rect', {x: x0, y: 20 + i * 22, width: Math.max(0.5, x1 - x0), height: 16, fill: s[2],
+                          opacity: s[3] || 1, class: 'mark'}, c.svg),
+              `${s[4]}: start ${at(s[0])}, duration ${duration(s[1] - s[0])}`);
+      }
+    });
+    timeAxis(c, 20 + names.length * 22 + 4);
+    c.svg.dataset.rendered = '1';
+    c.svg.dataset.marks = c.svg.querySelectorAll('.mark').length;
+  };
+  redraws.push(draw);
+  draw();
+  zoomable(document.getElementById(id));
+}
+// Sets the window (clamped to the run, at least 1 µs) and redraws every time chart.
+function setView(lo, hi) {
+  const least = Math.min(T, 1000);
+  lo = Math.max(0, Math.min(lo, T)); hi = Math.max(0, Math.min(hi, T));
+  if (hi - lo < least) {
+    const mid = (lo + hi) / 2;
+    lo = Math.max(0, Math.min(mid - least / 2, T - least)); hi = lo + least;
+  }
+  view.lo = lo; view.hi = hi;
+  redraws.forEach(draw => draw());
+  document.getElementById('zoom-from').value = +(lo / TU.ns).toPrecision(6);
+  document.getElementById('zoom-to').value = +(hi / TU.ns).toPrecision(6);
+  document.body.dataset.view = `${lo} ${hi}`;
+}
+// The time under a pointer's clientX over a time chart (the <svg> may be scaled to the page's width).
+function timeAt(svg, clientX) {
+  const r = svg.getBoundingClientRect();
+  const f = ((clientX - r.left) * W / r.width - LEFT) / (W - LEFT - RIGHT);
+  return view.lo + Math.min(1, Math.max(0, f)) * (view.hi - view.lo);
+}
+// Ctrl+wheel (a trackpad pinch) zooms at the pointer; a drag selects the window; double-click: whole run.
+function zoomable(svg) {
+  svg.addEventListener('wheel', e => {
+    if (!e.ctrlKey) return;  // a plain wheel scrolls the page
+    e.preventDefault();
+    const t = timeAt(svg, e.clientX), k = Math.exp(Math.max(-2, Math.min(2, e.deltaY / 250)));
+    setView(t - (t - view.lo) * k, t + (view.hi - t) * k);
+  }, {passive: false});
+  let from = null, band = null;
+  const svgX = clientX => { const r = svg.getBoundingClientRect(); return (clientX - r.left) * W / r.width; };
+  svg.addEventListener('mousedown', e => { from = e.clientX; e.preventDefault(); });
+  svg.addEventListener('mousemove', e => {
+    if (from === null) return;
+    if (!band) band = el('rect', {y: 0, height: svg.viewBox.baseVal.height, fill: '#3a7bd5', opacity: 0.15}, svg);
+    const a = svgX(from), b = svgX(e.clientX);
+    band.setAttribute('x', Math.min(a, b)); band.setAttribute('width', Math.abs(b - a));
+  });
+  svg.addEventListener('mouseup', e => {
+    if (from === null) return;
+    const a = timeAt(svg, from), b = timeAt(svg, e.clientX), moved = Math.abs(e.clientX - from);
+    from = null;
+    if (band) { band.remove(); band = null; }
+    if (moved > 3) setView(Math.min(a, b), Math.max(a, b));
+  });
+  svg.addEventListener('mouseleave', () => { from = null; if (band) { band.remove(); band = null; } });
+  svg.addEventListener('dblclick', () => setView(0, T));
+}
+(function () {
+  document.getElementById('zoom-unit').textContent = TU.name;
+  document.getElementById('zoom-apply').addEventListener('click', () => {
+    const lo = parseFloat(document.getElementById('zoom-from').value) * TU.ns;
+    const hi = parseFloat(document.getElementById('zoom-to').value) * TU.ns;
+    if (Number.isFinite(lo) && Number.isFinite(hi) && hi > lo) setView(lo, hi);
+  });
+  document.getElementById('zoom-reset').addEventListener('click', () => setView(0, T));
+  document.getElementById('zoom-from').value = 0;
+  document.getElementById('zoom-to').value = +(T / TU.ns).toPrecision(6);
+})();
 // Colour legend: one entry per app.
 (function () {
   const legend = document.getElementById('legend');
@@ -78,13 +163,13 @@ function lanes(id, names, spansOf) {
 })();
 lanes('apps', run.apps.map(a => a.name), i => {
   const a = run.apps[i];
-  return a.resident.map(s => [s[0], s[1], '#ddd', 1, a.name + ' resident'])
-      .concat(a.jobs.map(s => [s[0], s[1], uidColor[a.uid], 1, a.name + ' job']));
+  return a.resident.map(s => [s[0], s[1], '#ddd', 1, `${a.name}: model resident`])
+      .concat(a.jobs.map(s => [s[0], s[1], uidColor[a.uid], 1, `${a.name}: job (${s[2]}), submit to end`]));
 });
 function channelLanes(id, r) {
   const channels = [...Array(r.channels).keys()];
   lanes(id, channels.map(c => 'ch' + c), c => r.channel_spans.filter(s => s[0] === c)
-        .map(s => [s[1], s[2], uidColor[s[3]], 1, uidName[s[3]] || 'uid ' + s[3]]));
+        .map(s => [s[1], s[2], uidColor[s[3]], 1, `${uidName[s[3]] || 'uid ' + s[3]}: command buffer on ch${c}`]));
 }
 channelLanes('channels', run);
 (DATA.others || []).forEach((r, i) => channelLanes('channels-' + i, r));
@@ -114,33 +199,40 @@ channelLanes('channels', run);
 })();
 // Temperature and clock over time, with a value axis; temperature also draws the trip points.
 function line(id, series, unit, marks) {
-  const c = chart(id, 260);
-  const all = series.flatMap(s => s.values).concat((marks || []).map(m => m.v));
-  let lo = Math.min(...all), hi = Math.max(...all);
-  if (hi - lo < 1) { lo -= 0.5; hi += 0.5; }
-  const top = 10, bottom = 200;
-  const y = v => bottom - (bottom - top) * (v - lo) / (hi - lo);
-  el('line', {x1: LEFT, y1: top, x2: LEFT, y2: bottom, stroke: '#444'}, c.svg);
-  for (const v of ticks(lo, hi, 5)) {
-    el('line', {x1: LEFT - 5, y1: y(v), x2: c.W - RIGHT, y2: y(v), stroke: '#eee'}, c.svg);
-    text({x: LEFT - 8, y: y(v) + 4, 'font-size': 11, 'text-anchor': 'end', class: 'tick y'}, c.svg, String(v));
-  }
-  text({x: 14, y: (top + bottom) / 2, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-label',
-        transform: `rotate(-90 14 ${(top + bottom) / 2})`}, c.svg, unit);
-  for (const m of marks || []) {
-    el('line', {x1: LEFT, y1: y(m.v), x2: c.W - RIGHT, y2: y(m.v), stroke: '#c00', 'stroke-dasharray': '6 4',
-                class: 'trip'}, c.svg);
-    text({x: c.W - RIGHT - 4, y: y(m.v) - 3, 'font-size': 10, 'text-anchor': 'end', fill: '#c00'}, c.svg,
-         `${m.name} ${m.v} ${unit}`);
-  }
-  series.forEach((s, i) => {
-    hover(el('polyline', {points: run.samples.map((p, k) => `${c.x(p[0])},${y(s.values[k])}`).join(' '),
-                          fill: 'none', stroke: COLORS[i], 'stroke-width': 1.5, class: 'series'}, c.svg), s.name);
-    text({x: LEFT + 10 + i * 140, y: top + 14, 'font-size': 12, fill: COLORS[i], class: 'legend'}, c.svg, s.name);
-  });
-  timeAxis(c, bottom + 4);
-  c.svg.dataset.rendered = '1';
-  c.svg.dataset.series = series.length;
+  const draw = () => {
+    const c = chart(id, 260);
+    const all = series.flatMap(s => s.values).concat((marks || []).map(m => m.v));
+    let lo = Math.min(...all), hi = Math.max(...all);
+    if (hi - lo < 1) { lo -= 0.5; hi += 0.5; }
+    const top = 10, bottom = 200;
+    const y = v => bottom - (bottom - top) * (v - lo) / (hi - lo);
+    const clip = clipTo(c, id, 0, bottom);
+    el('line', {x1: LEFT, y1: top, x2: LEFT, y2: bottom, stroke: '#444'}, c.svg);
+    for (const v of ticks(lo, hi, 5)) {
+      el('line', {x1: LEFT - 5, y1: y(v), x2: c.W - RIGHT, y2: y(v), stroke: '#eee'}, c.svg);
+      text({x: LEFT - 8, y: y(v) + 4, 'font-size': 11, 'text-anchor': 'end', class: 'tick y'}, c.svg, String(v));
+    }
+    text({x: 14, y: (top + bottom) / 2, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-label',
+          transform: `rotate(-90 14 ${(top + bottom) / 2})`}, c.svg, unit);
+    for (const m of marks || []) {
+      el('line', {x1: LEFT, y1: y(m.v), x2: c.W - RIGHT, y2: y(m.v), stroke: '#c00', 'stroke-dasharray': '6 4',
+                  class: 'trip'}, c.svg);
+      text({x: c.W - RIGHT - 4, y: y(m.v) - 3, 'font-size': 10, 'text-anchor': 'end', fill: '#c00'}, c.svg,
+           `${m.name} ${m.v} ${unit}`);
+    }
+    series.forEach((s, i) => {
+      hover(el('polyline', {points: run.samples.map((p, k) => `${c.x(p[0])},${y(s.values[k])}`).join(' '),
+                            fill: 'none', stroke: COLORS[i], 'stroke-width': 1.5, class: 'series', 'clip-path': clip},
+               c.svg), s.name);
+      text({x: LEFT + 10 + i * 140, y: top + 14, 'font-size': 12, fill: COLORS[i], class: 'legend'}, c.svg, s.name);
+    });
+    timeAxis(c, bottom + 4);
+    c.svg.dataset.rendered = '1';
+    c.svg.dataset.series = series.length;
+  };
+  redraws.push(draw);
+  draw();
+  zoomable(document.getElementById(id));
 }
 // Trip points far above the run's temperatures would squash the curves: draw those within 10 °C of its peak.
 const temps = run.samples.flatMap(p => [p[1], p[2]]), peak = Math.max(...temps);
@@ -174,15 +266,21 @@ std::string html_report(const RunResult& main_run, const std::vector<Metrics>& c
       "#ccc;display:block;"
       "max-width:100%;height:auto}.legend-item{margin-right:1.5em;white-space:nowrap}"
       ".swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}"
-      "</style></head><body>\n";
+      "#zoom{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #ccc;z-index:1}"
+      "#zoom input{width:7em}svg.chart{user-select:none}</style></head><body>\n";
   html += "<h1>Scenario " + escape(main_run.scenario) + " — policy " + escape(main_run.policy) + "</h1>\n";
   html += "<h2>Comparison</h2>\n<pre id=\"comparison\">" + escape(comparison_table(comparison)) + "</pre>\n";
   for (const auto& m : comparison)
     if (m.policy == main_run.policy) html += "<h2>Apps</h2>\n<pre>" + escape(app_table(m)) + "</pre>\n";
   html +=
-      "<h2>Timeline per app (grey: model resident; colour: NPU jobs)</h2>\n<div id=\"legend\"></div>\n"
+      "<div id=\"zoom\">Time charts: Ctrl+wheel over one zooms at the pointer, a drag across one selects "
+      "a window, a double-click shows the whole run; or from <input id=\"zoom-from\" type=\"number\" "
+      "step=\"any\"> to <input id=\"zoom-to\" type=\"number\" step=\"any\"> <span id=\"zoom-unit\">"
+      "</span> <button id=\"zoom-apply\">Show</button> <button id=\"zoom-reset\">Whole run</button>. "
+      "Hover a bar for what it is, its start and its duration.</div>\n"
+      "<h2>Timeline per app (grey: model resident; colour: driver jobs)</h2>\n<div id=\"legend\"></div>\n"
       "<svg class=\"chart\" id=\"apps\"></svg>\n";
-  html += "<h2>Timeline per channel (colour: app)</h2><svg class=\"chart\" id=\"channels\"></svg>\n";
+  html += "<h2>Timeline per channel (command buffers; colour: app)</h2><svg class=\"chart\" id=\"channels\"></svg>\n";
   for (size_t i = 0; i < other_runs.size(); ++i)
     html += "<h2>Timeline per channel under policy " + escape(other_runs[i].policy) +
             "</h2><svg class=\"chart\" id=\"channels-" + std::to_string(i) + "\"></svg>\n";

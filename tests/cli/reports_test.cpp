@@ -112,18 +112,20 @@ TEST(ReportScreenshots, BenchReportHasTicksZeroBaselineAndIntegerCounts) {
   const CliRun bench = npusim("bench --model fc-quant8.model.json --iterations 6 --report bench.html");
   ASSERT_EQ(bench.status, 0) << bench.output;
   const Png png =
-      screenshot("bench.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "bench_report.png", "profile-a", 1400, 1800);
+      screenshot("bench.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "bench_report.png", "profile-a", 1400, 2800);
   EXPECT_EQ(png.width, 1400u);
-  EXPECT_EQ(png.height, 1800u);
+  EXPECT_EQ(png.height, 2800u);
   EXPECT_GT(png.bytes, 4 * blank_png_bytes()) << "the screenshot shows more than a blank page";
 
   const std::string dom = rendered_dom("bench.html", "profile-b");
-  EXPECT_NE(dom.find("data-charts-drawn=\"4\""), std::string::npos) << dom.substr(0, 2000);
-  for (const char* id : {"latency", "histogram", "thermal", "error"}) {
+  // Four charts per iteration and two per operation (roofline, utilisation).
+  EXPECT_NE(dom.find("data-charts-drawn=\"6\""), std::string::npos) << dom.substr(0, 2000);
+  for (const char* id : {"latency", "histogram", "thermal", "error", "roofline", "utilisation"}) {
     const std::string svg = svg_of(dom, id);
     ASSERT_FALSE(svg.empty()) << id;
     EXPECT_GE(texts(svg, "tick y").size(), 3u) << id << ": value ticks";
-    EXPECT_GE(texts(svg, "tick x").size(), 2u) << id << ": x ticks";
+    // fc-quant8 is one operation: one bar, one operation number under it.
+    EXPECT_GE(texts(svg, "tick x").size(), std::string(id) == "utilisation" ? 1u : 2u) << id << ": x ticks";
     EXPECT_EQ(texts(svg, "axis-label").size(), 2u) << id;
   }
   // One series per line chart, one mark per iteration.
@@ -147,10 +149,15 @@ TEST(ReportScreenshots, BenchReportHasTicksZeroBaselineAndIntegerCounts) {
 }
 
 TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
-  const CliRun run =
-      npusim("scenario " NPUSIM_SOURCE_DIR
-             "/configs/scenarios/camera_llm.json --scale 0.01 --compare --report scenario.html");
+  // On a terminal (a pseudo-terminal from script(1); the report goes to a file, stdout to /dev/null):
+  // --compare ran almost two minutes without a word, and now counts its runs on stderr, six policies
+  // × (the shared run + each of the two apps alone).
+  const CliRun run = run_shell("script -qec '" NPUSIM_BIN " scenario " NPUSIM_SOURCE_DIR
+                               "/configs/scenarios/camera_llm.json --scale 0.01 --compare --report scenario.html "
+                               "2>&1 >/dev/null' /dev/null");
   ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("npusim: scenario camera_llm [1/18]"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("[18/18]"), std::string::npos) << run.output;
   const Png png = screenshot("scenario.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "scenario_report.png",
                              "profile-c", 1400, 1800);
   EXPECT_EQ(png.width, 1400u);
@@ -200,6 +207,215 @@ TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
     EXPECT_LT(std::stod((*c)[1]) + 4, height) << "caption at y " << (*c)[1] << " of " << height;
   }
   EXPECT_EQ(captions, 1) << "one app (camera) completed requests";
+
+  // At 1400 px the page is no wider than the window: the --compare table scrolls inside its own box
+  // (it used to push the whole page sideways).
+  const std::string page = read("scenario.html");
+  const size_t body_end = page.rfind("</body>");
+  ASSERT_NE(body_end, std::string::npos);
+  std::ofstream("widths.html")
+      << page.substr(0, body_end)
+      << "<script>document.body.dataset.widths = document.documentElement.scrollWidth + ' ' + "
+         "document.documentElement.clientWidth + ' ' + document.getElementById('comparison').scrollWidth;"
+         "</script>\n"
+      << page.substr(body_end);
+  const CliRun widths = run_shell(kChromium + "--user-data-dir=" + fs::absolute("profile-w").string() +
+                                      " --window-size=1400,1800 --dump-dom file://" +
+                                      fs::absolute("widths.html").string(),
+                                  false);
+  ASSERT_TRUE(std::regex_search(widths.output, m, std::regex("data-widths=\"(\\d+) (\\d+) (\\d+)\"")))
+      << widths.output.substr(0, 1000);
+  EXPECT_LE(std::stoi(m[1]), std::stoi(m[2])) << "page width within the window";
+  EXPECT_GT(std::stoi(m[3]), std::stoi(m[2])) << "the table is wider than the window: it needs the scroll box";
+}
+
+// Fields of a CSV line, split outside double quotes.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      f.emplace_back();
+    else
+      f.back() += c;
+  }
+  return f;
+}
+
+// Attribute `name` of every element of class `cls` inside `svg`, in document order.
+std::vector<double> attribute_of(const std::string& svg, const std::string& cls, const std::string& name) {
+  std::vector<double> out;
+  const std::regex element("<[a-z]+ [^>]*class=\"" + cls + "\"[^>]*>");
+  const std::regex attribute(name + "=\"([^\"]+)\"");
+  for (auto m = std::sregex_iterator(svg.begin(), svg.end(), element); m != std::sregex_iterator(); ++m) {
+    const std::string tag = m->str();
+    std::smatch a;
+    if (std::regex_search(tag, a, attribute)) out.push_back(std::stod(a[1]));
+  }
+  return out;
+}
+
+// The bench report had no per-operation view. Now a roofline (log-log: ops per DRAM byte against
+// attained ops/s under the compute and DRAM roofs) with one point per NPU operation with MACs, and the
+// MAC-array utilisation of each NPU operation. The oracle is `npusim run --out`'s layers.csv of the same
+// model: which operations have MACs, DRAM bytes and a time, and each one's intensity (2 × MACs / DRAM
+// bytes, static); the roofs are the default config's by hand: 4 channels × 16 × 16 MACs × 2 ops × 1 GHz
+// = 2.048e12 ops/s, and 25.6 GB/s.
+TEST(ReportScreenshots, BenchReportDrawsARooflinePointPerOperation) {
+  const CliRun run = npusim("run --model zoo:mobilenet_v2_quant8@64 --out l");
+  ASSERT_EQ(run.status, 0) << run.output;
+  std::istringstream csv(read("l/layers.csv"));
+  std::string line;
+  std::getline(csv, line);
+  const std::vector<std::string> header = csv_fields(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::vector<double> intensities;
+  size_t timed_npu = 0, operations = 0;
+  while (std::getline(csv, line)) {
+    const auto f = csv_fields(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    ++operations;
+    if (f[column("where")] != "npu" || f[column("device_us")].empty()) continue;
+    ++timed_npu;
+    const double macs = std::stod(f[column("macs")]), bytes = std::stod(f[column("dram_bytes")]);
+    if (macs > 0 && bytes > 0 && std::stod(f[column("device_us")]) > 0) intensities.push_back(2 * macs / bytes);
+  }
+  ASSERT_EQ(operations, 66u);
+  ASSERT_GT(intensities.size(), 40u) << "MobileNet v2's convolutions";
+  ASSERT_LT(intensities.size(), operations) << "the ADDs have no MACs";
+
+  const CliRun bench =
+      npusim("bench --model zoo:mobilenet_v2_quant8@64 --iterations 2 --report roofline.html --quiet");
+  ASSERT_EQ(bench.status, 0) << bench.output;
+  const Png png = screenshot("roofline.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "bench_roofline.png",
+                             "profile-r", 1400, 2800);
+  EXPECT_EQ(png.height, 2800u);
+  EXPECT_GT(png.bytes, 4 * blank_png_bytes()) << "the screenshot shows more than a blank page";
+  const std::string dom = rendered_dom("roofline.html", "profile-s");
+  EXPECT_NE(dom.find("data-charts-drawn=\"6\""), std::string::npos);
+
+  const std::string roofline = svg_of(dom, "roofline");
+  ASSERT_FALSE(roofline.empty());
+  const auto labels = texts(roofline, "axis-label");
+  ASSERT_EQ(labels.size(), 2u);
+  EXPECT_EQ(labels[0], "operational intensity (ops per byte of DRAM traffic, 1 MAC = 2 ops)");
+  EXPECT_EQ(labels[1], "attained performance (ops/s, simulated)");
+  EXPECT_NE(dom.find(">operational intensity (ops per byte of DRAM traffic, 1 MAC = 2 ops)<"), std::string::npos);
+  EXPECT_GE(texts(roofline, "tick x").size(), 3u);
+  EXPECT_GE(texts(roofline, "tick y").size(), 3u);
+  const auto legend = texts(roofline, "legend");
+  ASSERT_EQ(legend.size(), 3u);
+  EXPECT_EQ(legend[0], "compute roof 2.05 Tops/s");
+  EXPECT_EQ(legend[1], "DRAM roof 25.6 GB/s × intensity");
+  // One point per operation with MACs: the count the chart records and the circles it drew.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(roofline, m, std::regex("data-points=\"(\\d+)\"")));
+  EXPECT_EQ(std::stoul(m[1]), intensities.size());
+  std::vector<double> x = attribute_of(roofline, "mark point", "data-intensity");
+  const std::vector<double> y = attribute_of(roofline, "mark point", "data-ops-per-s");
+  ASSERT_EQ(x.size(), intensities.size());
+  ASSERT_EQ(y.size(), intensities.size());
+  // Every point lies under both roofs: no operation beats the arrays' peak or moves its bytes faster
+  // than the DRAM.
+  const double peak = 4.0 * 16 * 16 * 2 * 1e9, bandwidth = 25.6e9;
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_LE(y[i], peak * (1 + 1e-9)) << i;
+    EXPECT_LE(y[i], bandwidth * x[i] * (1 + 1e-9)) << i;
+    EXPECT_GT(y[i], 0.0) << i;
+  }
+  std::sort(x.begin(), x.end());
+  std::sort(intensities.begin(), intensities.end());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], intensities[i], 1e-6 * intensities[i]) << i;
+  // The operation types' colour legend above the roofline.
+  EXPECT_NE(dom.find("<span class=\"legend-item\"><span class=\"swatch\""), std::string::npos);
+  EXPECT_NE(dom.find(">CONV_2D</span>"), std::string::npos);
+
+  // Utilisation: a bar per timed NPU operation, on a 0-100 % axis.
+  const std::string utilisation = svg_of(dom, "utilisation");
+  ASSERT_TRUE(std::regex_search(utilisation, m, std::regex("data-bars=\"(\\d+)\"")));
+  EXPECT_EQ(std::stoul(m[1]), timed_npu);
+  EXPECT_EQ(count(utilisation, "class=\"mark bar\""), timed_npu);
+  EXPECT_EQ(texts(utilisation, "axis-label")[1], "MAC-array utilisation (%)");
+  const auto percent = texts(utilisation, "tick y");
+  ASSERT_FALSE(percent.empty());
+  EXPECT_EQ(percent.front(), "0");
+  EXPECT_EQ(percent.back(), "100");
+}
+
+// A long timeline could be neither zoomed nor read bar by bar. Every bar now names what it is, its start
+// and duration on hover, and the time charts share a window that Ctrl+wheel, a drag and the range fields
+// set, the ticks following it. The zoom is driven here as a user would: a copy of the page with a script
+// appended that sends a Ctrl+wheel to the channel timeline, or fills in the range fields and clicks.
+TEST(ReportScreenshots, ScenarioTimelinesZoomAndNameEachBar) {
+  const CliRun run = npusim("scenario " NPUSIM_SOURCE_DIR
+                            "/configs/scenarios/camera_llm.json --scale 0.01 --report zoom.html --quiet");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::string page = read("zoom.html");
+  const size_t body_end = page.rfind("</body>");
+  ASSERT_NE(body_end, std::string::npos);
+  auto with_script = [&](const std::string& file, const std::string& script) {
+    std::ofstream(file) << page.substr(0, body_end) << "<script>\n" << script << "\n</script>\n"
+                        << page.substr(body_end);
+  };
+  const std::string whole = rendered_dom("zoom.html", "profile-z0");
+  const auto whole_ticks = texts(svg_of(whole, "channels"), "tick x");
+  ASSERT_GE(whole_ticks.size(), 5u);
+  EXPECT_EQ(whole_ticks.front(), "0");
+  // Hover text on every bar of the app and channel timelines: what, start, duration.
+  for (const char* id : {"apps", "channels"}) {
+    const std::string svg = svg_of(whole, id);
+    const size_t bars = count(svg, "class=\"mark\"");
+    EXPECT_GT(bars, 0u) << id;
+    const std::regex title("<title>[^<]+: start [0-9.e+-]+ ms, duration [0-9.e+-]+ (ns|µs|ms|s)</title>");
+    const size_t titles = static_cast<size_t>(
+        std::distance(std::sregex_iterator(svg.begin(), svg.end(), title), std::sregex_iterator()));
+    EXPECT_EQ(titles, bars) << id;
+  }
+  EXPECT_TRUE(std::regex_search(svg_of(whole, "apps"),
+                                std::regex("<title>camera: job \\(request\\), submit to end: start ")));
+  EXPECT_NE(svg_of(whole, "channels").find(": command buffer on ch0: start "), std::string::npos);
+
+  // Ctrl+wheel up at the middle of the channel timeline's plot: a window about the middle of the run.
+  with_script("wheel.html", R"JS(
+const svg = document.getElementById('channels'), box = svg.getBoundingClientRect();
+const x = box.left + box.width * (120 + (1200 - 140) / 2) / 1200;
+for (let i = 0; i < 3; ++i)
+  svg.dispatchEvent(new WheelEvent('wheel', {deltaY: -250, ctrlKey: true, clientX: x, clientY: box.top + 10,
+                                             bubbles: true, cancelable: true}));
+)JS");
+  const std::string wheel = rendered_dom("wheel.html", "profile-z1");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(wheel, m, std::regex("data-view=\"([0-9.e+-]+) ([0-9.e+-]+)\"")));
+  const double lo = std::stod(m[1]), hi = std::stod(m[2]);
+  const double end = std::stod(whole_ticks.back()) * 1e6;  // ns, at least the last whole tick
+  EXPECT_GT(lo, 0.0);
+  EXPECT_LT(hi - lo, end / 5) << "three steps of e^-1 each: about 1/20 of the run";
+  for (const char* id : {"apps", "channels", "temperature", "clock"}) {
+    const auto ticks = texts(svg_of(wheel, id), "tick x");
+    ASSERT_GE(ticks.size(), 3u) << id;
+    EXPECT_NE(ticks, whole_ticks) << id << ": the axis follows the zoom";
+    EXPECT_GT(std::stod(ticks.front()) * 1e6, lo - 1) << id;
+    EXPECT_LT(std::stod(ticks.back()) * 1e6, hi + 1) << id;
+  }
+  screenshot("wheel.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "scenario_zoomed.png", "profile-z2", 1400, 1800);
+
+  // The range fields: 2 … 4 ms.
+  with_script("range.html", R"JS(
+document.getElementById('zoom-from').value = '2';
+document.getElementById('zoom-to').value = '4';
+document.getElementById('zoom-apply').click();
+)JS");
+  const std::string range = rendered_dom("range.html", "profile-z3");
+  EXPECT_NE(range.find("data-view=\"2000000 4000000\""), std::string::npos);
+  const auto range_ticks = texts(svg_of(range, "channels"), "tick x");
+  ASSERT_FALSE(range_ticks.empty());
+  EXPECT_EQ(range_ticks.front(), "2");
+  EXPECT_EQ(range_ticks.back(), "4");
+  EXPECT_GE(range_ticks.size(), 5u);
 }
 
 }  // namespace

@@ -111,6 +111,16 @@ TEST(Install, BuildTreeFindsItsConfigsFromAnyFolder) {
                 " run --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json");
   EXPECT_NE(env.status, 0);
   EXPECT_NE(env.output.find("/nonexistent/configs/npu/default.json"), std::string::npos) << env.output;
+  // The other commands that read the default config said "configs/npu/default.json: cannot open" too.
+  ASSERT_EQ(npusim("example fc-float --dir .").status, 0);
+  for (const std::string cmd : {"bench --model fc-quant8.model.json --iterations 1",
+                                "quantize fc-float.model.json -o fc-q.json",
+                                "devices"}) {
+    const CliRun other = run_shell("NPUSIM_CACHE_DIR=" + fs::absolute("cache-any-folder").string() + " " +
+                                   NPUSIM_BIN + " " + cmd);
+    EXPECT_EQ(other.status, 0) << cmd << "\n" << other.output;
+    EXPECT_EQ(other.output.find("cannot open"), std::string::npos) << cmd << "\n" << other.output;
+  }
 }
 
 // --out collects the run; a file named by its own flag goes where that flag says. The resolved
@@ -128,9 +138,10 @@ TEST(Install, OutDirectoryAndIndividualFlags) {
   const std::string csv = read("run1/layers.csv");
   EXPECT_EQ(
       csv.substr(0, csv.find('\n')),
-      "operation,type,where,cpu_reason,jobs,tiles,macs,dram_bytes,output_type,output_dims,start_us,device_us,"
+      "operation,type,where,cpu_reason,command_buffers,tiles,macs,dram_bytes,output_type,output_dims,start_us,"
+      "device_us,"
       "busy_us,compute_us,dma_in_us,dma_out_us,stall_us,array_utilisation,energy_pj");
-  // conv-quant8 is one CONV_2D: on the NPU, one job per channel.
+  // conv-quant8 is one CONV_2D: on the NPU, one command buffer per channel.
   EXPECT_NE(csv.find("\n0,CONV_2D,npu,\"\",2,"), std::string::npos) << csv;
 
   const CliRun again = npusim(
@@ -460,6 +471,60 @@ TEST(RunSummary, HungRunExitsNonZeroNamingTheHang) {
   const CliRun clean = npusim("run --model zoo:mobilenet_v2_quant8 --out c");
   EXPECT_EQ(clean.status, 0) << clean.output;
   EXPECT_EQ(clean.output.find("faults"), std::string::npos) << clean.output;
+}
+
+// One vocabulary: `run` printed "258 jobs" where the driver counted 1 job (the 258 were command buffers),
+// and --json / the Python module called command buffers "npu_jobs". Each printed count, JSON key and
+// stat now names the same thing: jobs as the driver counts them, command buffers as the channels do.
+TEST(RunSummary, JobsStagesAndCommandBuffersAgreeWithTheStats) {
+  // MobileNet v2 runs wholly on the NPU: one job, a stage per operation (66, as the layers.csv test
+  // counts them).
+  const CliRun r = npusim("run --model zoo:mobilenet_v2_quant8 --out v");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto summary = read_json("v/summary.json");
+  const auto stats = read_json("v/stats.json");
+  EXPECT_FALSE(summary.contains("npu_jobs")) << "the old key for command buffers";
+  uint64_t channel_buffers = 0;
+  for (int c = 0; c < 4; ++c)
+    channel_buffers += stats["npu"]["ch" + std::to_string(c)]["command_buffers"].get<uint64_t>();
+  EXPECT_EQ(summary["jobs"], stats["driver"]["jobs"]["submitted"]);
+  EXPECT_EQ(summary["jobs"], 1);
+  EXPECT_EQ(summary["stages"], 66);
+  EXPECT_EQ(summary["command_buffers"].get<uint64_t>(), channel_buffers);
+  EXPECT_EQ(summary["jobs"], stats["hal"]["execution"]["jobs"]);
+  EXPECT_EQ(summary["stages"], stats["hal"]["execution"]["stages"]);
+  EXPECT_EQ(summary["command_buffers"], stats["hal"]["execution"]["command_buffers"]);
+  // layers.csv: each operation's command buffers add up to the run's.
+  std::istringstream csv(read("v/layers.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("operation,type,where,cpu_reason,command_buffers,", 0), 0u) << line;
+  uint64_t per_operation = 0;
+  while (std::getline(csv, line)) {
+    // The fifth field; cpu_reason (the fourth) is quoted and empty on the NPU.
+    std::stringstream f(line);
+    std::string field;
+    for (int i = 0; i < 5; ++i) std::getline(f, field, ',');
+    per_operation += std::stoull(field);
+  }
+  EXPECT_EQ(per_operation, channel_buffers);
+  const std::string counts = "submitted       1 job to the driver: 66 stages, " +
+                             std::to_string(channel_buffers) + " command buffers";
+  EXPECT_NE(r.output.find(counts), std::string::npos) << r.output;
+}
+
+// The docs cited a "SPEC §4" that is not in the repository; they stand alone.
+TEST(Docs, CiteNoDocumentOutsideTheRepository) {
+  std::vector<fs::path> docs = {fs::path(NPUSIM_SOURCE_DIR) / "README.md"};
+  for (const auto& f : fs::directory_iterator(fs::path(NPUSIM_SOURCE_DIR) / "docs"))
+    if (f.path().extension() == ".md") docs.push_back(f.path());
+  ASSERT_GT(docs.size(), 10u);
+  const std::regex spec(R"(\bSPEC\b|§)");
+  for (const auto& d : docs) {
+    const std::string text = read(d);
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(text, m, spec)) << d << ": " << m.str();
+  }
 }
 
 // docs/models.md said the default device memory was 4 GiB while the shipped default config has 12 GiB.

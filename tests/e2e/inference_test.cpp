@@ -176,7 +176,7 @@ TEST(Inference, UnsupportedOperationRunsOnCpuBetweenNpuStages) {
   // The 8×8×16 conv as 2 bands of 4 rows on 2 channels (the compiler's cost model: 4 bands of 2 rows
   // on 4 channels would pay the fixed per-tile costs twice for 16-row passes), the FC (one row, one
   // block) on 1.
-  EXPECT_EQ(o.npu.npu_jobs, 3u);
+  EXPECT_EQ(o.npu.command_buffers, 3u);
   for (const auto& [idx, want] : o.cpu.outputs) EXPECT_EQ(o.npu.outputs.at(idx).data, want.data);
 }
 

@@ -103,7 +103,7 @@ void expect_conformant(const Outcome& o, uint32_t out, const std::vector<float>&
   ASSERT_TRUE(o.cpu.status.ok()) << o.cpu.status.message;
   EXPECT_EQ(o.placement, "npu");
   EXPECT_GT(o.npu.device_cycles, 0u);
-  EXPECT_GE(o.npu.npu_jobs, 1u);
+  EXPECT_GE(o.npu.command_buffers, 1u);
   const Tensor& got_npu = o.npu.outputs.at(out);
   const Tensor& got_cpu = o.cpu.outputs.at(out);
   for (const auto* dev : {&got_npu, &got_cpu}) {

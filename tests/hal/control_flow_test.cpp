@@ -211,10 +211,10 @@ TEST(HalControlFlow, IfRunsTheSelectedBranchOnBothDevices) {
       if (dev->type() == DeviceType::ACCELERATOR) {
         // Each branch is a model of its own on the NPU: the chosen one ran there.
         EXPECT_EQ(placement, "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu, referenced[1] npu");
-        EXPECT_GT(then_r.npu_jobs, 0u);
+        EXPECT_GT(then_r.command_buffers, 0u);
         EXPECT_GT(else_r.device_cycles, 0u);
       } else {
-        EXPECT_EQ(then_r.npu_jobs, 0u);
+        EXPECT_EQ(then_r.command_buffers, 0u);
       }
     }
   });
@@ -241,14 +241,14 @@ TEST(HalControlFlow, WhileCountingLoopOnBothDevicesWithTheBodyOnTheNpu) {
         EXPECT_EQ(placement,
                   "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
                   "CPU), referenced[1] npu");
-        jobs[0] = six.npu_jobs;
-        jobs[1] = two.npu_jobs;
-        EXPECT_GT(two.npu_jobs, 0u);
-        EXPECT_EQ(six.npu_jobs * 2, two.npu_jobs * 6);
-        EXPECT_EQ(none.npu_jobs, 0u);
+        jobs[0] = six.command_buffers;
+        jobs[1] = two.command_buffers;
+        EXPECT_GT(two.command_buffers, 0u);
+        EXPECT_EQ(six.command_buffers * 2, two.command_buffers * 6);
+        EXPECT_EQ(none.command_buffers, 0u);
         EXPECT_GT(six.device_cycles, two.device_cycles);
       } else {
-        EXPECT_EQ(six.npu_jobs, 0u);
+        EXPECT_EQ(six.command_buffers, 0u);
       }
     }
     EXPECT_GT(jobs[0], jobs[1]);
@@ -292,9 +292,9 @@ TEST(HalControlFlow, WhileNestedInAWhileBodyOnBothDevices) {
                   "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
                   "CPU), referenced[1] npu (1 IF/WHILE on the host), referenced[2] npu + cpu (1 of 1 "
                   "operations on the CPU), referenced[3] npu");
-        EXPECT_GT(r.npu_jobs, 0u);
+        EXPECT_GT(r.command_buffers, 0u);
       } else {
-        EXPECT_EQ(r.npu_jobs, 0u);
+        EXPECT_EQ(r.command_buffers, 0u);
       }
     }
   });
@@ -489,7 +489,7 @@ TEST(HalControlFlow, CompilationCacheRoundTripOfAModelWithSubgraphs) {
       auto r = prepared->execute_synchronously(while_inputs(3, 100), false);
       ASSERT_TRUE(r.status.ok()) << r.status.message;
       EXPECT_EQ(floats_of(r.outputs.at(2)), (std::vector<float>{192}));
-      EXPECT_GT(r.npu_jobs, 0u);
+      EXPECT_GT(r.command_buffers, 0u);
     }
   });
   fs::remove_all(dir);

@@ -115,7 +115,7 @@ TEST(HalDevices, PartitionedModelRunsPartlyOnNpuPartlyOnCpu) {
     auto r = prepared.model->execute_synchronously(t.inputs, true);
     ASSERT_TRUE(r.status.ok()) << r.status.message;
     EXPECT_GT(r.device_cycles, 0u);
-    EXPECT_GT(r.npu_jobs, 0u);
+    EXPECT_GT(r.command_buffers, 0u);
     expect_outputs_match(reference_outputs(s, t.model, t.inputs), r.outputs);
   });
 }
@@ -132,7 +132,7 @@ TEST(HalDevices, PreparationFailureFallsBackToCpuForTheWholeModel) {
     EXPECT_EQ(prepared.model->placement().rfind("cpu (fallback: ", 0), 0u) << prepared.model->placement();
     auto r = prepared.model->execute_synchronously(t.inputs, false);
     ASSERT_TRUE(r.status.ok()) << r.status.message;
-    EXPECT_EQ(r.npu_jobs, 0u);
+    EXPECT_EQ(r.command_buffers, 0u);
     ASSERT_EQ(r.output_shapes.size(), 1u);
     EXPECT_EQ(r.output_shapes[0].dimensions, (std::vector<uint32_t>{1, 16, 16, 20}));
     auto model = conv_quant8().model;

@@ -27,8 +27,8 @@ TEST(HalFullyConnected, BatchRowsShareTilePassesAndMatchTheReference) {
     // bands of a few rows.
     EXPECT_GE(r.device_cycles, 263'360u);
     EXPECT_LT(r.device_cycles, 1'000'000u) << "batch rows are not sharing tile passes";
-    std::printf("FC 64x2048 -> 512: %llu NPU cycles over %u jobs\n",
-                static_cast<unsigned long long>(r.device_cycles), r.npu_jobs);
+    std::printf("FC 64x2048 -> 512: %llu NPU cycles over %u command buffers\n",
+                static_cast<unsigned long long>(r.device_cycles), r.command_buffers);
   });
 }
 

@@ -91,8 +91,8 @@ void expect_same_timing(const Measured& valued, const Measured& timing_only) {
   EXPECT_FALSE(valued.result.outputs.empty());
   EXPECT_TRUE(timing_only.result.outputs.empty());
   EXPECT_EQ(valued.placement, timing_only.placement);
-  EXPECT_GT(valued.result.npu_jobs, 0u);
-  EXPECT_EQ(valued.result.npu_jobs, timing_only.result.npu_jobs);
+  EXPECT_GT(valued.result.command_buffers, 0u);
+  EXPECT_EQ(valued.result.command_buffers, timing_only.result.command_buffers);
   EXPECT_GT(valued.result.device_cycles, 0u);
   EXPECT_PRED2(near, valued.result.device_cycles, timing_only.result.device_cycles);
   EXPECT_EQ(valued.result.host_copy_bytes, timing_only.result.host_copy_bytes);
@@ -103,7 +103,7 @@ void expect_same_timing(const Measured& valued, const Measured& timing_only) {
   for (size_t i = 0; i < valued.result.output_shapes.size(); ++i)
     EXPECT_EQ(valued.result.output_shapes[i].dimensions, timing_only.result.output_shapes[i].dimensions);
   std::printf("with values: %u jobs, %llu NPU cycles, %llu ns; timing-only: %llu cycles, %llu ns\n",
-              valued.result.npu_jobs, static_cast<unsigned long long>(valued.result.device_cycles),
+              valued.result.command_buffers, static_cast<unsigned long long>(valued.result.device_cycles),
               static_cast<unsigned long long>(valued.elapsed_ns),
               static_cast<unsigned long long>(timing_only.result.device_cycles),
               static_cast<unsigned long long>(timing_only.elapsed_ns));

@@ -101,7 +101,7 @@ TEST(Bench, HtmlReportRendersInHeadlessChromium) {
           std::string(cwd) + "/report.html",
       false);
   ASSERT_EQ(dom.status, 0) << "is Debian's chromium installed (scripts/install-deps)?";
-  EXPECT_NE(dom.output.find("data-charts-drawn=\"4\""), std::string::npos) << dom.output.substr(0, 2000);
+  EXPECT_NE(dom.output.find("data-charts-drawn=\"6\""), std::string::npos) << dom.output.substr(0, 2000);
   const std::regex chart(R"re(<svg id="(\w+)"[^>]*data-marks="(\d+)"[^>]*data-drawn-size="(\d+)x(\d+)")re");
   int charts = 0;
   for (auto m = std::sregex_iterator(dom.output.begin(), dom.output.end(), chart);
@@ -111,7 +111,7 @@ TEST(Bench, HtmlReportRendersInHeadlessChromium) {
     EXPECT_GT(std::stoi((*m)[3]), 100) << (*m)[1];
     EXPECT_GT(std::stoi((*m)[4]), 100) << (*m)[1];
   }
-  EXPECT_EQ(charts, 4);
+  EXPECT_EQ(charts, 6);  // latency, histogram, thermal, error, roofline, utilisation
 }
 
 }  // namespace

@@ -92,9 +92,9 @@ void expect_float_match(const Runs& r) {
 }
 
 void print_run(const char* what, const Runs& r) {
-  std::printf("%s: placement %s; latency %llu us simulated, %llu NPU cycles in %u jobs\n", what,
+  std::printf("%s: placement %s; latency %llu us simulated, %llu NPU cycles in %u command buffers\n", what,
               r.placement.c_str(), static_cast<unsigned long long>(r.npu.timing.time_in_driver_us),
-              static_cast<unsigned long long>(r.npu.device_cycles), r.npu.npu_jobs);
+              static_cast<unsigned long long>(r.npu.device_cycles), r.npu.command_buffers);
 }
 
 // Quantises `f` (calibrated on seeded samples in [lo, hi]), runs int8 on the NPU against float on the

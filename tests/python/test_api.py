@@ -119,7 +119,7 @@ def test_run_builder_model_outputs_stats_layers():
     assert r.check["mismatches"] == 0 and r.check["elements"] == 16 * 4 * 4
     assert r.output.shape == (1, 4, 4, 16) and r.output.dtype == np.uint8
     np.testing.assert_array_equal(r.output, r.reference_outputs[out])
-    assert r.latency_us > 0 and r.device_us > 0 and r.npu_cycles > 0 and r.npu_jobs >= 1
+    assert r.latency_us > 0 and r.device_us > 0 and r.npu_cycles > 0 and r.command_buffers >= 1
     stats = r.stats
     assert stats.loc["hal.execution.latency_us", "value"] == r.latency_us
     assert stats.loc["hal.execution.latency_us", "unit"] == "us"

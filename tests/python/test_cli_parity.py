@@ -27,7 +27,7 @@ def assert_same_run(r, summary, stats, outputs):
     assert r.latency_us == summary["latency_us"]
     assert r.device_us == summary["device_us"]
     assert r.npu_cycles == summary["npu_cycles"]
-    assert r.npu_jobs == summary["npu_jobs"]
+    assert (r.jobs, r.stages, r.command_buffers) == (summary["jobs"], summary["stages"], summary["command_buffers"])
     assert r.placement == summary["placement"]
     assert r.simulated_end_s == summary["simulated_end_s"]
     # Every stat: value, unit and description.

@@ -114,7 +114,7 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
     LayerRow& r = rows[st.operation];
     r.where = st.control_flow ? "control_flow" : st.on_cpu ? "cpu" : "npu";
     r.cpu_reason = st.cpu_reason;
-    r.jobs = static_cast<uint32_t>(st.jobs.size());
+    r.command_buffers = static_cast<uint32_t>(st.jobs.size());
     for (const auto& j : st.jobs) {
       r.macs += j.macs;
       for (const desc::Raw& raw : j.commands) {

@@ -69,6 +69,11 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
   stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
       static_cast<double>(result.timing.time_on_device_us);
   stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
+  stats.counter("hal.execution.jobs", "jobs", "Driver jobs the execution submitted") = result.jobs;
+  stats.counter("hal.execution.stages", "stages", "Stages of those jobs (one per operation on the NPU)") =
+      result.stages;
+  stats.counter("hal.execution.command_buffers", "command buffers",
+                "Command buffers of those stages (one per channel a stage uses)") = result.command_buffers;
   stats.value("hal.prepare.time_us", "us", "Simulated time of prepareModel") = out.prepare_ns / 1000.0;
   // Channels busy on average while the execution was on the device: the multi-channel speed-up.
   const double device_cycles_elapsed = result.timing.time_on_device_us * (*sys)->config().npu.clock_mhz();

@@ -199,6 +199,7 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
   if (!model) return make_error(model.error());
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return make_error(cfg.error());
+  cfg->trace = true;  // recorded for the first timed iteration only: the per-layer table
   auto sys = system::System::create(*cfg);
   if (!sys) return make_error(sys.error());
 
@@ -217,6 +218,8 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
   const uint32_t first_output = model->main.output_indexes.front();
   std::string error;
 
+  trace::Tracer& tracer = *(*sys)->tracer();
+  tracer.set_recording(false);
   auto end = (*sys)->run([&](system::System& s) {
     hal::NpuDevice& npu = s.npu_device();
     r.device = npu.name();
@@ -251,7 +254,9 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
       const auto inputs = models::random_inputs(*model, o.seed + i, 0);
       Iteration it;
       const uint64_t start = s.os().now_ns();
+      tracer.set_recording(i == 0);
       hal::ExecutionResult e = prepared.model->execute_synchronously(inputs, true);
+      tracer.set_recording(false);
       it.latency_ns = s.os().now_ns() - start;
       if (!e.status.ok()) {
         error = "execute (iteration " + std::to_string(i) + "): " + hal::to_string(e.status.code) + ": " +
@@ -284,6 +289,10 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
   });
   if (!end) return make_error(end.error());
   if (!error.empty()) return make_error(o.model + ": " + error);
+  const nlohmann::json first_iteration = tracer.to_json();
+  r.layers = tools::layer_table(*model, (*sys)->config(), &first_iteration);
+  r.peak_ops_per_s = 2.0 * hw.channels * hw.channel.array_rows * hw.channel.array_cols * hw.clock_mhz() * 1e6;
+  r.dram_bytes_per_s = hw.dram.bandwidth_gbps * 1e9;
 
   std::vector<double> latency;
   double top1 = 0, top5 = 0;
@@ -415,6 +424,22 @@ nlohmann::json bench_json(const BenchResult& r) {
     j["accuracy"]["top1_agreement"] = r.top1_agreement;
     j["accuracy"]["top5_agreement"] = r.top5_agreement;
   }
+  // Per operation as layers.csv names its columns; times only where the trace gave them.
+  nlohmann::json layers = nlohmann::json::array();
+  for (const tools::LayerRow& l : r.layers) {
+    nlohmann::json row = {{"operation", l.operation}, {"type", l.type},   {"where", l.where},
+                          {"macs", l.macs},           {"tiles", l.tiles}, {"dram_bytes", l.dram_bytes}};
+    if (l.timed) {
+      row["start_us"] = l.start_us;
+      row["device_us"] = l.device_us;
+      row["busy_us"] = l.busy_us;
+      row["compute_us"] = l.compute_us;
+      row["array_utilisation"] = l.array_utilisation;
+    }
+    layers.push_back(std::move(row));
+  }
+  j["layers"] = std::move(layers);
+  j["roofline"] = {{"peak_ops_per_s", r.peak_ops_per_s}, {"dram_bytes_per_s", r.dram_bytes_per_s}};
   return j;
 }
 

@@ -28,6 +28,9 @@ class Tracer {
   void instant(uint32_t track, const std::string& name, uint64_t at_ns,
                nlohmann::json args = nlohmann::json::object());
   void counter(const std::string& process, const std::string& name, uint64_t at_ns, double value);
+  // Off: spans, instants and counters are dropped (tracks are still declared), so a caller can keep the
+  // events of one part of a long run only (npusim bench traces its first timed iteration).
+  void set_recording(bool on) { recording_ = on; }
 
   nlohmann::json to_json() const;
   Result<void> write(const std::string& path) const;
@@ -51,6 +54,7 @@ class Tracer {
   std::map<std::string, uint32_t> processes_;
   std::vector<Track> tracks_;
   std::vector<Event> events_;
+  bool recording_ = true;
 };
 
 }  // namespace npu::trace

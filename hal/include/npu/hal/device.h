@@ -60,7 +60,11 @@ struct ExecutionResult {
   std::vector<OutputShape> output_shapes;
   Timing timing;                  // kNoTiming unless requested and the execution succeeded
   uint64_t device_cycles = 0;     // NPU cycles of the jobs this execution ran (0 on the CPU)
-  uint32_t npu_jobs = 0;          // command buffers run on the NPU
+  // What the execution submitted (README, "Reading the outputs"): driver jobs, each a chain of stages (one
+  // per operation on the NPU), each stage one command buffer per channel it uses.
+  uint32_t jobs = 0;
+  uint32_t stages = 0;
+  uint32_t command_buffers = 0;
   uint64_t host_copy_bytes = 0;   // bytes the HAL copied between host and device memory
   int effective_priority = -1;    // of the last NPU job (-1: none ran)
   uint64_t device_energy_pj = 0;  // NPU energy of its jobs

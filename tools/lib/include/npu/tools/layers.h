@@ -1,5 +1,5 @@
 // The per-layer table of one run: a row per operation of the main graph with where it ran (NPU, CPU
-// stage, control flow) and why, its NPU jobs and MACs as the NPU compiler lowered it for this hardware,
+// stage, control flow) and why, its command buffers and MACs as the NPU compiler lowered it for this hardware,
 // its output shape, and — from the run's Perfetto trace — when its command buffers ran on the channels.
 // The compiler is deterministic, so compiling the model again for the same target gives the program the
 // device ran. Timing comes only from NPU command buffers: CPU stages and models with IF/WHILE get none.
@@ -22,7 +22,7 @@ struct LayerRow {
   std::string type;          // CONV_2D, ...
   std::string where;         // "npu", "cpu" or "control_flow"
   std::string cpu_reason;    // why not on the NPU (where == "cpu")
-  uint32_t jobs = 0;         // command buffers (one per channel used)
+  uint32_t command_buffers = 0;  // of its stage: one per channel used
   uint64_t macs = 0;         // multiply-accumulates the NPU jobs perform
   uint32_t tiles = 0;        // compute descriptors (array, vector or pooling tiles) of its NPU jobs
   uint64_t dram_bytes = 0;   // bytes its DMA descriptors move between device memory and SRAM (in + out)

@@ -14,6 +14,9 @@
 //    class (top-1) or among its top five (top-5).
 // Timing-only models (weights as sizes only, e.g. the zoo's decoders) get latency and compilation
 // figures; accuracy is not measured (there are no values) and they are not cached.
+//  - Per layer: the first timed iteration is traced and broken down by operation as `npusim run --out`'s
+//    layers.csv is (npu::tools::layer_table), with the roofs of the roofline: the MAC arrays' peak
+//    (channels × rows × cols × 2 ops × the configured clock) and the DRAM bandwidth.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "npu/common/result.h"
+#include "npu/tools/layers.h"
 
 namespace npu::mlts {
 
@@ -78,6 +82,9 @@ struct BenchResult {
   double max_abs_error = 0;                       // over all iterations
   double top1_agreement = 0, top5_agreement = 0;  // fractions of iterations
   double wall_s = 0;                              // host wall time of the whole benchmark (not deterministic)
+  std::vector<tools::LayerRow> layers;            // per operation, from the first timed iteration
+  double peak_ops_per_s = 0;                      // compute roof: 2 ops per MAC, every array, configured clock
+  double dram_bytes_per_s = 0;                    // bandwidth roof: npu.dram.bandwidth_gbps
 };
 
 Result<BenchResult> run_bench(const BenchOptions& options);
