@@ -125,7 +125,8 @@ class Generator {
           if (rank4) return pool(in, last);
           break;
         case 6:
-          return fully_connected(in, last);
+          if (in.dims.size() >= 2) return fully_connected(in, last);
+          break;
         case 7:
           if (rank4) return concatenation(in, last);
           break;
@@ -732,7 +733,7 @@ class RegistryGenerator {
     std::vector<Cell> cells{cell_};
     redraw_quantisation();
     if (!geometric(op)) redraw_constants();
-    if (below(2) && !positive_domain(op) && add_producer()) {
+    if (below(2) && !positive_domain(op) && !geometric(op) && add_producer()) {
       summary_ = "ADD -> " + summary_;
       cells.insert(cells.begin(), Cell{OperationType::ADD, m_.main.operands[m_.main.operations[0].inputs[0]].type});
     }
@@ -801,7 +802,8 @@ class RegistryGenerator {
       case OperandType::TENSOR_INT32:
         return static_cast<double>(below(101)) - 50;
       default:
-        return positive_domain(cell_.first) ? uniform(0.125, 2.0) : uniform(-1.0, 1.0);
+        // Detection scores and deltas drawn positive keep some boxes above the score thresholds.
+        return positive_domain(cell_.first) || geometric(cell_.first) ? uniform(0.125, 2.0) : uniform(-1.0, 1.0);
     }
   }
 

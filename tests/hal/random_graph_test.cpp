@@ -201,6 +201,8 @@ TEST(RandomGraph, RegistrySignedQuant8IsUnsignedShiftedBy128) {
       }
       auto ru = ops::run_reference(u.model, u.inputs);
       auto rs = ops::run_reference(sg.model, sg.inputs);
+      // Refusing the drawn values (e.g. no box above the thresholds) must then happen to both alike.
+      if (!ru.ok() && !rs.ok() && ru.error() == rs.error()) continue;
       ASSERT_TRUE(ru.ok()) << what << ": " << ru.error();
       ASSERT_TRUE(rs.ok()) << what << ": " << rs.error();
       for (const auto& [idx, t] : *ru) {
