@@ -731,8 +731,10 @@ class RegistryGenerator {
     m_ = operation_probe_model(op, column);
     summary_ = std::string(models::to_string(op)) + "[" + std::string(models::to_string(column)) + "]";
     std::vector<Cell> cells{cell_};
-    redraw_quantisation();
-    if (!geometric(op)) redraw_constants();
+    if (!geometric(op)) {
+      redraw_quantisation();
+      redraw_constants();
+    }
     if (below(2) && !positive_domain(op) && !geometric(op) && add_producer()) {
       summary_ = "ADD -> " + summary_;
       cells.insert(cells.begin(), Cell{OperationType::ADD, m_.main.operands[m_.main.operations[0].inputs[0]].type});
@@ -786,10 +788,11 @@ class RegistryGenerator {
 
   double random_value(const models::Operand& o) {
     switch (o.type) {
+      // Detection scores above their zero point (real > 0) keep some boxes above the thresholds.
       case Q8:
-        return below(256);
+        return geometric(cell_.first) ? 129 + below(127) : below(256);
       case S8:
-        return static_cast<double>(below(256)) - 128;
+        return geometric(cell_.first) ? 1 + below(127) : static_cast<double>(below(256)) - 128;
       case OperandType::TENSOR_QUANT8_SYMM:
       case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
         return static_cast<double>(below(255)) - 127;
