@@ -362,6 +362,42 @@ TEST(HalControlFlow, IfInAWhileInAWhileOnBothDevicesAndFromTheCache) {
   fs::remove_all(dir);
 }
 
+// The nested models over many inputs: the NPU device's outputs equal the CPU device's byte for byte (the
+// values above are hand-worked for one input each; these are not, so the CPU device is the oracle).
+// Inputs x in (0.1, 3), k in (1, 10), n in (10, 300) keep every loop finite and short.
+TEST(HalControlFlow, NestedControlFlowOnTheNpuEqualsTheCpuExactlyOverManyInputs) {
+  run_on_phone([](system::System& s) {
+    const Model models[3] = {nested_while_model(false), nested_while_model(true), if_in_while_model()};
+    const uint32_t out_index[3] = {3, 3, 2};
+    uint32_t state = 12345;
+    auto next = [&](float lo, float hi) {
+      state = state * 1664525u + 1013904223u;
+      return lo + (hi - lo) * static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
+    };
+    int compared = 0;
+    for (int m = 0; m < 3; ++m) {
+      SCOPED_TRACE("model " + std::to_string(m));
+      for (int trial = 0; trial < 10; ++trial) {
+        const float x = next(0.1f, 3.0f), k = next(1.0f, 10.0f), n = next(10.0f, 300.0f);
+        const TensorMap inputs = m < 2 ? TensorMap{{0, float_tensor({1}, {x})},
+                                                   {1, float_tensor({1}, {k})},
+                                                   {2, float_tensor({1}, {n})}}
+                                       : while_inputs(x, n);
+        auto npu = run_on(s, s.npu_device(), models[m], inputs);
+        auto cpu = run_on(s, s.cpu_device(), models[m], inputs);
+        ASSERT_TRUE(npu.status.ok()) << npu.status.message;
+        ASSERT_TRUE(cpu.status.ok()) << cpu.status.message;
+        EXPECT_EQ(npu.outputs.at(out_index[m]).data, cpu.outputs.at(out_index[m]).data)
+            << "x " << x << " k " << k << " n " << n << ": npu " << floats_of(npu.outputs.at(out_index[m]))[0]
+            << ", cpu " << floats_of(cpu.outputs.at(out_index[m]))[0];
+        EXPECT_GT(npu.npu_jobs, 0u);
+        ++compared;
+      }
+    }
+    EXPECT_EQ(compared, 30);
+  });
+}
+
 struct BadCase {
   const char* name;
   std::function<void(Model&)> corrupt;

@@ -224,6 +224,107 @@ TEST(HalNoValue, NpuOperationInputWithoutValueIsRejected) {
   });
 }
 
+// A two-unit LSTM in its NN HAL 1.2 form (27 inputs) whose four layer-normalisation weights (inputs
+// 23-26) are graph inputs, given in an inputs file or left out there with null. Peephole and projection
+// are omitted in the model. x = 2, h = [0, 0], c = [1, -1]; input-to-* weights [2, 1] make the
+// pre-activations (h = 0: the recurrent weights add nothing) input [2, 4], forget [-2, 2], cell
+// [1, 0.5], output [2, -2]; biases input 0, forget [1, 1], cell 0, output 0.
+//  null (no layer norm): i = σ([2, 4]) = [0.880797, 0.982014], f = σ([-1, 3]) = [0.268941, 0.952574],
+//    g = tanh([1, 0.5]) = [0.761594, 0.462117], o = σ([2, -2]) = [0.880797, 0.119203],
+//    c = f·c + i·g = [0.268941 + 0.670813, -0.952574 + 0.453806] = [0.939751, -0.498769],
+//    h = o·tanh(c) = [0.647481, -0.054970].
+//  given (weights input [1, 1], forget [0.5, 0.5], cell [1, 2], output [1, 1]): two values normalise to
+//    ∓1 (their mean is midway, their deviation half the gap; the 1e-8 in the variance is below the
+//    tolerance), then times the weights plus the bias: i σ([-1, 1]) = [0.268941, 0.731059],
+//    f σ([-0.5, 0.5] + 1) = [0.622459, 0.817574], g tanh([1, -2]) = [0.761594, -0.964028],
+//    o σ([1, -1]) = [0.731059, 0.268941], c = [0.622459 + 0.204824, -0.817574 - 0.704762]
+//    = [0.827284, -1.522335], h = o·tanh(c) = [0.496400, -0.244496].
+struct LayerNormLstm {
+  Model model;
+  uint32_t x, h, c, ln[4], h_out, c_out, out;
+};
+
+LayerNormLstm lstm_with_layer_norm_inputs() {
+  GraphBuilder g;
+  LayerNormLstm m{};
+  m.x = g.input(F32, {1, 1});
+  m.h = g.input(F32, {1, 2});
+  m.c = g.input(F32, {1, 2});
+  for (uint32_t& l : m.ln) l = g.input(F32, {2});
+  auto col = [&](float a, float b) { return g.floats({2, 1}, {a, b}); };
+  auto vec = [&](float a) { return g.floats({2}, {a, a}); };
+  std::vector<uint32_t> in{m.x, col(1, 2), col(-1, 1), col(0.5f, 0.25f), col(1, -1)};
+  for (int k = 0; k < 4; ++k) in.push_back(g.floats({2, 2}, {0.5f, -0.5f, 0.25f, 1}));
+  for (int k = 0; k < 3; ++k) in.push_back(g.omitted(F32));
+  for (float b : {0.0f, 1.0f, 0.0f, 0.0f}) in.push_back(vec(b));
+  in.push_back(g.omitted(F32));
+  in.push_back(g.omitted(F32));
+  in.push_back(m.h);
+  in.push_back(m.c);
+  in.push_back(g.i32(4));
+  in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+  in.push_back(g.floats({}, {0.0f}, OperandType::FLOAT32));
+  for (uint32_t l : m.ln) in.push_back(l);
+  const uint32_t scratch = g.output(F32, {1, 8});
+  m.h_out = g.output(F32, {1, 2});
+  m.c_out = g.output(F32, {1, 2});
+  m.out = g.output(F32, {1, 2});
+  g.op(OperationType::LSTM, in, {scratch, m.h_out, m.c_out, m.out});
+  m.model = g.build();
+  return m;
+}
+
+// The inputs file of the layer-norm LSTM: the weights given or null (`null_from`: the first of the four
+// written as null, 4 for none).
+nlohmann::json layer_norm_inputs_file(const LayerNormLstm& m, int null_from) {
+  nlohmann::json doc = {{std::to_string(m.x), {2}}, {std::to_string(m.h), {0, 0}}, {std::to_string(m.c), {1, -1}}};
+  const std::vector<float> w[4] = {{1, 1}, {0.5f, 0.5f}, {1, 2}, {1, 1}};
+  for (int k = 0; k < 4; ++k) doc[std::to_string(m.ln[k])] = k >= null_from ? nlohmann::json(nullptr) : nlohmann::json(w[k]);
+  return doc;
+}
+
+void expect_pair(const std::vector<float>& want, const Tensor& got, const std::string& what) {
+  const std::vector<float> v = floats_of(got);
+  ASSERT_EQ(v.size(), want.size()) << what;
+  for (size_t k = 0; k < v.size(); ++k)
+    EXPECT_LE(std::fabs(v[k] - want[k]), 1e-5 + 5 * 1.1920929e-7 * std::fabs(want[k]))
+        << what << "[" << k << "]: got " << v[k] << ", want " << want[k];
+}
+
+TEST(HalNoValue, LstmLayerNormWeightsNullInTheInputsFile) {
+  const LayerNormLstm m = lstm_with_layer_norm_inputs();
+  on_phone([&](npu::system::System& s) {
+    for (bool npu : {false, true}) {
+      npu::hal::Device& dev = npu ? static_cast<npu::hal::Device&>(s.npu_device()) : s.cpu_device();
+      const std::string where = npu ? "npu" : "cpu";
+      for (bool omit : {true, false}) {
+        auto in = npu::models::parse_io_json(layer_norm_inputs_file(m, omit ? 0 : 4), "in.json", m.model);
+        ASSERT_TRUE(in.ok()) << in.error();
+        EXPECT_EQ(in->at(m.ln[2]).has_no_value, omit);
+        auto r = run_on(dev, m.model, *in);
+        ASSERT_TRUE(r.status.ok()) << where << ": " << r.status.message;
+        expect_pair(omit ? std::vector<float>{0.939751f, -0.498769f} : std::vector<float>{0.827284f, -1.522335f},
+                    r.outputs.at(m.c_out), where + " cell state");
+        expect_pair(omit ? std::vector<float>{0.647481f, -0.054970f} : std::vector<float>{0.496400f, -0.244496f},
+                    r.outputs.at(m.out), where + " output");
+        expect_pair(omit ? std::vector<float>{0.647481f, -0.054970f} : std::vector<float>{0.496400f, -0.244496f},
+                    r.outputs.at(m.h_out), where + " output state");
+      }
+      // The forget gate's weights given (so layer normalisation is on) and the output gate's null: refused,
+      // naming input 26.
+      auto in = npu::models::parse_io_json(layer_norm_inputs_file(m, 3), "in.json", m.model);
+      ASSERT_TRUE(in.ok()) << in.error();
+      auto r = run_on(dev, m.model, *in);
+      EXPECT_EQ(r.status.code, npu::hal::ErrorStatus::INVALID_ARGUMENT) << where;
+      EXPECT_EQ(r.status.message.rfind("operations[0] (LSTM): input 26 (", 0), 0u) << where << ": " << r.status.message;
+      EXPECT_NE(r.status.message.find("is required with layer normalisation [no value in the request: operand " +
+                                      std::to_string(m.ln[3]) + "]"),
+                std::string::npos)
+          << where << ": " << r.status.message;
+    }
+  });
+}
+
 // The inputs file says "no value" with null; an expected-outputs file cannot.
 TEST(HalNoValue, InputsFileNull) {
   const Svdf m = svdf_with_bias_input();

@@ -10,6 +10,10 @@
 #include "../hal_ops/test_models.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
+#include "npu/hal/op_table.h"
+#include "npu/hal/ops/reference_executor.h"
+#include "npu/models/tensor.h"
+#include "npu/models/validate.h"
 
 namespace npu::hal::test {
 namespace {
@@ -21,6 +25,7 @@ using ops::test::GraphBuilder;
 constexpr auto F32 = OperandType::TENSOR_FLOAT32;
 constexpr auto Q8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto S8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+using Cell = std::pair<OperationType, OperandType>;
 
 // A tensor the next operation may consume.
 struct Value {
@@ -44,6 +49,7 @@ class Generator {
     g.model = g_.build();
     g.inputs = std::move(inputs_);
     g.summary = summary_;
+    g.cells = std::move(cells_);
     return g;
   }
 
@@ -56,9 +62,10 @@ class Generator {
   int32_t random_zero_point() { return qmin() + static_cast<int32_t>(below(256)); }
   float random_scale() { return std::ldexp(uniform(1.0f, 2.0f), -static_cast<int>(below(8))); }
 
-  void note(std::string_view name) {
+  void note(OperationType op) {
     if (!summary_.empty()) summary_ += " -> ";
-    summary_ += name;
+    summary_ += models::to_string(op);
+    cells_.emplace_back(op, type_);
   }
 
   std::vector<int32_t> random_q(uint64_t n) {
@@ -102,7 +109,7 @@ class Generator {
   Value step(const Value& in, bool last) {
     const bool rank4 = in.dims.size() == 4;
     for (;;) {
-      switch (below(18)) {
+      switch (below(32)) {
         case 0:
           return unary(in, last);
         case 1:
@@ -118,7 +125,8 @@ class Generator {
           if (rank4) return pool(in, last);
           break;
         case 6:
-          return fully_connected(in, last);
+          if (in.dims.size() >= 2) return fully_connected(in, last);
+          break;
         case 7:
           if (rank4) return concatenation(in, last);
           break;
@@ -143,8 +151,46 @@ class Generator {
           return prelu(in, last);
         case 16:
           return hard_swish(in, last);
-        default:
+        case 17:
           if (rank4) return resize_bilinear(in, last);
+          break;
+        case 18:
+          if (!quant()) return float_unary(in, last);
+          break;
+        case 19:
+          if (rank4) return transpose_conv(in, last);
+          break;
+        case 20:
+          if (rank4 && in.dims[3] % 2 == 0) return grouped_conv(in, last);
+          break;
+        case 21:
+          if (rank4) return resize_nearest(in, last);
+          break;
+        case 22:
+          if (in.dims.back() % 2 == 0) return channel_shuffle(in, last);
+          break;
+        case 23:
+          return slice(in, last);
+        case 24:
+          return split(in, last);
+        case 25:
+          if (count(in.dims) <= 256) return tile(in, last);
+          break;
+        case 26:
+          if (in.dims.size() < 4) return expand_dims(in, last);
+          break;
+        case 27:
+          return pad_v2(in, last);
+        case 28:
+          return reduce(in, last);
+        case 29:
+          if (last && !quant()) return arg_min_max(in);
+          break;
+        case 30:
+          if (rank4 && !quant()) return l2_pool(in, last);
+          break;
+        default:
+          if (last && !quant()) return cast_to_int(in);
           break;
       }
     }
@@ -158,7 +204,7 @@ class Generator {
     int32_t z = in.zero_point;
     if (op == OperationType::LOGISTIC) s = 1.0f / 256, z = type_ == S8 ? -128 : 0;
     if (op == OperationType::TANH) s = 1.0f / 128, z = type_ == S8 ? 0 : 128;
-    note(models::to_string(op));
+    note(op);
     const Value out = result(in.dims, s, z, last);
     g_.op(op, {in.index}, {out.index});
     return out;
@@ -175,7 +221,7 @@ class Generator {
     // MUL needs output scale > product of the input scales (NNAPI 1.0-1.1 rule, kept).
     if (op == OperationType::MUL) s = in.scale * other.scale * uniform(1.1f, 8.0f);
     const int32_t z = random_zero_point();
-    note(models::to_string(op));
+    note(op);
     const Value out = result(in.dims, s, z, last);
     std::vector<uint32_t> args{in.index, other.index};
     if (op == OperationType::ADD || op == OperationType::SUB || op == OperationType::MUL)
@@ -215,7 +261,7 @@ class Generator {
     auto [f, b] = filter_and_bias(in, {o, kh, kw, c}, o);
     const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
                                    out_extent(w, kw, stride, same), o};
-    note("CONV_2D");
+    note(OperationType::CONV_2D);
     const Value out = result(od, acc_scale(in, f, kh * kw * c), random_zero_point(), last);
     g_.op(OperationType::CONV_2D,
           {in.index, f.index, b, g_.i32(same ? 1 : 2), g_.i32(static_cast<int32_t>(stride)),
@@ -232,7 +278,7 @@ class Generator {
     auto [f, b] = filter_and_bias(in, {1, kh, kw, c * mult}, c * mult);
     const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
                                    out_extent(w, kw, stride, same), c * mult};
-    note("DEPTHWISE_CONV_2D");
+    note(OperationType::DEPTHWISE_CONV_2D);
     const Value out = result(od, acc_scale(in, f, kh * kw), random_zero_point(), last);
     g_.op(OperationType::DEPTHWISE_CONV_2D,
           {in.index, f.index, b, g_.i32(same ? 1 : 2), g_.i32(static_cast<int32_t>(stride)),
@@ -250,7 +296,7 @@ class Generator {
     const bool same = below(2);
     const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
                                    out_extent(w, kw, stride, same), in.dims[3]};
-    note(max ? "MAX_POOL_2D" : "AVERAGE_POOL_2D");
+    note(max ? OperationType::MAX_POOL_2D : OperationType::AVERAGE_POOL_2D);
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(max ? OperationType::MAX_POOL_2D : OperationType::AVERAGE_POOL_2D,
           {in.index, g_.i32(same ? 1 : 2), g_.i32(static_cast<int32_t>(stride)),
@@ -265,7 +311,7 @@ class Generator {
     const uint32_t batch = static_cast<uint32_t>(count(in.dims) / size);
     const uint32_t units = 1 + below(8);
     auto [f, b] = filter_and_bias(in, {units, size}, units);
-    note("FULLY_CONNECTED");
+    note(OperationType::FULLY_CONNECTED);
     const Value out = result({batch, units}, acc_scale(in, f, size), random_zero_point(), last);
     g_.op(OperationType::FULLY_CONNECTED, {in.index, f.index, b, g_.i32(static_cast<int32_t>(below(4)))},
           {out.index});
@@ -279,14 +325,14 @@ class Generator {
     const Value other = below(2) ? new_input(other_dims) : constant(other_dims);
     std::vector<uint32_t> od = in.dims;
     od[3] += other_dims[3];
-    note("CONCATENATION");
+    note(OperationType::CONCATENATION);
     const Value out = result(od, random_scale(), random_zero_point(), last);
     g_.op(OperationType::CONCATENATION, {in.index, other.index, g_.i32(3)}, {out.index});
     return out;
   }
 
   Value softmax(const Value& in, bool last) {
-    note("SOFTMAX");
+    note(OperationType::SOFTMAX);
     const Value out = result(in.dims, 1.0f / 256, type_ == S8 ? -128 : 0, last);
     g_.op(OperationType::SOFTMAX, {in.index, g_.floats({}, {uniform(0.25f, 2.0f)}, OperandType::FLOAT32)},
           {out.index});
@@ -298,7 +344,7 @@ class Generator {
     const std::vector<uint32_t> od =
         below(2) ? std::vector<uint32_t>{1, n} : std::vector<uint32_t>{1, 1, 1, n};
     std::vector<int32_t> shape(od.begin(), od.end());
-    note("RESHAPE");
+    note(OperationType::RESHAPE);
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(OperationType::RESHAPE,
           {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(shape.size())}, shape)},
@@ -315,7 +361,7 @@ class Generator {
       paddings.push_back(after);
       od[d] += static_cast<uint32_t>(before + after);
     }
-    note("PAD");
+    note(OperationType::PAD);
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(
         OperationType::PAD,
@@ -330,7 +376,7 @@ class Generator {
     std::shuffle(perm.begin(), perm.end(), rng_);
     std::vector<uint32_t> od(in.dims.size());
     for (size_t d = 0; d < od.size(); ++d) od[d] = in.dims[static_cast<size_t>(perm[d])];
-    note("TRANSPOSE");
+    note(OperationType::TRANSPOSE);
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(OperationType::TRANSPOSE,
           {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(perm.size())}, perm)},
@@ -339,7 +385,7 @@ class Generator {
   }
 
   Value space_to_depth(const Value& in, bool last) {
-    note("SPACE_TO_DEPTH");
+    note(OperationType::SPACE_TO_DEPTH);
     const Value out =
         result({in.dims[0], in.dims[1] / 2, in.dims[2] / 2, in.dims[3] * 4}, in.scale, in.zero_point, last);
     g_.op(OperationType::SPACE_TO_DEPTH, {in.index, g_.i32(2)}, {out.index});
@@ -347,7 +393,7 @@ class Generator {
   }
 
   Value l2_normalization(const Value& in, bool last) {
-    note("L2_NORMALIZATION");
+    note(OperationType::L2_NORMALIZATION);
     const Value out = result(in.dims, 1.0f / 128, type_ == S8 ? 0 : 128, last);
     g_.op(OperationType::L2_NORMALIZATION, {in.index}, {out.index});
     return out;
@@ -366,7 +412,7 @@ class Generator {
       else if (keep)
         od.push_back(1);
     }
-    note("MEAN");
+    note(OperationType::MEAN);
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(OperationType::MEAN,
           {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(axes.size())}, axes),
@@ -377,14 +423,14 @@ class Generator {
 
   Value prelu(const Value& in, bool last) {
     const Value alpha = constant({in.dims.back()});
-    note("PRELU");
+    note(OperationType::PRELU);
     const Value out = result(in.dims, random_scale(), random_zero_point(), last);
     g_.op(OperationType::PRELU, {in.index, alpha.index}, {out.index});
     return out;
   }
 
   Value hard_swish(const Value& in, bool last) {
-    note("HARD_SWISH");
+    note(OperationType::HARD_SWISH);
     const Value out = result(in.dims, random_scale(), random_zero_point(), last);
     g_.op(OperationType::HARD_SWISH, {in.index}, {out.index});
     return out;
@@ -392,11 +438,249 @@ class Generator {
 
   Value resize_bilinear(const Value& in, bool last) {
     const uint32_t h = 1 + below(8), w = 1 + below(8);
-    note("RESIZE_BILINEAR");
+    note(OperationType::RESIZE_BILINEAR);
     const Value out = result({in.dims[0], h, w, in.dims[3]}, in.scale, in.zero_point, last);
     g_.op(OperationType::RESIZE_BILINEAR,
           {in.index, g_.i32(static_cast<int32_t>(w)), g_.i32(static_cast<int32_t>(h))}, {out.index});
     return out;
+  }
+
+  // ABS, EXP, NEG, SIN or ELU: float-only unary operations the NPU's vector unit runs.
+  Value float_unary(const Value& in, bool last) {
+    static constexpr OperationType kOps[] = {OperationType::ABS, OperationType::EXP, OperationType::NEG,
+                                             OperationType::SIN, OperationType::ELU};
+    const OperationType op = kOps[below(5)];
+    note(op);
+    const Value out = result(in.dims, 0, 0, last);
+    std::vector<uint32_t> args{in.index};
+    if (op == OperationType::ELU) args.push_back(g_.floats({}, {uniform(0.25f, 2.0f)}, OperandType::FLOAT32));
+    g_.op(op, args, {out.index});
+    return out;
+  }
+
+  // Explicit padding: out = stride·(in − 1) + k − head − tail, with head + tail < k.
+  Value transpose_conv(const Value& in, bool last) {
+    const uint32_t h = in.dims[1], w = in.dims[2], c = in.dims[3];
+    const uint32_t kh = 1 + below(3), kw = 1 + below(3), o = 1 + below(5);
+    const uint32_t sh = 1 + below(2), sw = 1 + below(2);
+    const uint32_t top = below(kh), bottom = below(kh - top), left = below(kw), right = below(kw - left);
+    auto [f, b] = filter_and_bias(in, {o, kh, kw, c}, o);
+    const std::vector<uint32_t> od{in.dims[0], sh * (h - 1) + kh - top - bottom, sw * (w - 1) + kw - left - right,
+                                   o};
+    note(OperationType::TRANSPOSE_CONV_2D);
+    const Value out = result(od, acc_scale(in, f, kh * kw * c), random_zero_point(), last);
+    auto i = [&](uint32_t v) { return g_.i32(static_cast<int32_t>(v)); };
+    g_.op(OperationType::TRANSPOSE_CONV_2D,
+          {in.index, f.index, b, i(left), i(right), i(top), i(bottom), i(sw), i(sh), i(below(4)), g_.boolean(false)},
+          {out.index});
+    return out;
+  }
+
+  Value grouped_conv(const Value& in, bool last) {
+    const uint32_t h = in.dims[1], w = in.dims[2], c = in.dims[3];
+    const uint32_t groups = c % 4 == 0 && below(2) ? 4 : 2;
+    const uint32_t kh = 1 + below(std::min(h, 3u)), kw = 1 + below(std::min(w, 3u));
+    const uint32_t o = groups * (1 + below(3)), stride = 1 + below(2);
+    const bool same = below(2);
+    auto [f, b] = filter_and_bias(in, {o, kh, kw, c / groups}, o);
+    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same), out_extent(w, kw, stride, same), o};
+    note(OperationType::GROUPED_CONV_2D);
+    const Value out = result(od, acc_scale(in, f, kh * kw * c / groups), random_zero_point(), last);
+    g_.op(OperationType::GROUPED_CONV_2D,
+          {in.index, f.index, b, g_.i32(same ? 1 : 2), g_.i32(static_cast<int32_t>(stride)),
+           g_.i32(static_cast<int32_t>(stride)), g_.i32(static_cast<int32_t>(groups)),
+           g_.i32(static_cast<int32_t>(below(4))), g_.boolean(false)},
+          {out.index});
+    return out;
+  }
+
+  Value resize_nearest(const Value& in, bool last) {
+    const uint32_t h = 1 + below(8), w = 1 + below(8);
+    const uint32_t mode = below(3);  // plain, align_corners, half_pixel_centers
+    note(OperationType::RESIZE_NEAREST_NEIGHBOR);
+    const Value out = result({in.dims[0], h, w, in.dims[3]}, in.scale, in.zero_point, last);
+    g_.op(OperationType::RESIZE_NEAREST_NEIGHBOR,
+          {in.index, g_.i32(static_cast<int32_t>(w)), g_.i32(static_cast<int32_t>(h)), g_.boolean(false),
+           g_.boolean(mode == 1), g_.boolean(mode == 2)},
+          {out.index});
+    return out;
+  }
+
+  Value channel_shuffle(const Value& in, bool last) {
+    const uint32_t c = in.dims.back();
+    uint32_t groups = 1 + below(c);
+    while (c % groups != 0) --groups;
+    const bool negative_axis = below(2);
+    note(OperationType::CHANNEL_SHUFFLE);
+    const Value out = result(in.dims, in.scale, in.zero_point, last);
+    g_.op(OperationType::CHANNEL_SHUFFLE,
+          {in.index, g_.i32(static_cast<int32_t>(groups)),
+           g_.i32(negative_axis ? -1 : static_cast<int32_t>(in.dims.size() - 1))},
+          {out.index});
+    return out;
+  }
+
+  Value slice(const Value& in, bool last) {
+    std::vector<int32_t> begin, size;
+    std::vector<uint32_t> od;
+    for (uint32_t d : in.dims) {
+      const uint32_t b = below(d), n = 1 + below(d - b);
+      begin.push_back(static_cast<int32_t>(b));
+      // −1 means "to the end".
+      size.push_back(b + n == d && below(2) ? -1 : static_cast<int32_t>(n));
+      od.push_back(n);
+    }
+    const uint32_t rank = static_cast<uint32_t>(in.dims.size());
+    note(OperationType::SLICE);
+    const Value out = result(od, in.scale, in.zero_point, last);
+    g_.op(OperationType::SLICE,
+          {in.index, g_.ints(OperandType::TENSOR_INT32, {rank}, begin), g_.ints(OperandType::TENSOR_INT32, {rank}, size)},
+          {out.index});
+    return out;
+  }
+
+  // SPLIT along an axis whose extent the split count divides; one part goes on, the others are outputs.
+  Value split(const Value& in, bool last) {
+    const uint32_t axis = below(static_cast<uint32_t>(in.dims.size()));
+    const uint32_t extent = in.dims[axis];
+    uint32_t parts = 1 + below(std::min(extent, 4u));
+    while (extent % parts != 0) --parts;
+    std::vector<uint32_t> od = in.dims;
+    od[axis] = extent / parts;
+    const uint32_t keep = below(parts);
+    note(OperationType::SPLIT);
+    std::vector<uint32_t> outs;
+    Value kept{};
+    for (uint32_t k = 0; k < parts; ++k) {
+      if (k == keep) {
+        kept = result(od, in.scale, in.zero_point, last);
+        outs.push_back(kept.index);
+      } else {
+        outs.push_back(g_.output(type_, od, quant() ? in.scale : 0.0f, quant() ? in.zero_point : 0));
+      }
+    }
+    g_.op(OperationType::SPLIT,
+          {in.index, g_.i32(static_cast<int32_t>(axis)), g_.i32(static_cast<int32_t>(parts))}, outs);
+    return kept;
+  }
+
+  Value tile(const Value& in, bool last) {
+    std::vector<int32_t> multiples;
+    std::vector<uint32_t> od;
+    for (uint32_t d : in.dims) {
+      const uint32_t m = 1 + below(2);
+      multiples.push_back(static_cast<int32_t>(m));
+      od.push_back(d * m);
+    }
+    note(OperationType::TILE);
+    const Value out = result(od, in.scale, in.zero_point, last);
+    g_.op(OperationType::TILE,
+          {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(multiples.size())}, multiples)},
+          {out.index});
+    return out;
+  }
+
+  Value expand_dims(const Value& in, bool last) {
+    const uint32_t rank = static_cast<uint32_t>(in.dims.size());
+    const uint32_t axis = below(rank + 1);
+    std::vector<uint32_t> od = in.dims;
+    od.insert(od.begin() + axis, 1u);
+    note(OperationType::EXPAND_DIMS);
+    const Value out = result(od, in.scale, in.zero_point, last);
+    // A negative axis counts from the end of the output's rank.
+    const int32_t a = below(2) ? static_cast<int32_t>(axis) : static_cast<int32_t>(axis) - static_cast<int32_t>(rank + 1);
+    g_.op(OperationType::EXPAND_DIMS, {in.index, g_.i32(a)}, {out.index});
+    return out;
+  }
+
+  Value pad_v2(const Value& in, bool last) {
+    std::vector<int32_t> paddings;
+    std::vector<uint32_t> od = in.dims;
+    for (size_t d = 0; d < in.dims.size(); ++d) {
+      const int32_t before = static_cast<int32_t>(below(3)), after = static_cast<int32_t>(below(3));
+      paddings.push_back(before);
+      paddings.push_back(after);
+      od[d] += static_cast<uint32_t>(before + after);
+    }
+    const uint32_t value = quant() ? g_.i32(qmin() + static_cast<int32_t>(below(256)))
+                                   : g_.floats({}, {uniform(-1.0f, 1.0f)}, OperandType::FLOAT32);
+    note(OperationType::PAD_V2);
+    const Value out = result(od, in.scale, in.zero_point, last);
+    g_.op(OperationType::PAD_V2,
+          {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(in.dims.size()), 2}, paddings),
+           value},
+          {out.index});
+    return out;
+  }
+
+  // REDUCE_MAX or REDUCE_MIN (every type) or REDUCE_SUM (float) over one or two distinct axes.
+  Value reduce(const Value& in, bool last) {
+    const uint32_t rank = static_cast<uint32_t>(in.dims.size());
+    const OperationType op = !quant() && below(3) == 0 ? OperationType::REDUCE_SUM
+                             : below(2)                 ? OperationType::REDUCE_MAX
+                                                        : OperationType::REDUCE_MIN;
+    std::vector<int32_t> axes{static_cast<int32_t>(below(rank))};
+    if (rank > 1 && below(2)) {
+      const int32_t second = static_cast<int32_t>(below(rank));
+      if (second != axes[0]) axes.push_back(second - static_cast<int32_t>(rank));  // negative form
+    }
+    const bool keep = below(2);
+    std::vector<uint32_t> od;
+    for (uint32_t d = 0; d < rank; ++d) {
+      bool reduced = false;
+      for (int32_t a : axes) reduced |= (a < 0 ? a + static_cast<int32_t>(rank) : a) == static_cast<int32_t>(d);
+      if (!reduced)
+        od.push_back(in.dims[d]);
+      else if (keep)
+        od.push_back(1);
+    }
+    if (od.empty()) od.push_back(1);  // every axis reduced without keep_dims: NNAPI gives shape [1]
+    note(op);
+    const Value out = result(od, in.scale, in.zero_point, last);
+    g_.op(op,
+          {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(axes.size())}, axes),
+           g_.boolean(keep)},
+          {out.index});
+    return out;
+  }
+
+  // ARGMAX or ARGMIN ends a float chain (its output is TENSOR_INT32).
+  Value arg_min_max(const Value& in) {
+    const OperationType op = below(2) ? OperationType::ARGMAX : OperationType::ARGMIN;
+    const uint32_t axis = below(static_cast<uint32_t>(in.dims.size()));
+    std::vector<uint32_t> od;
+    for (uint32_t d = 0; d < in.dims.size(); ++d)
+      if (d != axis) od.push_back(in.dims[d]);
+    if (od.empty()) od.push_back(1);
+    note(op);
+    const uint32_t idx = g_.output(OperandType::TENSOR_INT32, od);
+    g_.op(op, {in.index, g_.i32(static_cast<int32_t>(axis))}, {idx});
+    return {idx, od, 0, 0};
+  }
+
+  Value l2_pool(const Value& in, bool last) {
+    const uint32_t h = in.dims[1], w = in.dims[2];
+    const uint32_t kh = 1 + below(std::min(h, 3u)), kw = 1 + below(std::min(w, 3u));
+    const uint32_t stride = 1 + below(2);
+    const bool same = below(2);
+    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same), out_extent(w, kw, stride, same),
+                                   in.dims[3]};
+    note(OperationType::L2_POOL_2D);
+    const Value out = result(od, 0, 0, last);
+    g_.op(OperationType::L2_POOL_2D,
+          {in.index, g_.i32(same ? 1 : 2), g_.i32(static_cast<int32_t>(stride)),
+           g_.i32(static_cast<int32_t>(stride)), g_.i32(static_cast<int32_t>(kw)),
+           g_.i32(static_cast<int32_t>(kh)), g_.i32(static_cast<int32_t>(below(4)))},
+          {out.index});
+    return out;
+  }
+
+  // CAST ends a float chain: to TENSOR_INT32 (truncated toward zero after clamping).
+  Value cast_to_int(const Value& in) {
+    note(OperationType::CAST);
+    const uint32_t idx = g_.output(OperandType::TENSOR_INT32, in.dims);
+    g_.op(OperationType::CAST, {in.index}, {idx});
+    return {idx, in.dims, 0, 0};
   }
 
   std::mt19937_64 rng_;
@@ -404,6 +688,218 @@ class Generator {
   OperandType type_ = F32;
   GraphBuilder g_;
   TensorMap inputs_;
+  std::string summary_;
+  std::vector<Cell> cells_;
+};
+
+
+bool valid(const models::Model& m) {
+  return models::validate_model(m).ok() && ops::validate_operations(m).ok();
+}
+
+// Operations whose float inputs must be positive to stay in their domain (NaN compares unequal).
+bool positive_domain(OperationType op) {
+  return op == OperationType::LOG || op == OperationType::SQRT || op == OperationType::RSQRT ||
+         op == OperationType::POW;
+}
+
+// Operations whose constants are boxes, anchors or image sizes: their geometry stays as the table wrote it.
+bool geometric(OperationType op) {
+  switch (op) {
+    case OperationType::AXIS_ALIGNED_BBOX_TRANSFORM:
+    case OperationType::BOX_WITH_NMS_LIMIT:
+    case OperationType::DETECTION_POSTPROCESSING:
+    case OperationType::GENERATE_PROPOSALS:
+    case OperationType::HEATMAP_MAX_KEYPOINT:
+    case OperationType::ROI_ALIGN:
+    case OperationType::ROI_POOLING:
+    case OperationType::LSH_PROJECTION:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A registry graph: the op-table form of one cell, with everything the table leaves free drawn at random
+// and kept only where validation accepts it.
+class RegistryGenerator {
+ public:
+  RegistryGenerator(uint64_t seed, Cell cell) : rng_(seed), cell_(cell) {}
+
+  RandomGraph build() {
+    const auto [op, column] = cell_;
+    m_ = operation_probe_model(op, column);
+    summary_ = std::string(models::to_string(op)) + "[" + std::string(models::to_string(column)) + "]";
+    std::vector<Cell> cells{cell_};
+    if (!geometric(op)) {
+      redraw_quantisation();
+      redraw_constants();
+    }
+    if (below(2) && !positive_domain(op) && !geometric(op) && add_producer()) {
+      summary_ = "ADD -> " + summary_;
+      cells.insert(cells.begin(), Cell{OperationType::ADD, m_.main.operands[m_.main.operations[0].inputs[0]].type});
+    }
+    if (below(2) && add_consumer()) {
+      summary_ += " -> RELU";
+      cells.emplace_back(OperationType::RELU, m_.main.operands[m_.main.output_indexes.back()].type);
+    }
+    RandomGraph g;
+    g.model = m_;
+    for (uint32_t idx : m_.main.input_indexes) g.inputs[idx] = random_input(m_.main.operands[idx], idx);
+    g.summary = summary_;
+    g.cells = std::move(cells);
+    return g;
+  }
+
+ private:
+  uint32_t below(uint32_t n) { return static_cast<uint32_t>(rng_() % n); }
+  double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
+  static bool quant8(OperandType t) { return t == Q8 || t == S8; }
+  static bool chainable(OperandType t) { return t == F32 || quant8(t); }
+
+  void draw_quant(models::Operand& o) {
+    o.scale = static_cast<float>(std::ldexp(uniform(1.0, 2.0), -static_cast<int>(below(8))));
+    o.zero_point = (o.type == S8 ? -128 : 0) + static_cast<int32_t>(below(256));
+  }
+
+  // Each quantised graph input, output and constant gets a random scale and zero point when the model
+  // stays valid with it (NNAPI fixes some, e.g. LOGISTIC's output, and a bias scale follows its input's).
+  void redraw_quantisation() {
+    for (size_t i = 0; i < m_.main.operands.size(); ++i) {
+      models::Operand& o = m_.main.operands[i];
+      if (!quant8(o.type) || o.lifetime == models::Lifetime::NO_VALUE) continue;
+      const models::Operand saved = o;
+      draw_quant(o);
+      if (!valid(m_)) m_.main.operands[i] = saved;
+    }
+  }
+
+  // Weights and other data constants of the cell's types take random values (indices, shapes, axes and
+  // scalar parameters stay: they are the operation's parameters).
+  void redraw_constants() {
+    for (models::Operand& o : m_.main.operands) {
+      if (o.lifetime != models::Lifetime::CONSTANT_COPY || !models::is_tensor(o.type)) continue;
+      if (o.type == OperandType::TENSOR_INT32 || o.type == OperandType::TENSOR_BOOL8) continue;
+      const std::vector<uint8_t> saved = o.data;
+      for (uint64_t k = 0; k < o.element_count(); ++k) models::write_element(o.type, o.data, k, random_value(o));
+      if (!valid(m_)) o.data = saved;
+    }
+  }
+
+  double random_value(const models::Operand& o) {
+    switch (o.type) {
+      // Detection scores above their zero point (real > 0) keep some boxes above the thresholds.
+      case Q8:
+        return geometric(cell_.first) ? 129 + below(127) : below(256);
+      case S8:
+        return geometric(cell_.first) ? 1 + below(127) : static_cast<double>(below(256)) - 128;
+      case OperandType::TENSOR_QUANT8_SYMM:
+      case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+        return static_cast<double>(below(255)) - 127;
+      case OperandType::TENSOR_QUANT16_ASYMM:
+        return below(65536);
+      case OperandType::TENSOR_QUANT16_SYMM:
+        return static_cast<double>(below(65536)) - 32768;
+      case OperandType::TENSOR_BOOL8:
+        return below(2);
+      case OperandType::TENSOR_INT32:
+        return static_cast<double>(below(101)) - 50;
+      default:
+        // Detection scores and deltas drawn positive keep some boxes above the score thresholds.
+        return positive_domain(cell_.first) || geometric(cell_.first) ? uniform(0.125, 2.0) : uniform(-1.0, 1.0);
+    }
+  }
+
+  models::Tensor random_input(const models::Operand& o, uint32_t idx) {
+    models::Tensor t = models::make_tensor(o, o.dimensions);
+    const OperationType op = cell_.first;
+    const bool divisor = op == OperationType::DIV && reads_as(idx, 1);
+    const bool fill_shape = op == OperationType::FILL && reads_as(idx, 0);
+    for (uint64_t k = 0; k < t.element_count(); ++k) {
+      double v = random_value(o);
+      if (fill_shape) v = 1 + below(4);
+      // A zero divisor is defined (0 for TENSOR_INT32, inf for floats), but inf - inf is no comparison.
+      if (divisor && std::fabs(v) < 0.125) v = v < 0 ? -0.5 : 0.5;
+      if (divisor && o.type == OperandType::TENSOR_INT32 && v == 0) v = 7;
+      models::write_element(o.type, t.data, k, v);
+    }
+    return t;
+  }
+
+  // True when the cell's operation reads operand `idx` as its input `pos`.
+  bool reads_as(uint32_t idx, size_t pos) const {
+    for (const models::Operation& op : m_.main.operations)
+      if (op.type == cell_.first && op.inputs.size() > pos && op.inputs[pos] == idx) return true;
+    return false;
+  }
+
+  uint32_t push(models::Operand o) {
+    m_.main.operands.push_back(std::move(o));
+    return static_cast<uint32_t>(m_.main.operands.size() - 1);
+  }
+
+  // The cell's first graph input of a chainable type becomes ADD(a, b) of two new graph inputs, so the
+  // graph starts with an operation the NPU lowers. Kept only when the model stays valid.
+  bool add_producer() {
+    const models::Model saved = m_;
+    auto& sg = m_.main;
+    for (size_t k = 0; k < sg.input_indexes.size(); ++k) {
+      const uint32_t idx = sg.input_indexes[k];
+      if (!chainable(sg.operands[idx].type) || sg.operands[idx].dimensions.empty()) continue;
+      models::Operand a = sg.operands[idx];
+      models::Operand b = a;
+      if (quant8(a.type)) {
+        draw_quant(a);
+        draw_quant(b);
+      }
+      sg.operands[idx].lifetime = models::Lifetime::TEMPORARY_VARIABLE;
+      sg.input_indexes.erase(sg.input_indexes.begin() + static_cast<std::ptrdiff_t>(k));
+      const uint32_t ia = push(a), ib = push(b);
+      models::Operand act;
+      act.type = OperandType::INT32;
+      act.lifetime = models::Lifetime::CONSTANT_COPY;
+      act.data.assign(4, 0);
+      const uint32_t iact = push(act);
+      sg.input_indexes.push_back(ia);
+      sg.input_indexes.push_back(ib);
+      sg.operations.insert(sg.operations.begin(), models::Operation{OperationType::ADD, {ia, ib, iact}, {idx}});
+      if (valid(m_)) return true;
+      break;
+    }
+    m_ = saved;
+    return false;
+  }
+
+  // The last graph output, when chainable and of inferred shape, is read by a RELU whose result becomes
+  // the graph output instead. Kept only when the model stays valid.
+  bool add_consumer() {
+    const models::Model saved = m_;
+    auto& sg = m_.main;
+    if (sg.output_indexes.empty()) return false;
+    const uint32_t idx = sg.output_indexes.back();
+    if (!chainable(sg.operands[idx].type)) return false;
+    auto shapes = ops::infer_shapes(sg);
+    if (!shapes.ok()) return false;
+    const std::vector<uint32_t>& dims = shapes.value()[idx];
+    if (dims.empty() || std::find(dims.begin(), dims.end(), 0u) != dims.end()) return false;
+    // An output that is also read by another operation stays as it is.
+    for (const models::Operation& op : sg.operations)
+      if (std::find(op.inputs.begin(), op.inputs.end(), idx) != op.inputs.end()) return false;
+    models::Operand out = sg.operands[idx];
+    out.dimensions = dims;
+    sg.operands[idx].lifetime = models::Lifetime::TEMPORARY_VARIABLE;
+    sg.operands[idx].dimensions = dims;
+    const uint32_t io = push(out);
+    sg.output_indexes.back() = io;
+    sg.operations.push_back(models::Operation{OperationType::RELU, {idx}, {io}});
+    if (valid(m_)) return true;
+    m_ = saved;
+    return false;
+  }
+
+  std::mt19937_64 rng_;
+  Cell cell_;
+  models::Model m_;
   std::string summary_;
 };
 
@@ -418,9 +914,13 @@ std::string compare(const TensorMap& want, const TensorMap& got) {
       if (w.data != g.data) return "output " + std::to_string(idx) + " bytes differ";
       continue;
     }
+    // NNAPI's tolerances: fp32 |e - a| <= 1e-5 + 5 * 2^-23 |e|; fp16 5 * 2^-10 (1 + |e|).
+    const bool half = w.type == OperandType::TENSOR_FLOAT16;
+    const double atol = half ? 5.0 / 1024 : 1e-5, rtol = half ? 5.0 / 1024 : 5 * 1.1920928955078125e-7;
     for (uint64_t i = 0; i < w.element_count(); ++i) {
       const double e = models::read_element(w.type, w.data, i), a = models::read_element(g.type, g.data, i);
-      if (!(std::fabs(e - a) <= 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e)))
+      if (e == a || (std::isnan(e) && std::isnan(a))) continue;
+      if (!(std::fabs(e - a) <= atol + rtol * std::fabs(e)))
         return "output " + std::to_string(idx) + " element " + std::to_string(i) + ": cpu " +
                std::to_string(e) + ", npu " + std::to_string(a);
     }
@@ -441,13 +941,34 @@ RandomGraph make_random_graph(uint64_t seed, std::optional<models::OperandType> 
   return Generator(seed, type).build();
 }
 
+const std::vector<Cell>& registry_cells() {
+  static const std::vector<Cell> cells = [] {
+    std::vector<Cell> all;
+    const std::vector<OperandType>& columns = op_table_types();
+    for (const OpTableRow& row : probe_operation_table())
+      for (size_t c = 0; c < row.cells.size(); ++c)
+        if (row.cells[c].cpu) all.emplace_back(row.op, columns[c]);
+    return all;
+  }();
+  return cells;
+}
+
+RandomGraph make_registry_graph(uint64_t seed, uint64_t cell) {
+  const std::vector<Cell>& cells = registry_cells();
+  return RegistryGenerator(seed, cells[cell % cells.size()]).build();
+}
+
+RandomGraph make_conformance_graph(uint64_t seed) {
+  return seed % 2 == 0 ? make_random_graph(seed) : make_registry_graph(seed, seed / 2);
+}
+
 std::string save_random_graph(uint64_t seed, const std::string& dir) {
-  return save(make_random_graph(seed), seed, dir);
+  return save(make_conformance_graph(seed), seed, dir);
 }
 
 std::string check_random_graph(system::System& s, uint64_t seed, const std::string& failure_dir,
                                std::string* npu_placement) {
-  const RandomGraph g = make_random_graph(seed);
+  const RandomGraph g = make_conformance_graph(seed);
   std::string problem;
   ExecutionResult results[2];
   Device* devices[2] = {&s.cpu_device(), &s.npu_device()};
