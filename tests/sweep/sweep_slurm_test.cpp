@@ -5,7 +5,8 @@
 // the runs its row file lacks; Ctrl-C while waiting, which scancels the array. Skipped, with the reason,
 // only where Slurm cannot start (not root, packages not installable, daemons refusing to run). Each case
 // runs in a fresh temporary folder with a cluster of its own there (free ports; munged is the system's,
-// shared), stopped and removed at its end, so two runs at once, or a rerun in the same build folder, do not collide.
+// shared), stopped and removed at its end, so two runs at once, or a rerun in the same build folder, do
+// not collide.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
