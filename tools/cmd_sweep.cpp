@@ -12,6 +12,8 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
 #include <thread>
 
 #include "cmd_import.h"
@@ -250,6 +252,7 @@ struct SweepOptions {
   bool quiet = false, list = false, retry_failed = false, collect = false, no_wait = false;
   double point_timeout_s = 3600;
   int task = -1;
+  std::optional<uint64_t> shuffle;
   npu::sweep::SlurmOptions slurm;
 };
 
@@ -341,7 +344,20 @@ int run_sweep(const SweepOptions& o) {
   auto done = db->done(/*ok_only=*/o.retry_failed);
   if (!done) return fail(done.error());
   std::set<std::pair<uint32_t, std::string>> skip(done->begin(), done->end());
-  const auto tasks = make_tasks(*spec, *expansion, skip);
+  auto tasks = make_tasks(*spec, *expansion, skip);
+  if (o.shuffle) {
+    // Whole points (all their workloads together) in a seeded random order: a study stopped early then
+    // covers the design space thinly instead of its first corner densely.
+    std::vector<std::vector<Task>> points;
+    for (auto& t : tasks) {
+      if (points.empty() || points.back().front().point != t.point) points.emplace_back();
+      points.back().push_back(std::move(t));
+    }
+    std::shuffle(points.begin(), points.end(), std::mt19937_64(*o.shuffle));
+    tasks.clear();
+    for (auto& p : points)
+      for (auto& t : p) tasks.push_back(std::move(t));
+  }
   const size_t total = expansion->points.size() * spec->workloads.size();
   std::printf(
       "sweep %s: %zu points (%u candidates, %zu rejected by constraints) x %zu workloads = %zu runs; "
@@ -419,6 +435,9 @@ Subcommand register_sweep_command(CLI::App& app) {
                 "Print the expanded points (and what the constraints rejected); run nothing");
   cmd->add_flag("--retry-failed", o->retry_failed,
                 "Run failed points again (by default a rerun skips them too)");
+  cmd->add_option("--shuffle", o->shuffle,
+                  "Run the points in a random order from this seed (the same seed, the same order), so a "
+                  "sweep stopped early covers the whole space");
   cmd->add_option("--point-timeout", o->point_timeout_s,
                   "Seconds after which a point's process is killed and the point fails")
       ->capture_default_str();

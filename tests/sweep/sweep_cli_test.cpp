@@ -47,10 +47,15 @@ size_t row_count(const std::string& path) {
   return rows ? rows->size() : 0;
 }
 
+// Removes a database left by an earlier run of the tests in this folder (a rerun must start afresh).
+void fresh(const std::string& db) {
+  for (const char* s : {"", "-wal", "-shm"}) std::filesystem::remove(db + s);
+}
+
 // The uninterrupted run every other run is compared with (one per test process: tests run apart).
 const std::vector<std::string>& reference_rows() {
   static const std::vector<std::string> rows = [] {
-    std::filesystem::remove("ref.sqlite");
+    fresh("ref.sqlite");
     auto r = npusim("sweep " + kSmall + " --db ref.sqlite -j 2 --quiet");
     EXPECT_EQ(r.status, 0) << r.output;
     return rows_of("ref.sqlite");
@@ -73,6 +78,7 @@ TEST(SweepCli, SmallSweepRecordsEveryPointIdenticallyTwice) {
   }
   EXPECT_EQ(designs.size(), kPoints);
   // Determinism: a second database from scratch holds the same rows.
+  fresh("again.sqlite");
   auto r = npusim("sweep " + kSmall + " --db again.sqlite -j 2 --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(rows_of("again.sqlite"), ref);
@@ -86,6 +92,7 @@ TEST(SweepCli, SmallSweepRecordsEveryPointIdenticallyTwice) {
 // Starts the sweep with one job at a time, waits until `rows` rows are in, sends `sig`; returns the exit
 // status (waitpid) of the sweep.
 int start_and_kill(const std::string& db, size_t rows, int sig) {
+  fresh(db);
   const pid_t pid = fork();
   if (pid == 0) {
     const int null = open("/dev/null", O_WRONLY);
@@ -142,6 +149,7 @@ TEST(SweepCli, FailedPointRecordsItsErrorAndTheSweepGoesOn) {
     "axes": [{"param": "npu.channels", "values": [1, 2]}],
     "workloads": [{"name": "missing", "model": "no-such-model.json"},
                   {"name": "mnv2", "model": "zoo:mobilenet_v2_quant8", "mode": "timing", "iterations": 1}]})";
+  fresh("fail.sqlite");
   auto r = npusim("sweep fail.json --db fail.sqlite -j 2 --quiet");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("2 ok, 2 failed"), std::string::npos) << r.output;

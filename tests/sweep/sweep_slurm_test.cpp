@@ -3,8 +3,10 @@
 // as a job array and compared row for row with the local backend's database; sacct's account of a task
 // that crashed, and a rerun submitting just its missing runs; a crashed task requeued, rerunning only
 // the runs its row file lacks; Ctrl-C while waiting, which scancels the array. Skipped, with the reason,
-// only where Slurm cannot start (not root, packages not installable, daemons refusing to run). The
-// cluster is left running for the next case (`scripts/slurm-single-node stop` stops it).
+// only where Slurm cannot start (not root, packages not installable, daemons refusing to run). Each case
+// runs in a fresh temporary folder with a cluster of its own there (free ports; munged is the system's,
+// shared), stopped and removed at its end, so two runs at once, or a rerun in the same build folder, do
+// not collide.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,25 +58,42 @@ std::string read_file(const std::string& path) {
 
 std::string slurm(const std::string& command) { return npu::testing::run_shell(command).output; }
 
-// Starts the cluster (or finds it up) and points SLURM_CONF at it. Empty when up; else why it is not.
-struct Cluster {
-  std::string skip_reason;
-  std::string accounting;  // "slurmdbd", or "none: <why>"
+// Each case: a fresh temporary folder as the working directory, and a cluster of its own in it.
+class SweepSlurm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "Slurm cannot start: scripts/slurm-single-node needs root";
+    std::string dir = ::testing::TempDir() + "npusim-slurm-XXXXXX";
+    ASSERT_NE(mkdtemp(dir.data()), nullptr) << dir;
+    dir_ = dir;
+    old_cwd_ = fs::current_path();
+    fs::current_path(dir_);
+    cluster_ = dir_ + "/cluster";
+    setenv("NPUSIM_SLURM_DIR", cluster_.c_str(), 1);
+    started_ = true;
+    auto up = npu::testing::run_shell(kScript + " start");
+    if (up.status != 0) GTEST_SKIP() << "Slurm cannot start: " << up.output;
+    auto value = [&](const std::string& key) {
+      const auto at = up.output.find(key + "=");
+      if (at == std::string::npos) return std::string();
+      std::string v = up.output.substr(at + key.size() + 1);
+      return v.substr(0, v.find('\n'));
+    };
+    setenv("SLURM_CONF", value("SLURM_CONF").c_str(), 1);
+    accounting_ = value("ACCOUNTING");
+  }
+  void TearDown() override {
+    if (started_) npu::testing::run_shell(kScript + " stop");
+    if (!old_cwd_.empty()) fs::current_path(old_cwd_);
+    // A failed case keeps its folder (the daemons' logs are in cluster/).
+    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
+    if (HasFailure()) std::printf("files of this case kept in %s\n", dir_.c_str());
+  }
+  std::string dir_, cluster_;
+  fs::path old_cwd_;
+  bool started_ = false;
+  std::string accounting_;  // "slurmdbd", or "none: <why>"
 };
-
-Cluster start_cluster() {
-  if (geteuid() != 0) return {"Slurm cannot start: scripts/slurm-single-node needs root", ""};
-  auto up = npu::testing::run_shell(kScript + " start");
-  if (up.status != 0) return {"Slurm cannot start: " + up.output, ""};
-  auto value = [&](const std::string& key) {
-    const auto at = up.output.find(key + "=");
-    if (at == std::string::npos) return std::string();
-    std::string v = up.output.substr(at + key.size() + 1);
-    return v.substr(0, v.find('\n'));
-  };
-  setenv("SLURM_CONF", value("SLURM_CONF").c_str(), 1);
-  return {"", value("ACCOUNTING")};
-}
 
 // The local backend's rows: what every Slurm run must reproduce.
 std::vector<std::string> local_rows() {
@@ -123,9 +143,7 @@ bool gone_from_squeue(const std::string& job) {
   return slurm("squeue -h -j " + job + " 2>/dev/null").empty();
 }
 
-TEST(SweepSlurm, SameDatabaseAsTheLocalBackend) {
-  const auto cluster = start_cluster();
-  if (!cluster.skip_reason.empty()) GTEST_SKIP() << cluster.skip_reason;
+TEST_F(SweepSlurm, SameDatabaseAsTheLocalBackend) {
   const auto want = local_rows();
   ASSERT_EQ(want.size(), 16u);
   const std::string work = fs::absolute("slurm-work").string();
@@ -136,7 +154,7 @@ TEST(SweepSlurm, SameDatabaseAsTheLocalBackend) {
   EXPECT_NE(run.output.find("6 tasks of up to 3 runs"), std::string::npos) << "16 runs in chunks of 3\n"
                                                                            << run.output;
   EXPECT_NE(run.output.find("collected 16 rows"), std::string::npos) << run.output;
-  if (cluster.accounting == "slurmdbd") {
+  if (accounting_ == "slurmdbd") {
     EXPECT_NE(run.output.find(": 6 COMPLETED\n"), std::string::npos) << "sacct's final states\n"
                                                                      << run.output;
   }
@@ -154,10 +172,8 @@ TEST(SweepSlurm, SameDatabaseAsTheLocalBackend) {
 // One array task of all 16 runs crashes (SIGKILL to its batch step) after writing some rows: the waiting
 // sweep reports, from sacct, that the task FAILED and that its other runs are missing; the same command
 // again submits just those and the database ends equal to the local one.
-TEST(SweepSlurm, SacctReportsACrashedTaskAndARerunSubmitsItsMissingRuns) {
-  const auto cluster = start_cluster();
-  if (!cluster.skip_reason.empty()) GTEST_SKIP() << cluster.skip_reason;
-  ASSERT_EQ(cluster.accounting, "slurmdbd") << "sacct needs the accounting daemon the script starts";
+TEST_F(SweepSlurm, SacctReportsACrashedTaskAndARerunSubmitsItsMissingRuns) {
+  ASSERT_EQ(accounting_, "slurmdbd") << "sacct needs the accounting daemon the script starts";
   const auto want = local_rows();
   ASSERT_EQ(want.size(), 16u);
   const std::string work = fs::absolute("crash-work").string();
@@ -193,9 +209,7 @@ TEST(SweepSlurm, SacctReportsACrashedTaskAndARerunSubmitsItsMissingRuns) {
 // A task that crashed and is requeued (as Slurm does for a preempted or node-failed task, here by
 // `scontrol requeue`) runs only the runs its row file lacks: the file ends with each of the 16 rows
 // once, and the collected database equals the local one.
-TEST(SweepSlurm, RequeuedTaskRerunsOnlyTheRunsItsRowFileLacks) {
-  const auto cluster = start_cluster();
-  if (!cluster.skip_reason.empty()) GTEST_SKIP() << cluster.skip_reason;
+TEST_F(SweepSlurm, RequeuedTaskRerunsOnlyTheRunsItsRowFileLacks) {
   const auto want = local_rows();
   ASSERT_EQ(want.size(), 16u);
   const std::string work = fs::absolute("requeue-work").string();
@@ -233,9 +247,7 @@ TEST(SweepSlurm, RequeuedTaskRerunsOnlyTheRunsItsRowFileLacks) {
 // Ctrl-C while the sweep waits for its array: the array is scancelled (squeue no longer lists it, sacct
 // says CANCELLED), the rows written so far are collected, each equal to the local backend's, and the
 // sweep exits with status 130.
-TEST(SweepSlurm, InterruptWhileWaitingScancelsTheArray) {
-  const auto cluster = start_cluster();
-  if (!cluster.skip_reason.empty()) GTEST_SKIP() << cluster.skip_reason;
+TEST_F(SweepSlurm, InterruptWhileWaitingScancelsTheArray) {
   const auto want = local_rows();
   ASSERT_EQ(want.size(), 16u);
   const std::string work = fs::absolute("stop-work").string();
@@ -252,7 +264,7 @@ TEST(SweepSlurm, InterruptWhileWaitingScancelsTheArray) {
   const std::string log = read_file("stop.log");
   EXPECT_NE(log.find("stopped: scancel " + job), std::string::npos) << log;
   EXPECT_TRUE(gone_from_squeue(job)) << slurm("squeue -j " + job);
-  if (cluster.accounting == "slurmdbd") {
+  if (accounting_ == "slurmdbd") {
     EXPECT_TRUE(wait_until(
         [&] {
           return slurm("sacct -n -X -P -j " + job + " -o State").find("CANCELLED") != std::string::npos;
