@@ -74,30 +74,38 @@ const char* to_string(ThermalSeverity s) {
 void DriverConfig::declare(cfg::Schema& s) {
   s.choice("driver.scheduler", &scheduler, "priority", scheduling_policy_names(),
            "Which waiting command buffer runs next: preemptive highest-priority-first, FCFS, PREMA tokens, round "
-           "robin, earliest deadline first, or adaptive (deadline work first, the rest by weighted normalised wait)");
+           "robin, earliest deadline first, or adaptive (deadline work first, the rest: the shortest of the jobs slowed most so far)");
   s.choice("driver.preemption", &preemption, "checkpoint", preemption_policy_names(),
            "How a running command buffer gives its channel to more urgent work");
   // Round robin: a slice of a few command-buffer tiles (0.5-4 ms), longer for more urgent levels so they
   // keep a channel for a whole camera stage; short enough that a turn comes every few ms.
   const char* levels[] = {"realtime", "high", "normal", "low"};
   const uint64_t quanta[] = {4'000'000, 2'000'000, 1'000'000, 500'000};
-  const double weights[] = {2.0, 1.5, 1.0, 0.5};
+  const double weights[] = {1.0, 1.0, 1.0, 0.5};
   for (int l = 0; l < 4; ++l) {
     s.u64(std::string("driver.sched.rr_quantum_ns.") + levels[l], &sched.rr_quantum_ns[l], quanta[l], "ns",
           "rr: time slice of this run-queue level before a waiting buffer may take the channel", 10'000);
     s.f64(std::string("driver.sched.weight.") + levels[l], &sched.weight[l], weights[l], "",
-          "adaptive: share weight of this level among work without a deadline (2 / 1.5 / 1 / 0.5: urgent "
-          "work ahead, gently; PREMA's 9 / 9 / 3 / 1 slowed level NORMAL most in prema_mix)",
+          "adaptive: weight of this level's tokens among work without a deadline (1 / 1 / 1 / 0.5: fairness "
+          "is measured between apps whatever their level, so only LOW work gives way; deadline work goes first "
+          "anyway)",
           0.01, 1000);
   }
-  s.f64("driver.sched.preempt_ratio", &sched.preempt_ratio, 1.5, "",
-        "adaptive: a job without a deadline preempts a running one only when its score is this many times "
-        "better (no checkpoint for a small gain; 1.5 beat 2 and 4 on prema_mix's ANTT and fairness)",
+  s.f64("driver.sched.preempt_ratio", &sched.preempt_ratio, 4.0, "",
+        "adaptive: a job without a deadline takes a running one's channel only when the running one has this many "
+        "times more predicted work left (no checkpoint for a small gain)",
         1.0, 1e6);
-  s.f64("driver.sched.aging", &sched.aging, 1.0, "",
-        "adaptive: weight of the normalised wait in a job's score (0: weighted shortest-remaining-work-first; "
-        "more: fairer, longer jobs catch up sooner)",
-        0.0, 1e6);
+  s.f64("driver.sched.candidate_share", &sched.candidate_share, 0.8, "",
+        "adaptive: jobs whose tokens (weight x (1 + waited / predicted length)) reach this share of the most any "
+        "waiting job holds are candidates, and the shortest candidate runs (1: highest response ratio next, "
+        "fairest; 0: shortest remaining work first, least mean slowdown; 0.8 kept prema_mix's ANTT below PREMA's "
+        "with fairness above it, where 0.75 lost fairness and 0.85 both)",
+        0.0, 1.0);
+  s.f64("driver.sched.history", &sched.history, 0.5, "",
+        "adaptive: weight of each completed job in its app's (context's) moving-average slowdown, which multiplies "
+        "the tokens of the app's waiting jobs so an app slowed more than others lately catches up (0: off; 0.5 "
+        "beat 1 on prema_mix's fairness, 0.76 against 0.71)",
+        0.0, 1.0);
   s.f64("driver.sched.urgent_slack", &sched.urgent_slack, 1e6, "",
         "adaptive: deadline work goes ahead of all other work once its slack is below this many times its "
         "remaining work; the default 1e6 means always (with 2, a camera frame with slack waited behind an "

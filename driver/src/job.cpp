@@ -210,6 +210,7 @@ void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason r
   f.error = error;
   f.end_ns = now();
   if (never_started) f.start_ns = f.end_ns;
+  if (status == JobStatus::COMPLETED) note_slowdown(*job);
   switch (status) {
     case JobStatus::COMPLETED: ++st_->jobs_completed; break;
     case JobStatus::FAILED: ++st_->jobs_failed; break;

@@ -147,17 +147,22 @@ class EdfPolicy final : public SchedulingPolicy {
   }
 };
 
-// npusim's default scheduler. Two tiers:
+// npusim's default scheduler. Three tiers, in this order:
 //  1. Work with a deadline (a camera frame, an assistant answer) runs first, by level, then earliest
 //     deadline, and takes a channel from any work without one: a missed frame is a visible failure.
-//  2. The rest shares what is left. Each job scores
-//         score = predicted remaining work / (weight(level) · (1 + waited / predicted length))
-//     and the lowest score runs first: shortest-remaining-work-first (which minimises mean normalised
-//     turnaround) skewed by the level's weight and aged by the normalised wait (PREMA's token idea), so a
-//     long or low-priority job's score falls while it waits. A job that waited more than
-//     `starvation_bound` times its length goes ahead of every job of this tier and keeps its channel: a
-//     bound on anyone's slowdown. A waiting job takes a running one's channel only when its score is
-//     `preempt_ratio` times better: small gains are not worth a checkpoint.
+//  2. Starved work: a job that has waited more than `starvation_bound` times its predicted length,
+//     longest normalised wait first; it keeps its channel.
+//  3. The rest, PREMA's way with a tunable threshold. Each job holds tokens
+//         tokens = weight(level) · (1 + waited / predicted length) · its app's recent slowdown
+//     (its slowdown so far, weighted, and raised for an app whose jobs have lately been slowed more than
+//     others': fairness is between apps, not only between jobs). The candidates are the jobs whose tokens reach `candidate_share`
+//     of the most any waiting job holds; among them the shortest predicted remaining work runs first.
+//     Shortest-remaining-work-first minimises mean normalised turnaround; the threshold keeps a job whose
+//     slowdown has grown far beyond the others' from being passed over again (fairness). A share of 1
+//     is highest-response-ratio-next, 0 pure shortest-remaining-work-first. A waiting job takes a running
+//     one's channel only where it would have been picked over it had both been waiting: the running one
+//     is not a candidate against it, or both are and the running one has `preempt_ratio` times more work
+//     left (small gains are not worth a checkpoint).
 // Which mechanism a preemption uses is the "adaptive" PreemptionPolicy's choice.
 class AdaptivePolicy final : public SchedulingPolicy {
  public:
@@ -168,9 +173,8 @@ class AdaptivePolicy final : public SchedulingPolicy {
     return static_cast<double>(t.waited_ns) / static_cast<double>(std::max<uint64_t>(t.job_total_ns, 1));
   }
   bool starved(const TaskView& t) const { return !t.deadline_ns && normalised_wait(t) >= p_.starvation_bound; }
-  double score(const TaskView& t) const {
-    return static_cast<double>(std::max<uint64_t>(t.job_remaining_ns, 1)) /
-           (weight(t) * (1.0 + p_.aging * normalised_wait(t)));
+  double tokens(const TaskView& t) const {
+    return weight(t) * (1.0 + normalised_wait(t)) * std::max(t.context_slowdown, 1.0);
   }
   // Deadline work whose slack has become tight.
   bool urgent(const TaskView& t) const {
@@ -179,23 +183,33 @@ class AdaptivePolicy final : public SchedulingPolicy {
                          static_cast<double>(t.job_remaining_ns);
     return slack < p_.urgent_slack * static_cast<double>(t.job_remaining_ns);
   }
-  // Smaller runs first: urgent deadline work (by level, deadline), then starved work (longest normalised
-  // wait first), then the rest — deadline work with slack to spare included — by score.
-  auto key(const TaskView& t) const {
-    const int tier = urgent(t) ? 0 : starved(t) ? 1 : 2;
-    const double a = tier == 0 ? static_cast<double>(t.level) : tier == 1 ? -normalised_wait(t) : score(t);
-    const double b = tier == 0 ? static_cast<double>(t.deadline_ns) : 0.0;
-    return std::make_tuple(tier, a, b, t.order);
-  }
+  int tier(const TaskView& t) const { return urgent(t) ? 0 : starved(t) ? 1 : 2; }
   size_t pick(std::span<const TaskView> waiting) const override {
-    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [this](const auto& a, const auto& b) {
-                                 return key(a) < key(b);
-                               }) -
-                               waiting.begin());
+    int best_tier = 2;
+    double most_tokens = 0;
+    for (const auto& t : waiting) best_tier = std::min(best_tier, tier(t));
+    for (const auto& t : waiting)
+      if (tier(t) == 2) most_tokens = std::max(most_tokens, tokens(t));
+    const double threshold = p_.candidate_share * most_tokens;
+    auto key = [&](const TaskView& t) {
+      if (best_tier == 0) return std::make_tuple(static_cast<double>(t.level), static_cast<double>(t.deadline_ns), t.order);
+      if (best_tier == 1) return std::make_tuple(-normalised_wait(t), 0.0, t.order);
+      return std::make_tuple(static_cast<double>(t.job_remaining_ns), 0.0, t.order);
+    };
+    size_t best = waiting.size();
+    for (size_t i = 0; i < waiting.size(); ++i) {
+      const auto& t = waiting[i];
+      if (tier(t) != best_tier || (best_tier == 2 && tokens(t) < threshold)) continue;
+      if (best == waiting.size() || key(t) < key(waiting[best])) best = i;
+    }
+    return best;
   }
   std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const override {
     std::optional<size_t> best;
-    auto worse = [this](const TaskView& a, const TaskView& b) { return key(b) < key(a); };
+    // The running job to give up its channel: among those allowed, the one with the most work left.
+    auto worse = [](const TaskView& a, const TaskView& b) {
+      return std::tie(a.level, a.job_remaining_ns, a.order) > std::tie(b.level, b.job_remaining_ns, b.order);
+    };
     for (size_t i = 0; i < running.size(); ++i) {
       const auto& r = running[i];
       if (r.preempting) continue;
@@ -203,9 +217,18 @@ class AdaptivePolicy final : public SchedulingPolicy {
         // Urgent deadline work takes a channel from work without a deadline, or from a less urgent level's.
         if (r.deadline_ns && r.level <= candidate.level) continue;
       } else {
-        // Among the rest only for a clear gain, and never from deadline or starved work.
+        // Never from deadline or starved work; among the rest only for a clear gain.
         if (r.deadline_ns || starved(r)) continue;
-        if (!starved(candidate) && score(candidate) * p_.preempt_ratio >= score(r)) continue;
+        if (!starved(candidate)) {
+          // Only where the candidate would have been picked over it, had both been waiting: r is not a
+          // candidate against it (fairness), or both are and the candidate has clearly less work left.
+          const double share = p_.candidate_share;
+          if (tokens(candidate) < share * tokens(r)) continue;
+          const bool r_candidate = tokens(r) >= share * tokens(candidate);
+          if (r_candidate && static_cast<double>(candidate.job_remaining_ns) * p_.preempt_ratio >=
+                                 static_cast<double>(r.job_remaining_ns))
+            continue;
+        }
       }
       if (!best || worse(r, running[*best])) best = i;
     }

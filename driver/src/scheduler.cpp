@@ -69,7 +69,25 @@ TaskView Driver::view(const Task* task, uint32_t channel) const {
   }
   v.job_remaining_ns = v.estimated_remaining_ns + static_cast<uint64_t>(per * static_cast<double>(later));
   v.job_total_ns = std::max<uint64_t>(static_cast<uint64_t>(per * static_cast<double>(total)), 1);
+  if (auto c = contexts_.find(job.ctx); c != contexts_.end()) v.context_slowdown = c->second.slowdown;
   return v;
+}
+
+// A completed job's turnaround over its predicted length, against the best its context ever had: an
+// app's own jobs calibrate the prediction, so a context whose jobs are always slower than predicted (fixed
+// overheads) is not taken for a slowed one.
+void Driver::note_slowdown(const Job& job) {
+  auto c = contexts_.find(job.ctx);
+  if (c == contexts_.end() || cfg_.sched.history <= 0) return;
+  const double per = ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor;
+  double predicted = 0;
+  for (uint32_t d : job.stage_descriptors) predicted += per * d;
+  if (predicted <= 0) return;
+  const double ratio = static_cast<double>(job.fence->end_ns - job.fence->submit_ns) / predicted;
+  Context& ctx = c->second;
+  ctx.best_ratio = ctx.best_ratio > 0 ? std::min(ctx.best_ratio, ratio) : ratio;
+  const double slowdown = ctx.best_ratio > 0 ? ratio / ctx.best_ratio : 1.0;
+  ctx.slowdown += cfg_.sched.history * (slowdown - ctx.slowdown);
 }
 
 void Driver::dispatch() {

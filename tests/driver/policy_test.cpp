@@ -131,42 +131,81 @@ TaskView job_view(uint64_t job, uint32_t level, uint64_t order, uint64_t job_rem
   return t;
 }
 
-TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenWeightedShortestRemainingWork) {
-  // Default weights 2 / 1.5 / 1 / 0.5; urgent_slack 2 here (the default, 1e6, makes deadline work always
-  // urgent: checked below).
-  SchedulerParams slack2;
+// The adaptive tests set their own knobs (weights 2 / 1.5 / 1 / 0.5, candidate share 0.5, preempt ratio
+// 1.5), so the hand-worked values below do not move when the shipped defaults are retuned.
+SchedulerParams pinned() {
+  SchedulerParams p;
+  p.weight = {2.0, 1.5, 1.0, 0.5};
+  p.candidate_share = 0.5;
+  p.preempt_ratio = 1.5;
+  return p;
+}
+
+TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenTheShortestCandidate) {
+  // urgent_slack 2 here (the default, 1e6, makes deadline work always urgent: checked below).
+  SchedulerParams slack2 = pinned();
   slack2.urgent_slack = 2.0;
   auto p = make_scheduling_policy("adaptive", slack2);
   std::vector<TaskView> w{job_view(1, 0, 1, 4000, 4000), job_view(2, 2, 2, 1000, 1000),
                           job_view(3, 3, 3, 50'000, 50'000, 0, /*deadline*/ 90'000)};
   EXPECT_EQ(p->pick(w), 2u) << "deadline work with little slack (40 µs < 2 × 50 µs) first, even at level LOW";
   w[2].deadline_ns = 200'000;
-  EXPECT_EQ(p->pick(w), 1u) << "with slack to spare (150 µs) it competes by score: 50000 / 0.5";
-  EXPECT_EQ(make_scheduling_policy("adaptive")->pick(w), 2u)
+  // Slack 150 µs ≥ 2 × 50 µs: it competes by tokens. Tokens 2, 1, 0.5; the threshold is 0.5 × 2 = 1, so
+  // the candidates are jobs 1 and 2, and job 2 has the least work left.
+  EXPECT_EQ(p->pick(w), 1u) << "with slack to spare it is not a candidate yet";
+  EXPECT_EQ(make_scheduling_policy("adaptive", pinned())->pick(w), 2u)
       << "by default deadline work goes first whatever its slack";
   w[2].deadline_ns = 0;
-  // Scores: 4000 / 2 = 2000; 1000 / 1 = 1000; 50000 / 0.5 = 100000.
-  EXPECT_EQ(p->pick(w), 1u) << "the shortest remaining work, weighted";
-  // Waiting ages a job: the LOW one after 9 × its length scores 50000 / (0.5 · 10) = 10000; after 39×: 2500.
-  w[2].waited_ns = 450'000;
+  EXPECT_EQ(p->pick(w), 1u) << "the shortest candidate";
+  w[1].level = 3;  // tokens 0.5 < 1: no longer a candidate, the longer REALTIME job runs
+  EXPECT_EQ(p->pick(w), 0u);
+  w[1].waited_ns = 1000;  // one length waited: 0.5 × (1 + 1) = 1 reaches the threshold again
   EXPECT_EQ(p->pick(w), 1u);
-  w[2].waited_ns = 999'000;  // 19.98× its length: 50000 / (0.5 · 20.98) = 4766, still behind
-  EXPECT_EQ(p->pick(w), 1u);
-  w[2].waited_ns = 1'000'000;  // 20×: starved, ahead of all work without a deadline
+  w[1] = job_view(2, 2, 2, 1000, 1000);
+  // Waiting ages the LOW job: after 6 lengths its tokens are 0.5 × 7 = 3.5 (threshold 1.75: job 1 with 2
+  // is still a candidate and shorter); after 8, 4.5 (threshold 2.25: it is the only candidate).
+  w[2].waited_ns = 300'000;
+  EXPECT_EQ(p->pick(w), 0u);
+  w[2].waited_ns = 400'000;
+  EXPECT_EQ(p->pick(w), 2u);
+  SchedulerParams srpt = pinned();
+  srpt.candidate_share = 0;
+  EXPECT_EQ(make_scheduling_policy("adaptive", srpt)->pick(w), 1u) << "share 0: shortest remaining work";
+  SchedulerParams hrrn = pinned();
+  hrrn.candidate_share = 1;
+  w[2].waited_ns = 100'000;  // tokens 1.5 against 2 and 1
+  EXPECT_EQ(make_scheduling_policy("adaptive", hrrn)->pick(w), 0u) << "share 1: the most tokens";
+  // An app slowed more than others lately: its tokens are multiplied by its context's slowdown.
+  std::vector<TaskView> apps{job_view(1, 0, 1, 4000, 4000), job_view(2, 0, 2, 1000, 1000)};
+  EXPECT_EQ(p->pick(apps), 1u) << "tokens 2 and 2: both candidates, the shorter runs";
+  apps[0].context_slowdown = 2.5;  // tokens 5: threshold 2.5, the other (2) is no candidate
+  EXPECT_EQ(p->pick(apps), 0u);
+  apps[0].context_slowdown = 1.9;  // tokens 3.8: threshold 1.9, both candidates again
+  EXPECT_EQ(p->pick(apps), 1u);
+  // 20 lengths waited: starved, ahead of all work without a deadline whatever the tokens.
+  w[2].waited_ns = 1'000'000;
+  w[0].waited_ns = 70'000;  // 17.5 lengths: tokens 2 × 18.5 = 37 against 0.5 × 21 = 10.5, not starved
   EXPECT_EQ(p->pick(w), 2u);
 }
 
-TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesAndClearGainsOnly) {
-  auto p = make_scheduling_policy("adaptive");
+TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
+  auto p = make_scheduling_policy("adaptive", pinned());
   std::vector<TaskView> running{job_view(1, 3, 1, 100'000, 100'000), job_view(2, 2, 2, 3000, 3000)};
-  // Slack 5000 − 2000 = 3000 is below 2 × 2000: urgent.
   const TaskView frame = job_view(9, 0, 9, 2000, 2000, 0, 5000);
-  EXPECT_EQ(p->victim(frame, running), 0u) << "deadline work takes the worst-scored channel";
-  // Without a deadline: score 1000 / 1 = 1000 against 3000 / 1 (ratio 3 ≥ 1.5) and 100000 / 0.5.
+  EXPECT_EQ(p->victim(frame, running), 0u) << "deadline work takes the channel of the lowest level";
+  // Without a deadline, tokens 1 against running tokens 0.5 and 1: all candidates of one another, so only
+  // the clear gain counts: 100000 ≥ 1.5 × 1000 (job 1), 3000 ≥ 1.5 × 1000 (job 2); the lower level gives way.
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 0u);
   running[0].preempting = true;
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 1u);
-  EXPECT_FALSE(p->victim(job_view(8, 2, 8, 2500, 2500), running)) << "3000 / 2500 < 1.5: not worth it";
+  EXPECT_FALSE(p->victim(job_view(8, 2, 8, 2500, 2500), running)) << "3000 < 1.5 × 2500: not worth it";
+  // Fairness: a waiting job with 4 × the running one's tokens takes its channel whatever its length
+  // (tokens 1 × (1 + 3) = 4 against 1: the running job is not a candidate against it).
+  EXPECT_EQ(p->victim(job_view(8, 2, 8, 2500, 2500, 7500), running), 1u);
+  // A running job with more than twice the waiting one's tokens is never preempted by it.
+  running[1].waited_ns = 9000;  // tokens 4
+  EXPECT_FALSE(p->victim(job_view(8, 2, 8, 10, 10), running));
+  running[1].waited_ns = 0;
   running[1].deadline_ns = 50'000;
   EXPECT_FALSE(p->victim(job_view(8, 0, 8, 10, 10), running)) << "never deadline work for work without one";
   EXPECT_EQ(p->victim(frame, running), 1u) << "deadline work of a less urgent level gives way";

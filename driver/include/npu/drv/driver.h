@@ -292,6 +292,9 @@ class Driver {
   struct Context {
     int uid = 0, pid = 0;
     std::map<BoHandle, BufferObject> bos;
+    // Slowdown history of its completed jobs (TaskView::context_slowdown).
+    double best_ratio = 0;  // least turnaround / predicted length seen
+    double slowdown = 1.0;  // moving average of turnaround / predicted length over best_ratio
   };
   struct Job;
   // One command buffer of a job's stage: the unit the scheduler places on a channel.
@@ -370,6 +373,7 @@ class Driver {
   void end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason reason, const std::string& error);
   void note_paused(Job& job);
   void maybe_idle();
+  void note_slowdown(const Job& job);
   void release_save_area(Task* task);
 
   // Watchdog and thermal (watchdog.cpp, thermal.cpp).

@@ -37,6 +37,9 @@ struct TaskView {
   // each later stage) and in all (every stage's longest buffer).
   uint64_t job_remaining_ns = 0;
   uint64_t job_total_ns = 0;
+  // Its context's recent slowdown: a moving average of (turnaround / predicted length) of its completed
+  // jobs over the best it ever had (1: as fast as its jobs run alone). Lets a policy be fair to apps.
+  double context_slowdown = 1.0;
 };
 
 // Knobs of the schedulers that have any (declared under driver.sched.* with their defaults and reasons).
@@ -45,18 +48,23 @@ struct SchedulerParams {
   // levels, as GPU and NPU firmware schedulers give per-priority quanta.
   std::array<uint64_t, 4> rr_quantum_ns{4'000'000, 2'000'000, 1'000'000, 500'000};
   // "adaptive": the weight of each level in the share of the NPU left by deadline work.
-  std::array<double, 4> weight{2.0, 1.5, 1.0, 0.5};
-  // "adaptive": a running job is preempted by a job without a deadline only when the waiting one's
-  // score (predicted remaining work over weighted, normalised wait) is this many times better.
-  double preempt_ratio = 1.5;
+  std::array<double, 4> weight{1.0, 1.0, 1.0, 0.5};
+  // "adaptive": a job without a deadline takes a running one's channel only when the running one has this
+  // many times more predicted work left (and is not a candidate against it).
+  double preempt_ratio = 4.0;
   // "adaptive": a job waiting more than this many times its predicted length is starved: it goes ahead
   // of every job without a deadline and keeps its channel.
   double starvation_bound = 20.0;
-  // "adaptive": how fast waiting raises a job's claim: score = remaining / (weight · (1 + aging · waited /
-  // length)). 0 is weighted shortest-remaining-work-first; large values approach longest-normalised-wait.
-  double aging = 1.0;
+  // "adaptive": the waiting jobs whose tokens (weight · (1 + waited / predicted length)) reach this share
+  // of the most any waiting job holds are the candidates; the shortest of them runs. 1: highest response
+  // ratio next (fairest); 0: shortest remaining work first (least mean slowdown).
+  double candidate_share = 0.8;
+  // "adaptive": weight of each completed job in its context's moving-average slowdown (0: contexts'
+  // history ignored). Tokens are multiplied by that slowdown, so an app whose jobs have lately been slowed
+  // most becomes a candidate sooner.
+  double history = 0.5;
   // "adaptive": deadline work goes ahead of everything once its slack (deadline − now − predicted
-  // remaining work) is below this many times its remaining work; before that it competes by score. The
+  // remaining work) is below this many times its remaining work; before that it competes with the rest by tokens. The
   // default is so large that deadline work always goes first.
   double urgent_slack = 1e6;
 };
