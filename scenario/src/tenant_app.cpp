@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace npu::scenario {
 namespace {
@@ -134,13 +135,14 @@ void TenantApp::main() {
     const mgr::ModelLoadRequest request{++current_id_, spec_.size_class, spec_.load_priority};
     approved_ = ended_ = unload_asked_ = false;
     ++run_.load_requests;
-    const uint64_t asked = os.now_ns();
+    asked_ns_ = os.now_ns();
     if (auto r = manager_.request_can_load_model(request, callback_, executor_); !r) {
       run_.errors.push_back("requestCanLoadModel: " + r.error());
       return;
     }
     while (!approved_ && !ended_ && os.now_ns() < end_ns_) wake_->wait_for(end_ns_ - os.now_ns());
-    count_load_wait(asked, std::min(os.now_ns(), end_ns_));
+    if (asked_ns_ != kNoRequest)
+      count_load_wait(std::exchange(asked_ns_, kNoRequest), std::min(os.now_ns(), end_ns_));
     if (os.now_ns() >= end_ns_) return;
     if (approved_) ++run_.approvals;
     if (approved_ && !ended_) {
@@ -368,6 +370,7 @@ void TenantApp::serve() {
 AppRun TenantApp::finish(uint64_t running_cycles) {
   if (!infer_.empty() || !decode_.empty()) run_.resident.push_back({resident_since_, end_ns_, "resident"});
   run_.device_cycles += running_cycles;
+  if (asked_ns_ != kNoRequest) count_load_wait(std::exchange(asked_ns_, kNoRequest), end_ns_);
   if (in_flight_) {
     run_.device_cycles += in_flight_->device_cycles;
     run_.energy_pj += in_flight_->energy_pj;

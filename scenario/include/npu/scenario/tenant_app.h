@@ -91,6 +91,10 @@ class TenantApp {
   std::shared_ptr<drv::Fence> in_flight_;  // the job being waited for, not yet accounted
   mgr::ModelLoadStatusListener* listener_ = nullptr;
   int64_t current_id_ = 0;
+  // When the load request in progress was made; kNoRequest once it was answered or counted. The run's
+  // end may reach finish() before the waiting thread wakes, so finish() counts it then.
+  static constexpr uint64_t kNoRequest = ~0ull;
+  uint64_t asked_ns_ = kNoRequest;
   bool approved_ = false, ended_ = false, unload_asked_ = false;
   bool gave_up_ = false;  // the model can never load here (recorded as an error): stop asking
   uint64_t resident_since_ = 0;
