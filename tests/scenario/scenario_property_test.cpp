@@ -100,13 +100,12 @@ uint32_t missed(const Metrics& m) {
   return n;
 }
 
-// DISABLED: the default policy does not yet meet the rules on every mix. Measured on all 50 (about 5
-// minutes on the shared 2-core machine, 2026-12-04, urgent_slack 1e6): deadlines kept 50/50, never
-// EMERGENCY 50/50, ANTT within 5 % 29/40, fairness within 10 % 26/40 (mixes where some baseline has an
-// ANTT; with urgent_slack 2 it was 33/40 and 28/40) — losses where a short run leaves
-// a starved LLM session unfinished (no ANTT) and where shortest-work-first favours short jobs over FCFS's
-// equal waits. Run it with
-// --gtest_also_run_disabled_tests; it prints the counts.
+// DISABLED: the default policy does not yet meet the rules on every mix. Measured on all 50 (3.5 minutes
+// on the shared 2-core machine, 2026-12-04, the candidate scheduler with its shipped knobs): deadlines
+// kept 50/50, never EMERGENCY 50/50, ANTT within 5 % 26/40, fairness within 10 % 21/40 (mixes where some
+// baseline has an ANTT; with driver.sched.urgent_slack=2: 48/50, 21/40, 25/40). Losses: three mixes where
+// the default completes nothing for one app (no ANTT), others where deadline work first delays an app
+// without a deadline. Run it with --gtest_also_run_disabled_tests; it prints the counts.
 TEST(ScenarioProperty, DISABLED_DefaultDominatesOnRandomMixes) {
   // NPUSIM_PROPERTY_MIXES=N runs the first N mixes only (while working on a policy), NPUSIM_PROPERTY_FIRST=K
   // starts at mix K.
