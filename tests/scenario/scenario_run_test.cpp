@@ -62,6 +62,33 @@ TEST(ScenarioMustShow, CameraLlmFcfsMissesFarMore) {
   EXPECT_EQ(m.preemptions, 0u);
 }
 
+// README's scenario paragraph quotes the scaled demo (`--scale 0.2`, what scripts/demo runs): the
+// default's and FCFS's camera misses and the LLM's share of the NPU time the camera leaves. Those
+// figures are the current build's, to the digit the README prints: a change that moves them fails here
+// until the README says what the build does.
+TEST(ScenarioMustShow, ReadmeQuotesTheScaledCameraDemoAsItRuns) {
+  std::ifstream in(NPUSIM_SOURCE_DIR "/README.md");
+  ASSERT_TRUE(in) << "README.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string readme;
+  for (char c : text.str()) {  // one space for each run of whitespace: the sentence wraps
+    const bool space = c == ' ' || c == '\n';
+    if (!(space && !readme.empty() && readme.back() == ' ')) readme += space ? ' ' : c;
+  }
+  const Scenario s = shipped("camera_llm");
+  const Metrics def = run_shared(s, "default", 0.2), fcfs = run_shared(s, "fcfs", 0.2);
+  ASSERT_NE(def.app("camera"), nullptr);
+  ASSERT_NE(fcfs.app("camera"), nullptr);
+  char quoted[256];
+  std::snprintf(quoted, sizeof quoted,
+                "the default policy misses %.1f %% of the camera's frames and non-preemptive FCFS %.1f %%, "
+                "while the LLM gets %.0f %% of the NPU time the camera leaves",
+                100 * def.app("camera")->miss_rate, 100 * fcfs.app("camera")->miss_rate,
+                100 * def.share_of_leftover("llm"));
+  EXPECT_NE(readme.find(quoted), std::string::npos) << "README.md should say: " << quoted;
+}
+
 // Time throttled counts the clock below the fastest operating point, up to the end of the run, even when
 // the run never reaches that point: this one starts at opp1 (800 MHz) and, never hot, stays there (it
 // used to report 0 s, the clock never being below the fastest one it saw, and left out the last sample).
