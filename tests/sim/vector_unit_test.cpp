@@ -346,6 +346,38 @@ TEST(VectorUnit, SoftmaxFloatAndQuantised) {
   EXPECT_EQ(s.get<uint8_t>(64, 4), (std::vector<uint8_t>{64, 64, 64, 64}));
 }
 
+// The throughput term: counts that take several lane passes, with a remainder, so a formula that
+// rounds down, ignores the element size or the transcendental factor, or counts elements instead of
+// bytes gives a different figure. L = 64 bytes per cycle, P = 8, F = 64.
+TEST(VectorUnit, ThroughputTermOverManyLanePasses) {
+  Sram s;
+  desc::Eltwise e{};
+  e.h.opcode = desc::Opcode::ELTWISE;
+  e.func = desc::EltwiseFunc::MAX;
+  e.dtype = desc::DType::S8;
+  e.a_sram = 0, e.b_sram = 1024, e.out_sram = 2048, e.count = 200;
+  e.clamp_lo = -128, e.clamp_hi = 127;
+  EXPECT_EQ(run(desc::encode(e), s).cycles, 8u + 4);  // ⌈200·1/64⌉ = 4 (3.125 passes)
+  e.dtype = desc::DType::F32;
+  e.count = 150;
+  e.clamp_lo = bits(-kInf), e.clamp_hi = bits(kInf);
+  EXPECT_EQ(run(desc::encode(e), s).cycles, 8u + 10);  // ⌈150·4/64⌉ = ⌈9.375⌉ = 10
+
+  desc::Unary u{};
+  u.h.opcode = desc::Opcode::UNARY;
+  u.func = desc::UnaryFunc::TANH;
+  u.in_type = u.out_type = desc::DType::F32;
+  u.in_sram = 0, u.out_sram = 2048, u.count = 100;
+  u.clamp_lo = bits(-kInf), u.clamp_hi = bits(kInf);
+  EXPECT_EQ(run(desc::encode(u), s).cycles, 8u + 7 * 4);  // ⌈100·4/64⌉ = 7 passes at 4× each
+
+  desc::Softmax m{};
+  m.h.opcode = desc::Opcode::SOFTMAX;
+  m.dtype = desc::DType::F32;
+  m.in_sram = 0, m.out_sram = 2048, m.rows = 3, m.length = 50, m.beta = 1.0f;
+  EXPECT_EQ(run(desc::encode(m), s).cycles, 8u + 10 * 6);  // ⌈3·50·4/64⌉ = ⌈9.375⌉ = 10, six passes
+}
+
 TEST(VectorUnit, BadDescriptorsAndOverflowAreRejected) {
   const VectorUnit vu(VectorUnitConfig{});
   sim::SramFootprint fp;
