@@ -85,6 +85,28 @@ TEST(Bench, TimingOnlyDecoderGetsLatencyNotAccuracy) {
       << table.output;
 }
 
+// Timing-only hardware (npu.functional=false) on a model with weights: no values come out, so the bench
+// says so and measures no accuracy (it printed "sum of MSE inf", "top-1 agreement 0.0 %" and
+// "timing_only": false).
+TEST(Bench, FunctionalFalseHardwareIsTimingOnly) {
+  const std::string cmd =
+      kBench + " --model zoo:mobilenet_v2_quant8@64 --iterations 2 --set npu.functional=false";
+  const CliRun r = run_shell(cmd + " --json", false);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_TRUE(j["timing_only"].get<bool>());
+  EXPECT_FALSE(j.contains("accuracy"));
+  EXPECT_EQ(j["compilation"]["cache_note"].get<std::string>(),
+            "not cached (timing-only hardware: npu.functional=false)");
+  EXPECT_GT(j["latency_us"]["min"].get<double>(), 0.0);
+  const CliRun table = run_shell(cmd);
+  ASSERT_EQ(table.status, 0) << table.output;
+  EXPECT_NE(table.output.find("accuracy        not measured: timing-only hardware (npu.functional=false"),
+            std::string::npos)
+      << table.output;
+  EXPECT_EQ(table.output.find("sum of MSE"), std::string::npos) << table.output;
+}
+
 // The page is self-contained and its script draws four charts; Chromium lays them out and the DOM it
 // dumps after the scripts ran carries what each chart drew (data-marks, data-drawn-size).
 TEST(Bench, HtmlReportRendersInHeadlessChromium) {

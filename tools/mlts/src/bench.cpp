@@ -142,7 +142,8 @@ hal::CacheToken cache_token(const std::string& model, uint64_t seed) {
 void measure_cached_compilation(system::System& s, hal::NpuDevice& npu, const hal::PrepareOptions& prepare,
                                 const CacheDir& cache, BenchResult* r) {
   if (r->timing_only) {
-    r->cache_note = "not cached (timing-only model: no weight values)";
+    r->cache_note = s.config().npu.functional ? "not cached (timing-only model: no weight values)"
+                                              : "not cached (timing-only hardware: npu.functional=false)";
     return;
   }
   if (!cache.ok()) {
@@ -209,8 +210,13 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
   r.parameters = figures.parameters;
   r.macs = figures.macs;
   r.classifier = is_classifier(*model);
-  r.timing_only = models::is_timing_only(*model);
   const auto& hw = (*sys)->config().npu;
+  // No values to compare: a model with weight sizes only, or hardware that moves no data.
+  r.timing_only = models::is_timing_only(*model) || !hw.functional;
+  if (models::is_timing_only(*model))
+    r.timing_only_why = "a timing-only model (weights are sizes only; the NPU ran in timing-only mode)";
+  else if (!hw.functional)
+    r.timing_only_why = "timing-only hardware (npu.functional=false: the NPU moved and computed no data)";
   r.hardware = std::to_string(hw.channels) + " channel" + (hw.channels == 1 ? "" : "s") + ", " +
                std::to_string(hw.channel.array_rows) + "x" + std::to_string(hw.channel.array_cols) + " " +
                hw.channel.compute_core + " array, " + std::to_string(static_cast<int>(hw.clock_mhz())) +
@@ -353,8 +359,7 @@ std::string bench_table(const BenchResult& r) {
         r.iterations.back().clock_mhz);
   }
   if (r.timing_only) {
-    s += "  accuracy        not measured: a timing-only model (weights are sizes only; the NPU ran in "
-         "timing-only mode)\n";
+    s += "  accuracy        not measured: " + r.timing_only_why + "\n";
     add("  host wall time  %.2f s\n", r.wall_s);
     return s;
   }

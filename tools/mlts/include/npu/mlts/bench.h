@@ -74,7 +74,9 @@ struct BenchResult {
   double cached_compile_wall_ms = 0;  // host wall clock (not deterministic)
   uint64_t cache_bytes = 0;           // size of the cache files
   std::string cache_note;             // why the cache was not used (empty when it was)
-  bool timing_only = false;           // weights are sizes only: no outputs, accuracy not measured
+  // No values (weights are sizes only, or npu.functional=false): no outputs, accuracy not measured.
+  bool timing_only = false;
+  std::string timing_only_why;  // which of the two, for the table
   std::vector<Iteration> iterations;
   Distribution latency_us;
   bool classifier = false;
