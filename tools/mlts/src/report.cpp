@@ -180,7 +180,7 @@ function roofline(svg, roof) {
      `DRAM roof ${si(roof.dram_bytes_per_s, ' ')}B/s × intensity`);
   el(g, 'circle', {cx: L + 22, cy: T + 46, r: 4, fill: '#888'});
   el(g, 'text', {x: L + 40, y: T + 50, 'font-size': 11, class: 'legend'},
-     'an NPU operation (colour: type, legend below)');
+     'an NPU operation (colour: type, legend above)');
   for (const p of pts)
     el(el(g, 'circle', {cx: X(p.x), cy: Y(p.y), r: 4, fill: typeColor[p.l.type], 'fill-opacity': 0.8,
                         class: 'mark point', 'data-intensity': p.x, 'data-ops-per-s': p.y}),
