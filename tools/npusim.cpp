@@ -628,6 +628,10 @@ int sc_main(int argc, char* argv[]) {
       return fail("--log: no log is named '" + bad + "' (known: " + npu::log::known_roots() +
                   ", or a component such as npu.ch0 or driver.regs)");
     npu::log::set_filter(log_filter);
+  } else if (const char* env = std::getenv("NPUSIM_LOG"); env && *env) {
+    if (const std::string bad = npu::log::unknown_selector(env); !bad.empty())
+      return fail("NPUSIM_LOG: no log is named '" + bad + "' (known: " + npu::log::known_roots() +
+                  ", or a component such as npu.ch0 or driver.regs)");
   }
   npu::tools::set_progress_quiet(quiet);
   if (command_exit >= 0) return command_exit;

@@ -190,6 +190,11 @@ TEST(IneffectiveFlags, AreRefusedNamingTheFlag) {
   // Valid selectors still pass: a tag, a dotted component, "all".
   for (const char* log : {"driver", "npu.ch0", "driver.regs,compilation"})
     EXPECT_EQ(npusim(std::string("--log ") + log + " " + run).status, 0) << log;
+  // The environment variable is checked the same way (NPUSIM_LOG=bogus ran silently).
+  const CliRun env = npu::testing::run_shell("NPUSIM_LOG=bogus " + std::string(NPUSIM_BIN) + " " + run);
+  EXPECT_EQ(env.status, 1) << env.output;
+  EXPECT_NE(env.output.find("npusim: NPUSIM_LOG: no log is named 'bogus'"), std::string::npos) << env.output;
+  EXPECT_EQ(npu::testing::run_shell("NPUSIM_LOG=driver " + std::string(NPUSIM_BIN) + " " + run).status, 0);
 }
 
 // layers.csv had no tiles, no engine split, no DRAM bytes and no utilisation per operation.
