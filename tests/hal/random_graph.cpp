@@ -352,15 +352,25 @@ class Generator {
     return out;
   }
 
-  Value pad(const Value& in, bool last) {
+  // 0–2 elements before and after each dimension (PAD, PAD_V2): the paddings operand's values and the
+  // padded shape.
+  struct Padding {
     std::vector<int32_t> paddings;
-    std::vector<uint32_t> od = in.dims;
+    std::vector<uint32_t> dims;
+  };
+  Padding draw_padding(const Value& in) {
+    Padding p{{}, in.dims};
     for (size_t d = 0; d < in.dims.size(); ++d) {
       const int32_t before = static_cast<int32_t>(below(3)), after = static_cast<int32_t>(below(3));
-      paddings.push_back(before);
-      paddings.push_back(after);
-      od[d] += static_cast<uint32_t>(before + after);
+      p.paddings.push_back(before);
+      p.paddings.push_back(after);
+      p.dims[d] += static_cast<uint32_t>(before + after);
     }
+    return p;
+  }
+
+  Value pad(const Value& in, bool last) {
+    const auto [paddings, od] = draw_padding(in);
     note(OperationType::PAD);
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(
@@ -594,14 +604,7 @@ class Generator {
   }
 
   Value pad_v2(const Value& in, bool last) {
-    std::vector<int32_t> paddings;
-    std::vector<uint32_t> od = in.dims;
-    for (size_t d = 0; d < in.dims.size(); ++d) {
-      const int32_t before = static_cast<int32_t>(below(3)), after = static_cast<int32_t>(below(3));
-      paddings.push_back(before);
-      paddings.push_back(after);
-      od[d] += static_cast<uint32_t>(before + after);
-    }
+    const auto [paddings, od] = draw_padding(in);
     const uint32_t value = quant() ? g_.i32(qmin() + static_cast<int32_t>(below(256)))
                                    : g_.floats({}, {uniform(-1.0f, 1.0f)}, OperandType::FLOAT32);
     note(OperationType::PAD_V2);
