@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/csv.h"
 #include "../support/run_npusim.h"
 
 namespace {
@@ -21,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using npu::test::CliRun;
 using npu::test::npusim;
+using npu::testing::csv_fields;
 using npu::testing::run_shell;
 
 std::string read(const fs::path& p) {
@@ -227,21 +229,6 @@ TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
       << widths.output.substr(0, 1000);
   EXPECT_LE(std::stoi(m[1]), std::stoi(m[2])) << "page width within the window";
   EXPECT_GT(std::stoi(m[3]), std::stoi(m[2])) << "the table is wider than the window: it needs the scroll box";
-}
-
-// Fields of a CSV line, split outside double quotes.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> f(1);
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      f.emplace_back();
-    else
-      f.back() += c;
-  }
-  return f;
 }
 
 // Attribute `name` of every element of class `cls` inside `svg`, in document order.

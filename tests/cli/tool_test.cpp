@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/csv.h"
 #include "../support/run_npusim.h"
 
 namespace {
@@ -20,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using npu::test::CliRun;
 using npu::test::npusim;
+using npu::testing::csv_fields;
 using npu::testing::run_shell;
 
 std::string read(const fs::path& p) {
@@ -214,16 +216,7 @@ TEST(Layers, TilesEngineTimeDramBytesAndUtilisationPerOperation) {
   double compute_us = 0;
   while (std::getline(csv, line)) {
     // Split outside quotes (output_dims and cpu_reason are quoted).
-    std::vector<std::string> f(1);
-    bool quoted = false;
-    for (char c : line) {
-      if (c == '"')
-        quoted = !quoted;
-      else if (c == ',' && !quoted)
-        f.emplace_back();
-      else
-        f.back() += c;
-    }
+    const std::vector<std::string> f = csv_fields(line);
     ASSERT_EQ(f.size(), header.size()) << line;
     ++rows;
     EXPECT_EQ(f[column("where")], "npu") << line;
