@@ -623,16 +623,14 @@ int sc_main(int argc, char* argv[]) {
     std::fputs(full_help(app).c_str(), stdout);
     return help ? 0 : 2;
   }
-  if (!log_filter.empty()) {
-    if (const std::string bad = npu::log::unknown_selector(log_filter); !bad.empty())
-      return fail("--log: no log is named '" + bad + "' (known: " + npu::log::known_roots() +
-                  ", or a component such as npu.ch0 or driver.regs)");
-    npu::log::set_filter(log_filter);
-  } else if (const char* env = std::getenv("NPUSIM_LOG"); env && *env) {
-    if (const std::string bad = npu::log::unknown_selector(env); !bad.empty())
-      return fail("NPUSIM_LOG: no log is named '" + bad + "' (known: " + npu::log::known_roots() +
-                  ", or a component such as npu.ch0 or driver.regs)");
-  }
+  // --log overrides NPUSIM_LOG; whichever selects the logs, an unknown name is refused naming it.
+  const char* env_log = std::getenv("NPUSIM_LOG");
+  const std::string log_source = !log_filter.empty() ? "--log" : "NPUSIM_LOG";
+  const std::string logs = !log_filter.empty() ? log_filter : env_log ? env_log : "";
+  if (const std::string bad = logs.empty() ? "" : npu::log::unknown_selector(logs); !bad.empty())
+    return fail(log_source + ": no log is named '" + bad + "' (known: " + npu::log::known_roots() +
+                ", or a component such as npu.ch0 or driver.regs)");
+  if (!log_filter.empty()) npu::log::set_filter(log_filter);
   npu::tools::set_progress_quiet(quiet);
   if (command_exit >= 0) return command_exit;
   for (const auto& sub : registered)
