@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "npu/models/extensions.h"
+
 namespace npu::hal {
 namespace {
 
@@ -78,7 +80,8 @@ std::string folded_input(const models::Operand& o, size_t position) {
 bool folded(const models::Operand& o) { return o.is_constant() || o.lifetime == Lifetime::NO_VALUE; }
 
 // One subgraph; node names are prefixed so subgraphs never share a node.
-void dump_subgraph(const models::Subgraph& g, const std::string& prefix, std::string& out) {
+void dump_subgraph(const models::Model& m, const models::Subgraph& g, const std::string& prefix,
+                   std::string& out) {
   const std::string indent = prefix.empty() ? "  " : "    ";
   for (size_t i = 0; i < g.operands.size(); ++i) {
     const auto& o = g.operands[i];
@@ -102,7 +105,7 @@ void dump_subgraph(const models::Subgraph& g, const std::string& prefix, std::st
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const auto& op = g.operations[k];
     const std::string node = prefix + "op" + std::to_string(k);
-    std::string label = escape(std::to_string(k) + ": " + std::string(models::to_string(op.type)));
+    std::string label = escape(std::to_string(k) + ": " + models::operation_name(m, op.type));
     for (size_t j = 0; j < op.inputs.size(); ++j)
       if (op.inputs[j] < g.operands.size() && folded(g.operands[op.inputs[j]]))
         label += "\\l" + escape(folded_input(g.operands[op.inputs[j]], j));
@@ -124,12 +127,12 @@ void dump_subgraph(const models::Subgraph& g, const std::string& prefix, std::st
 std::string graph_dump(const models::Model& model) {
   std::string out = "digraph model {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n";
   if (model.relax_computation_float32_to_float16) out += "  label=\"relaxComputationFloat32toFloat16\";\n";
-  dump_subgraph(model.main, "", out);
+  dump_subgraph(model, model.main, "", out);
   for (size_t r = 0; r < model.referenced.size(); ++r) {
     const std::string prefix = "r" + std::to_string(r) + "_";
     out += "  subgraph cluster_" + std::to_string(r) + " {\n    label=\"referenced[" + std::to_string(r) +
            "]\";\n";
-    dump_subgraph(model.referenced[r], prefix, out);
+    dump_subgraph(model, model.referenced[r], prefix, out);
     out += "  }\n";
   }
   return out + "}\n";

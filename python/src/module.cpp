@@ -19,6 +19,7 @@
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/mlts/bench.h"
 #include "npu/models/builder.h"
+#include "npu/models/extensions.h"
 #include "npu/models/figures.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -103,7 +104,7 @@ std::string model_info(const std::string& spec_text) {
   for (uint32_t i : m->main.output_indexes) j["outputs"].push_back(operand_json(*m, i));
   for (const auto& op : m->main.operations)
     j["operations"].push_back(
-        {{"type", std::string(models::to_string(op.type))}, {"inputs", op.inputs}, {"outputs", op.outputs}});
+        {{"type", models::operation_name(*m, op.type)}, {"inputs", op.inputs}, {"outputs", op.outputs}});
   const auto f = models::model_figures(*m);
   j["parameters"] = f.parameters;
   j["parameter_bytes"] = f.parameter_bytes;

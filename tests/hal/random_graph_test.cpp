@@ -12,7 +12,10 @@
 #include <map>
 #include <set>
 
+#include "npu/hal/op_table.h"
+#include "npu/hal/ops/operation.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/extensions.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
@@ -160,6 +163,25 @@ TEST(RandomGraph, EveryRegistryCellIsDrawnOverTheTestSeeds) {
   std::printf("%zu registry cells over %zu operations; %zu cells drawn over seeds 0-%llu\n", cells.size(),
               ops_with_cells.size(), drawn.size(), static_cast<unsigned long long>(kSeeds - 1));
   print_counts(drawn);
+}
+
+// Vendor extension operations are in the table (valid, NPU-lowered) but are never drawn: the CPU reference
+// refuses them, so an NPU result has nothing to be compared with. Neither kind of graph holds one.
+TEST(RandomGraph, ExtensionOperationsAreNotDrawn) {
+  size_t extension_cells = 0;
+  for (const OpTableRow& row : probe_operation_table())
+    for (const OpTypeCell& c : row.cells)
+      if (row.extension && c.valid) {
+        ++extension_cells;
+        EXPECT_FALSE(c.cpu) << row.name;
+        EXPECT_TRUE(c.npu) << row.name;
+      }
+  EXPECT_EQ(extension_cells, 9u);  // RMS_NORM, ROPE, MATMUL in F32, Q8, S8
+  for (const auto& cell : registry_cells()) EXPECT_FALSE(models::is_extension_type(cell.first));
+  for (uint64_t seed = 0; seed < kSeeds; ++seed)
+    for (const auto& op : make_conformance_graph(seed).model.main.operations)
+      ASSERT_FALSE(models::is_extension_type(op.type)) << "seed " << seed;
+  std::printf("%zu vendor-extension cells (NPU only, no CPU reference) not drawn\n", extension_cells);
 }
 
 // The same rule over the registry graphs: for every operation with both a TENSOR_QUANT8_ASYMM and a
