@@ -3,7 +3,7 @@
 // TENSOR_QUANT8_ASYMM_SIGNED against hand-worked values (no CPU reference exists to compare with); the
 // CPU device and the minimal NPU device refuse them as NNAPI drivers refuse an extension they do not list;
 // an extension operation the NPU cannot place fails preparation instead of falling back to the CPU; the
-// compilation cache and graphDump carry them.
+// compilation cache and graphDump carry them; the zoo's decoders run with no operation on the CPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,8 +14,10 @@
 #include "hal_test_util.h"
 #include "npu/common/fixed_point.h"
 #include "npu/hal/graph_dump.h"
+#include "npu/models/builder.h"
 #include "npu/models/extensions.h"
 #include "npu/models/tensor.h"
+#include "npu/models/zoo.h"
 
 namespace npu::hal::test {
 namespace {
@@ -432,6 +434,52 @@ TEST(LlmExtension, EmbeddingLookupGathersOnTheNpu) {
     EXPECT_EQ(bad.status.code, ErrorStatus::GENERAL_FAILURE);
     EXPECT_NE(bad.status.message.find("gather index out of range"), std::string::npos) << bad.status.message;
   });
+}
+
+// The zoo's decoders run wholly on the NPU with the extension; the NNAPI form keeps its norms (33
+// L2_NORMALIZATION) and attention products (2 FULLY_CONNECTED per layer and KV head: 2·16·8 = 256) on the
+// CPU: 289 of its 1012 operations.
+TEST(LlmExtension, ZooDecodersRunWithNoOperationOnTheCpu) {
+  auto standard = models::zoo_model("decoder_1b_decode_nnapi@64");
+  ASSERT_TRUE(standard.ok()) << standard.error();
+  EXPECT_TRUE(standard->extension_name_to_prefix.empty());
+  run_on_phone([&](system::System& s) {
+    for (const char* name : {"decoder_1b_decode@64", "decoder_1b_prefill@16", "decoder_3b_decode@16"}) {
+      auto m = models::zoo_model(name);
+      ASSERT_TRUE(m.ok()) << m.error();
+      auto p = s.npu_device().prepare_model(*m);
+      ASSERT_TRUE(p.status.ok()) << name << ": " << p.status.message;
+      EXPECT_EQ(p.model->placement(), "npu") << name;
+      if (std::string(name) != "decoder_1b_decode@64") continue;
+      // One step runs (timing-only: weights are sizes), as one job of NPU stages.
+      auto r = p.model->execute_synchronously(models::random_inputs(*m, 1, 100), true);
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      EXPECT_TRUE(r.timing_only);
+      EXPECT_EQ(r.jobs, 1u);
+      EXPECT_GT(r.device_cycles, 0u);
+    }
+    auto p = s.npu_device().prepare_model(*standard);
+    ASSERT_TRUE(p.status.ok()) << p.status.message;
+    EXPECT_EQ(p.model->placement(), "npu + cpu (289 of 1012 operations on the CPU)");
+  });
+}
+
+// A model wholly on the NPU is one run of NPU stages; the HAL cuts it into jobs whose command buffers fit
+// half of the driver's command-buffer space (driver.kernel_reserved_bytes, here 4 MiB): the 1B decode step
+// needs more than 2 MiB of descriptors, so it takes several jobs instead of one refused submit.
+TEST(LlmExtension, LongNpuRunsAreCutToFitTheDriversCommandSpace) {
+  auto m = models::zoo_model("decoder_1b_decode@64");
+  ASSERT_TRUE(m.ok()) << m.error();
+  run_on_phone(
+      [&](system::System& s) {
+        auto p = s.npu_device().prepare_model(*m);
+        ASSERT_TRUE(p.status.ok()) << p.status.message;
+        auto r = p.model->execute_synchronously(models::random_inputs(*m, 1, 100), true);
+        ASSERT_TRUE(r.status.ok()) << r.status.message;
+        EXPECT_GT(r.jobs, 1u);
+        EXPECT_EQ(r.stages, 1139u);  // every operation, each a stage of some job
+      },
+      {"driver.kernel_reserved_bytes=4194304"});
 }
 
 }  // namespace
