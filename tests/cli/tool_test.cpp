@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -369,8 +370,9 @@ TEST(Devices, CapabilitiesCachedPerHardwareConfig) {
 
 // `graph` used the model-JSON reader alone (zoo: and .onnx refused), escaped its own line breaks into a
 // literal "\n" in every label, and drew each scalar parameter as a node of its own (MobileNet v2 came out
-// at 31,224 × 15,371 px). Now: the loader every command uses, real line breaks, constants inside the
-// operation's box, one node per value flowing between operations.
+// at 31,224 × 15,371 px); then, with a node per value between operations and a line per parameter,
+// still 669 × 19,720 px (dot -Tpng). Now: the loader every command uses, real line breaks, a box per
+// operation with its output on the title line and its constants inside, values as edges.
 TEST(Graph, ZooModelIsReadableWithConstantsInsideTheBoxes) {
   const CliRun r = npusim("graph zoo:mobilenet_v2_quant8 -o m.dot");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -384,11 +386,57 @@ TEST(Graph, ZooModelIsReadableWithConstantsInsideTheBoxes) {
     operations += line.find(" [shape=box") != std::string::npos;
     operand_nodes += line.rfind("  d", 0) == 0;
   }
-  // MobileNet v2: every operation has one output; with the graph input that is one node per operation + 1.
-  EXPECT_GT(operations, 60u);
-  EXPECT_EQ(operand_nodes, operations + 1) << dot.substr(0, 2000);
-  // A convolution's weights and scalar parameters are listed in its box.
-  EXPECT_NE(dot.find("CONV_2D\\lin1: const TENSOR_QUANT8_ASYMM ["), std::string::npos) << dot.substr(0, 2000);
+  // MobileNet v2's 66 operations (see InstalledTreeRunsFromAnEmptyFolderAndCanBeMoved); one graph input
+  // and one output are the only value nodes.
+  EXPECT_EQ(operations, 66u);
+  EXPECT_EQ(operand_nodes, 2u) << dot.substr(0, 2000);
+  // The stem convolution (Sandler et al., table 2: 32 filters of 3×3 on the 224×224×3 image, stride 2):
+  // its output on the title line, its weights and bias inside its box.
+  EXPECT_NE(dot.find("0: CONV_2D → #3 TENSOR_QUANT8_ASYMM [1,112,112,32]\\lin1: const TENSOR_QUANT8_ASYMM "
+                     "[32,3,3,3]\\lin2: const TENSOR_INT32 [32]\\l"),
+            std::string::npos)
+      << dot.substr(0, 2000);
+}
+
+// PNG size from its header (width, height).
+std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
+  if (png.size() < 24 || png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) != 0) return {0, 0};
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(png[at + i]);
+    return v;
+  };
+  return {be32(16), be32(20)};
+}
+
+// The graph rendered by Graphviz (dot, scripts/install-deps) at a size one can scroll through and read.
+// Bound: MobileNet v2 is a chain of 66 operations, one rank each, so its height grows with them; each
+// rank may take at most 90 px at dot's 96 dpi (a four-line box of 10 pt text is about 60 px, plus the
+// rank separation and an arrow): 66 × 90 = 5,940 px. The width stays within 1,000 px (the widest box, a
+// title line of some 55 characters of 10 pt monospace, beside a residual edge). Main's node per value
+// and line per parameter measured 669 × 19,720 px. Readable: every text is drawn at 9 pt or more (10 pt
+// in the boxes, 9 pt for the input positions on edges) at scale 1, never shrunk to fit a page.
+TEST(Graph, MobileNetV2RendersAtASaneSizeWithReadableText) {
+  if (std::system("command -v dot > /dev/null 2>&1") != 0)
+    GTEST_FAIL() << "Graphviz dot missing: scripts/install-deps";
+  ASSERT_EQ(npusim("graph zoo:mobilenet_v2_quant8 -o render.dot").status, 0);
+  ASSERT_EQ(run_shell("dot -Tpng render.dot -o render.png").status, 0);
+  ASSERT_EQ(run_shell("dot -Tsvg render.dot -o render.svg").status, 0);
+  const auto [width, height] = png_size(read("render.png"));
+  EXPECT_GT(height, 66u * 40) << "one rank per operation, each box at least three text lines";
+  EXPECT_LE(height, 66u * 90) << width << " x " << height;
+  EXPECT_LE(width, 1000u) << width << " x " << height;
+  const std::string svg = read("render.svg");
+  EXPECT_NE(svg.find("transform=\"scale(1 1) "), std::string::npos) << "drawn at scale 1";
+  const std::regex font("font-size=\"([0-9.]+)\"");
+  size_t texts = 0;
+  for (auto m = std::sregex_iterator(svg.begin(), svg.end(), font); m != std::sregex_iterator(); ++m) {
+    ++texts;
+    EXPECT_GE(std::stod((*m)[1]), 9.0);
+  }
+  // Every box line is a text: 66 titles at least.
+  EXPECT_GT(texts, 66u * 2);
+  EXPECT_NE(svg.find(">0: CONV_2D → #3 TENSOR_QUANT8_ASYMM [1,112,112,32]<"), std::string::npos);
 }
 
 // bench and graph read .onnx through the ONNX importer as run does (they used to parse it as JSON).
