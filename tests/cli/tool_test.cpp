@@ -162,6 +162,20 @@ TEST(Install, CpuDeviceNamedAndZooSeededInputs) {
   ASSERT_EQ(cpu.status, 0) << cpu.output;
   EXPECT_EQ(cpu.output.find("on npusim-npu"), std::string::npos) << cpu.output;
   EXPECT_EQ(read_json("c/summary.json")["device"], "npusim-cpu");
+  // The header described the NPU it did not use ("on npusim-cpu (4 channels, 16x16 tlm array, 1000 MHz)").
+  // It names the host CPU's costs instead: host.cpu_gmacs and host.memcpy_gbps, 8 and 10 by default
+  // (npusim config --explain).
+  EXPECT_NE(cpu.output.find("npusim run: zoo:lstm_acoustic_float on npusim-cpu (CPU reference device: host "
+                            "CPU at 8 GMAC/s, copies at 10 GB/s)\n"),
+            std::string::npos)
+      << cpu.output;
+  EXPECT_EQ(cpu.output.find("channel"), std::string::npos) << cpu.output;
+  EXPECT_EQ(cpu.output.find("array"), std::string::npos) << cpu.output;
+  // host.* is what the CPU device's timing depends on: accepted, and the header follows it.
+  const CliRun host =
+      npusim("run --model zoo:lstm_acoustic_float --device cpu --set host.cpu_gmacs=4 --out h");
+  ASSERT_EQ(host.status, 0) << host.output;
+  EXPECT_NE(host.output.find("host CPU at 4 GMAC/s"), std::string::npos) << host.output;
   ASSERT_EQ(npusim("zoo write lstm_acoustic_float --dir z").status, 0);
   const CliRun given = npusim(
       "run --model zoo:lstm_acoustic_float --device cpu --inputs z/lstm_acoustic_float.inputs.json "
@@ -184,6 +198,10 @@ TEST(IneffectiveFlags, AreRefusedNamingTheFlag) {
        "--scale-thermal: has no effect without --scale"},
       {"scenario " NPUSIM_SOURCE_DIR "/configs/scenarios/camera_llm.json --scale 0.01 --trace-descriptors",
        "--trace-descriptors: has no effect without --trace"},
+      // The CPU reference device runs on the host: an NPU parameter changed nothing (it ran, exit 0).
+      {run + "--device cpu --set npu.channels=2",
+       "--set npu.channels=2: has no effect with --device cpu (the CPU reference device runs on the host; "
+       "host.* sets its costs)"},
   };
   for (const auto& c : cases) {
     const CliRun r = npusim(c.args);
@@ -513,10 +531,78 @@ TEST(RunSummary, HungRunExitsNonZeroNamingTheHang) {
   EXPECT_EQ(summary["faults"]["hangs"], 1);
   EXPECT_GE(summary["faults"]["channel_resets"].get<int>(), 1);
   EXPECT_EQ(summary["faults"]["jobs_failed"], 0);
+  // One hang, under the hang limit (driver.timeouts.hang_limit = 2): one retry, none failed.
+  EXPECT_EQ(summary["faults"]["retries"], 1);
+  EXPECT_EQ(read_json("h/stats.json")["driver"]["watchdog"]["retries"], 1);
+  EXPECT_NE(r.output.find("1 hang found by the watchdog, 1 retry, "), std::string::npos) << r.output;
   // Without a fault: exit 0 and no faults line.
   const CliRun clean = npusim("run --model zoo:mobilenet_v2_quant8 --out c");
   EXPECT_EQ(clean.status, 0) << clean.output;
   EXPECT_EQ(clean.output.find("faults"), std::string::npos) << clean.output;
+}
+
+// A DMA error or an uncorrectable SRAM ECC error fails the job (docs/driver.md, "Recovery"). `run` used to
+// stop at "execute: GENERAL_FAILURE" with exit 1 and leave --out empty; now it exits 4 like any run
+// that met a fault, names the fault in the summary and its JSON, and writes what it has: config,
+// summary, stats, per-layer table and trace (no outputs: there are none).
+TEST(RunSummary, DmaAndEccErrorsExitFourWithTheFaultInTheSummaryAndTheRunDirectory) {
+  ASSERT_EQ(npusim("example conv-quant8 --dir .").status, 0);
+  struct Case {
+    const char* kind;
+    const char* json_key;  // the summary's count of this error
+    const char* stat;      // driver.errors.<stat>
+    const char* text;      // in the faults line
+    const char* error;     // the driver's error, as the summary quotes it
+  } cases[] = {
+      {"dma_error", "dma_faults", "dma_fault", "1 DMA fault, ", "DMA fault at descriptor"},
+      {"sram_ecc", "sram_ecc_errors", "sram_ecc", "1 uncorrectable SRAM ECC error, ",
+       "uncorrectable SRAM ECC error at descriptor"},
+  };
+  for (const auto& c : cases) {
+    const std::string dir = std::string("f_") + c.kind;
+    const CliRun r = npusim(
+        "run --model conv-quant8.model.json --inputs conv-quant8.inputs.json --set "
+        "npu.faults.kind=" +
+        std::string(c.kind) + " --out " + dir);
+    EXPECT_EQ(r.status, 4) << c.kind << "\n" << r.output;
+    EXPECT_NE(r.output.find("npusim: conv-quant8.model.json: the run met faults: " + std::string(c.text)),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("  faults          " + std::string(c.text)), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1 failed job"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("  failed          conv-quant8.model.json: execute: "), std::string::npos)
+        << r.output;
+    for (const char* f : {"config.json", "summary.json", "stats.json", "layers.csv", "trace.json"})
+      EXPECT_TRUE(fs::is_regular_file(fs::path(dir) / f)) << c.kind << ": " << f;
+    EXPECT_FALSE(fs::exists(fs::path(dir) / "outputs.json")) << c.kind;
+    const auto summary = read_json(fs::path(dir) / "summary.json");
+    // The fault strikes once (npu.faults.*: one channel, one descriptor): one ERROR interrupt of that
+    // code, the job it belonged to failed, nothing hung.
+    EXPECT_EQ(summary["faults"][c.json_key], 1) << summary.dump(2);
+    EXPECT_EQ(summary["faults"]["channel_errors"], 1);
+    EXPECT_EQ(summary["faults"]["jobs_failed"], 1);
+    EXPECT_EQ(summary["faults"]["hangs"], 0);
+    EXPECT_EQ(summary["faults"]["retries"], 0);
+    EXPECT_NE(summary.value("error", "").find(c.error), std::string::npos) << summary.dump(2);
+    EXPECT_FALSE(summary.contains("outputs"));
+    // A failed execution reports no timing (NNAPI's UINT64_MAX used to be printed as 18446744073709551615).
+    EXPECT_TRUE(summary["latency_us"].is_null()) << summary.dump(2);
+    EXPECT_EQ(r.output.find("18446744073709551615"), std::string::npos) << r.output;
+    const auto stats = read_json(fs::path(dir) / "stats.json");
+    EXPECT_EQ(stats["driver"]["errors"][c.stat], 1);
+    EXPECT_EQ(stats["driver"]["jobs"]["failed"], 1);
+    // --json prints the same summary with the same exit status.
+    const CliRun j = npu::testing::run_shell(std::string(NPUSIM_BIN) +
+                                                 " run --model conv-quant8.model.json --inputs "
+                                                 "conv-quant8.inputs.json --outputs o.json --json --set "
+                                                 "npu.faults.kind=" +
+                                                 c.kind,
+                                             false);
+    EXPECT_EQ(j.status, 4) << j.output;
+    const auto printed = nlohmann::json::parse(j.output, nullptr, false);
+    ASSERT_FALSE(printed.is_discarded()) << j.output;
+    EXPECT_EQ(printed["faults"], summary["faults"]);
+  }
 }
 
 // One vocabulary: `run` printed "258 jobs" where the driver counted 1 job (the 258 were command buffers),
@@ -557,6 +643,36 @@ TEST(RunSummary, JobsStagesAndCommandBuffersAgreeWithTheStats) {
   const std::string counts = "submitted       1 job to the driver: 66 stages, " +
                              std::to_string(channel_buffers) + " command buffers";
   EXPECT_NE(r.output.find(counts), std::string::npos) << r.output;
+}
+
+// The run summary, the scenario metrics and the bench JSON named the build; stats.json, the Perfetto
+// trace and `measure --json` (the sweep's rows) did not. Each names it now as the summary does.
+TEST(Version, StatsTraceAndMeasureJsonNameTheBuild) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const std::string model = "--model fc-quant8.model.json ";
+  const CliRun r = npusim("run " + model + "--inputs fc-quant8.inputs.json --out v");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto summary = read_json("v/summary.json");
+  auto expect_build = [&](const nlohmann::json& made_by, const std::string& what) {
+    ASSERT_TRUE(made_by.is_object()) << what;
+    EXPECT_EQ(made_by.value("version", ""), "0.1.0") << what;
+    EXPECT_EQ(made_by.value("git", "").rfind(source_commit(), 0), 0u) << what << ": " << made_by.dump();
+    EXPECT_EQ(made_by, summary["npusim"]) << what;
+  };
+  expect_build(read_json("v/stats.json")["npusim"], "stats.json");
+  expect_build(read_json("v/trace.json")["metadata"]["npusim"], "trace.json");
+  const CliRun meta =
+      npusim("run " + model + "--inputs fc-quant8.inputs.json --outputs o.json --stats m.json --stats-meta");
+  ASSERT_EQ(meta.status, 0) << meta.output;
+  expect_build(read_json("m.json")["npusim"], "stats.json with --stats-meta");
+  // measure --json on stdout alone (what the sweep runner parses).
+  const CliRun measured =
+      npu::testing::run_shell(std::string(NPUSIM_BIN) + " measure " + model + "--iterations 1 --json", false);
+  ASSERT_EQ(measured.status, 0) << measured.output;
+  const auto m = nlohmann::json::parse(measured.output, nullptr, false);
+  ASSERT_FALSE(m.is_discarded()) << measured.output;
+  expect_build(m["npusim"], "measure --json");
+  EXPECT_TRUE(m["metrics"].is_object());
 }
 
 // The docs cited a "SPEC §4" that is not in the repository; they stand alone.
