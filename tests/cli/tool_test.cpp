@@ -675,6 +675,115 @@ TEST(Version, StatsTraceAndMeasureJsonNameTheBuild) {
   EXPECT_TRUE(m["metrics"].is_object());
 }
 
+// `scenario` had no per-request table and no run directory (`--out` was an unknown option, exit 2).
+// `--out DIR` writes the metrics (summary.json), jobs.csv, the report and the trace; jobs.csv has a row
+// per request of every app, and its rows add up to the metrics: per app, rows = completed + dropped,
+// dropped rows = dropped, missed + dropped rows = missed, the mean slowdown is the NTT and the
+// nearest-rank median turnaround is p50. fcfs (non-preemptive) misses camera frames behind the LLM's
+// jobs, so every outcome shows up; 2 simulated seconds (--scale 0.2) let the LLM load its 2.8 GB and
+// finish a session.
+TEST(ScenarioRunDirectory, JobsCsvAddsUpToTheMetrics) {
+  const CliRun r = npusim("scenario " NPUSIM_SOURCE_DIR
+                          "/configs/scenarios/camera_llm.json --policy fcfs --scale 0.2 --out s --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* f : {"summary.json", "jobs.csv", "report.html", "trace.json"})
+    EXPECT_TRUE(fs::is_regular_file(fs::path("s") / f)) << f;
+  const auto summary = read_json("s/summary.json");
+  EXPECT_EQ(read_json("s/trace.json")["metadata"]["npusim"], summary["npusim"]);
+  std::istringstream csv(read("s/jobs.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(
+      line,
+      "policy,app,uid,priority,model,workload,request,arrival_ms,start_ms,end_ms,turnaround_ms,isolated_ms,"
+      "slowdown,deadline_ms,outcome,jobs,preemptions,device_us,energy_uj");
+  const std::vector<std::string> header = csv_fields(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  // ms with 6 decimals back to integer ns (exact).
+  auto ns = [](const std::string& ms) {
+    const size_t dot = ms.find('.');
+    EXPECT_EQ(ms.size() - dot, 7u) << ms;
+    return std::stoll(ms.substr(0, dot)) * 1000000 + std::stoll(ms.substr(dot + 1));
+  };
+  struct Tally {
+    size_t rows = 0, dropped = 0, missed = 0, slowdowns = 0;
+    double slowdown_sum = 0;
+    std::vector<int64_t> turnaround_ns;
+  };
+  std::map<std::string, Tally> tally;  // by app
+  while (std::getline(csv, line)) {
+    const auto f = csv_fields(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    EXPECT_EQ(f[column("policy")], "fcfs") << line;
+    const std::string app = f[column("app")], outcome = f[column("outcome")];
+    Tally& t = tally[app];
+    ++t.rows;
+    // camera_llm.json: the camera runs vision-small on 33.3 ms frames, one job each; the LLM runs
+    // decoder-3b sessions of a 32-token prompt (one prefill chunk of prefill_chunk_tokens = 32) and 8
+    // decoded tokens, one job each: 1 + 8 = 9 jobs.
+    EXPECT_EQ(f[column("model")], app == "camera" ? "vision-small" : "decoder-3b") << line;
+    EXPECT_EQ(f[column("workload")], app == "camera" ? "periodic" : "llm") << line;
+    if (outcome == "dropped") {
+      ++t.dropped;
+      ++t.missed;
+      EXPECT_EQ(f[column("end_ms")], "") << line;
+      continue;
+    }
+    EXPECT_EQ(std::stoul(f[column("jobs")]), app == "camera" ? 1u : 9u) << line;
+    const int64_t arrival = ns(f[column("arrival_ms")]), start = ns(f[column("start_ms")]),
+                  end = ns(f[column("end_ms")]), turnaround = ns(f[column("turnaround_ms")]);
+    EXPECT_LE(arrival, start) << line;
+    EXPECT_LE(start, end) << line;
+    EXPECT_EQ(turnaround, end - arrival) << line;
+    t.turnaround_ns.push_back(turnaround);
+    if (app == "camera") {
+      ASSERT_FALSE(f[column("deadline_ms")].empty()) << line;
+      const int64_t deadline = ns(f[column("deadline_ms")]);
+      EXPECT_NEAR(static_cast<double>(deadline - arrival), 33.333333e6, 1.0)
+          << line;  // deadline_ms 33.333333
+      EXPECT_EQ(outcome, end > deadline ? "missed" : "met") << line;
+    } else {
+      EXPECT_EQ(outcome, "no_deadline") << line;
+    }
+    t.missed += outcome == "missed";
+    if (!f[column("slowdown")].empty()) {
+      const double iso = static_cast<double>(ns(f[column("isolated_ms")]));
+      EXPECT_NEAR(std::stod(f[column("slowdown")]), static_cast<double>(turnaround) / iso, 1e-6) << line;
+      t.slowdown_sum += std::stod(f[column("slowdown")]);
+      ++t.slowdowns;
+    }
+    EXPECT_GT(std::stod(f[column("device_us")]), 0.0) << line;
+    EXPECT_GT(std::stod(f[column("energy_uj")]), 0.0) << line;
+  }
+  ASSERT_EQ(summary["runs"].size(), 1u);
+  const auto& run = summary["runs"][0];
+  EXPECT_EQ(run["policy"], "fcfs");
+  size_t apps_with_rows = 0;
+  for (const auto& a : run["apps"]) {
+    const std::string name = a["name"];
+    Tally& t = tally[name];
+    apps_with_rows += t.rows > 0;
+    EXPECT_EQ(t.rows, a["completed"].get<size_t>() + a["dropped"].get<size_t>()) << name;
+    EXPECT_EQ(t.dropped, a["dropped"].get<size_t>()) << name;
+    EXPECT_EQ(t.missed, a["missed"].get<size_t>()) << name;
+    if (t.slowdowns) {
+      EXPECT_NEAR(t.slowdown_sum / t.slowdowns, a["ntt"].get<double>(), 1e-5) << name;
+    }
+    if (!t.turnaround_ns.empty()) {
+      std::sort(t.turnaround_ns.begin(), t.turnaround_ns.end());
+      // Nearest rank: the ceil(0.5 n)-th smallest.
+      const size_t rank = (t.turnaround_ns.size() + 1) / 2;
+      EXPECT_NEAR(static_cast<double>(t.turnaround_ns[rank - 1]) / 1e6, a["p50_ms"].get<double>(), 1e-6)
+          << name;
+    }
+  }
+  EXPECT_EQ(apps_with_rows, 2u) << "camera frames and at least one LLM session";
+  EXPECT_GT(tally["camera"].missed, tally["camera"].dropped)
+      << "fcfs makes some frames late, not only dropped";
+}
+
 // The docs cited a "SPEC §4" that is not in the repository; they stand alone.
 TEST(Docs, CiteNoDocumentOutsideTheRepository) {
   std::vector<fs::path> docs = {fs::path(NPUSIM_SOURCE_DIR) / "README.md"};
