@@ -160,6 +160,7 @@ std::string run(const std::string& request_text) {
   ro.check = req.value("check", false);
   auto out = tools::run_model(*model, inputs, *cfg, ro);
   if (!out) return error("simulation", out.error());
+  if (!out->execution_error.empty()) return error("simulation", out->execution_error);
   const auto& r = out->result;
   auto& sys = *out->system;
   json j = {{"placement", out->placement},

@@ -1,11 +1,11 @@
 #include "npu/tools/run_model.h"
 
-#include "npu/sweep/area.h"
-
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "npu/models/tensor.h"
+#include "npu/sweep/area.h"
 
 namespace npu::tools {
 
@@ -58,16 +58,21 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
   if (!prepare_status.ok())
     return make_error(o.name + ": prepareModel: " + hal::to_string(prepare_status.code) + ": " +
                       prepare_status.message);
+  // A failed execution (a device fault the driver could not recover from) still has its stats and
+  // trace: the caller reports them beside the error.
   if (!out.result.status.ok())
-    return make_error(o.name + ": execute: " + hal::to_string(out.result.status.code) + ": " +
-                      out.result.status.message);
+    out.execution_error =
+        o.name + ": execute: " + hal::to_string(out.result.status.code) + ": " + out.result.status.message;
   out.simulated_end_s = *end;
   const auto& result = out.result;
   auto& stats = (*sys)->stats();
-  stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
-      static_cast<double>(result.timing.time_in_driver_us);
-  stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
-      static_cast<double>(result.timing.time_on_device_us);
+  // A failed execution has no timing (NNAPI's UINT64_MAX): no latency stats rather than 1.8e19 µs.
+  if (result.timing.time_in_driver_us != UINT64_MAX) {
+    stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
+        static_cast<double>(result.timing.time_in_driver_us);
+    stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
+        static_cast<double>(result.timing.time_on_device_us);
+  }
   stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
   stats.counter("hal.execution.jobs", "jobs", "Driver jobs the execution submitted") = result.jobs;
   stats.counter("hal.execution.stages", "stages", "Stages of those jobs (one per operation on the NPU)") =
