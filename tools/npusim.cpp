@@ -275,7 +275,10 @@ int run_command(RunOptions o) {
                         {"timing_only", result.timing_only}};
     if (!result.timing_only) j["outputs"] = o.outputs;
     if (o.check)
-      j["check"] = {{"elements", cmp.elements}, {"mismatches", cmp.mismatches}, {"max_abs_error", cmp.max_abs_error}};
+      j["check"] = {{"elements", cmp.elements},
+                    {"mismatches", cmp.mismatches},
+                    {"max_abs_error", cmp.max_abs_error},
+                    {"first_mismatch", cmp.first_mismatch}};
     if (o.explain_tiling) {
       j["tiling"] = nlohmann::json::array();
       for (const auto& t : tilings) {
@@ -346,6 +349,8 @@ int run_command(RunOptions o) {
     std::printf("  vs CPU reference %llu of %llu elements within tolerance, max |error| %.3g%s\n",
                 static_cast<unsigned long long>(cmp.elements - cmp.mismatches),
                 static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error, cmp.mismatches ? "  MISMATCH" : "");
+    if (cmp.mismatches)
+      std::printf("  first mismatch  %s\n", cmp.first_mismatch.c_str());
   }
   if (result.timing_only)
     std::printf("  outputs         none: %s; the NPU ran for timing\n",
