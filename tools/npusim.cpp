@@ -321,8 +321,10 @@ int run_command(RunOptions o) {
     if (!executed) j["error"] = run->execution_error;
     if (executed && !result.timing_only) j["outputs"] = o.outputs;
     if (o.check && executed)
-      j["check"] = {
-          {"elements", cmp.elements}, {"mismatches", cmp.mismatches}, {"max_abs_error", cmp.max_abs_error}};
+      j["check"] = {{"elements", cmp.elements},
+                    {"mismatches", cmp.mismatches},
+                    {"max_abs_error", cmp.max_abs_error},
+                    {"first_mismatch", cmp.first_mismatch}};
     if (o.explain_tiling) {
       j["tiling"] = nlohmann::json::array();
       for (const auto& t : tilings) {
@@ -405,6 +407,8 @@ int run_command(RunOptions o) {
     std::printf("  vs CPU reference %llu of %llu elements within tolerance, max |error| %.3g%s\n",
                 static_cast<unsigned long long>(cmp.elements - cmp.mismatches),
                 static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error, cmp.mismatches ? "  MISMATCH" : "");
+    if (cmp.mismatches)
+      std::printf("  first mismatch  %s\n", cmp.first_mismatch.c_str());
   }
   if (!executed)
     std::printf("  outputs         none: the execution failed\n");

@@ -190,7 +190,10 @@ std::string run(const std::string& request_text) {
                                      out->reference.status.message);
     } else {
       const auto c = tools::compare_outputs(r.outputs, out->reference.outputs);
-      j["check"] = {{"elements", c.elements}, {"mismatches", c.mismatches}, {"max_abs_error", c.max_abs_error}};
+      j["check"] = {{"elements", c.elements},
+                    {"mismatches", c.mismatches},
+                    {"max_abs_error", c.max_abs_error},
+                    {"first_mismatch", c.first_mismatch}};
       j["reference_outputs"] = models::io_to_json(out->reference.outputs, true);
     }
   }

@@ -50,6 +50,9 @@ struct OutputComparison {
   double max_abs_error = 0;
   uint64_t mismatches = 0;
   uint64_t elements = 0;
+  // The first element out of tolerance (output operands in index order, elements row-major), e.g.
+  // "output operand 7 element 12: 131 on the device, 3 by the CPU reference"; empty when none.
+  std::string first_mismatch;
 };
 OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want);
 
