@@ -2,6 +2,7 @@
 // prints the per-app metrics and the comparison; optional metrics JSON, Perfetto trace and HTML report.
 // Every simulation (each policy's shared run and each app's isolated run) is a forked child process.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "npu/common/file_io.h"
 #include "npu/common/version.h"
 #include "npu/scenario/baselines.h"
+#include "npu/scenario/jobs_table.h"
 #include "npu/scenario/metrics.h"
 #include "npu/scenario/report.h"
 #include "npu/scenario/runner.h"
@@ -21,6 +23,7 @@ namespace {
 
 struct ScenarioOptions {
   std::string file, policy, trace, report, json;
+  std::string out_dir;  // --out: summary.json, jobs.csv, report.html and trace.json in one folder
   bool compare = false, scale_thermal = false, trace_descriptors = false;
   double scale = 1;
   double sla_factor = 4;
@@ -35,13 +38,26 @@ npu::Result<void> write_text(const std::string& path, const std::string& text) {
   return npu::io::write_file_atomic(path, text);
 }
 
-int run_scenario(const ScenarioOptions& o) {
+int run_scenario(ScenarioOptions o) {
   using namespace npu::scenario;
+  // --out DIR: every result in one folder; a file named by its own flag goes there instead.
+  std::string jobs_csv_path;
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec || !std::filesystem::is_directory(o.out_dir))
+      return fail(o.out_dir + ": --out: cannot create the folder" + (ec ? ": " + ec.message() : ""));
+    const std::filesystem::path dir(o.out_dir);
+    for (auto [flag, name] :
+         {std::pair{&o.json, "summary.json"}, {&o.report, "report.html"}, {&o.trace, "trace.json"}})
+      if (flag->empty()) *flag = (dir / name).string();
+    jobs_csv_path = (dir / "jobs.csv").string();
+  }
   if (o.scale_thermal && o.scale == 1) return fail("--scale-thermal: has no effect without --scale");
   if (o.trace_descriptors && o.trace.empty()) return fail("--trace-descriptors: has no effect without --trace");
   auto sc = load_scenario(o.file);
   if (!sc) return fail(sc.error());
-  for (const std::string* out : {&o.json, &o.report, &o.trace})
+  for (const std::string* out : {&o.json, &o.report, &o.trace, &jobs_csv_path})
     if (auto why = unwritable_reason(*out); !why.empty()) return fail(why);
   npu::tools::ScenarioRunsOptions ro;
   ro.policy = o.policy;
@@ -49,6 +65,7 @@ int run_scenario(const ScenarioOptions& o) {
   ro.scale = o.scale;
   ro.scale_thermal = o.scale_thermal;
   ro.trace = o.trace;
+  ro.trace_metadata = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}}};
   ro.trace_descriptors = o.trace_descriptors;
   ro.channel_timeline = !o.report.empty();
   ro.sla_factor = o.sla_factor;
@@ -77,6 +94,14 @@ int run_scenario(const ScenarioOptions& o) {
     std::printf("report written to %s\n", o.report.c_str());
   }
   if (!o.trace.empty()) std::printf("trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());
+  if (!jobs_csv_path.empty()) {
+    std::string csv = jobs_csv_header();
+    csv += jobs_csv_rows(*sc, main_run, runs->isolated.front());
+    for (size_t i = 0; i < runs->other_runs.size(); ++i)
+      csv += jobs_csv_rows(*sc, runs->other_runs[i], runs->isolated[i + 1]);
+    if (auto w = write_text(jobs_csv_path, csv); !w) return fail(w.error());
+    std::printf("per-request table written to %s\n", jobs_csv_path.c_str());
+  }
   // An app that was let in but whose every attempt failed is a broken run, not a slow one.
   int broken = 0;
   for (const auto& m : all)
@@ -104,6 +129,9 @@ Subcommand register_scenario_command(CLI::App& app) {
   cmd->add_option("--trace", o->trace, "Perfetto trace (Chrome trace-event JSON) of the main policy's run");
   cmd->add_option("--report", o->report, "Self-contained HTML report");
   cmd->add_option("--json", o->json, "Metrics JSON (deterministic: same seed, same bytes)");
+  cmd->add_option("--out", o->out_dir,
+                  "Run directory: summary.json (the --json metrics), jobs.csv (a row per request of every "
+                  "app and policy), report.html and trace.json");
   cmd->add_option("--scale", o->scale,
                   "Multiply the scenario's duration and event times (e.g. 0.2 for a quick run)")
       ->check(CLI::Range(1e-3, 100.0));

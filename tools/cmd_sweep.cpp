@@ -18,6 +18,7 @@
 
 #include "cmd_import.h"
 #include "command.h"
+#include "npu/common/version.h"
 #include "npu/hal/device.h"
 #include "npu/models/builder.h"
 #include "npu/models/validate.h"
@@ -219,7 +220,8 @@ int run_measure(const MeasureOptions& o) {
   if (!m) return fail(m.error());
   const auto area = npu::sweep::design_area(*cfg);
   (*m)["area_mm2"] = area.total_mm2();
-  json out = {{"workload", o.model.empty() ? o.scenario : o.model},
+  json out = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}},
+              {"workload", o.model.empty() ? o.scenario : o.model},
               {"hardware", o.hw},
               {"sets", o.sets},
               {"config_digest", npu::sweep::digest(values->dump())},

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -94,19 +95,39 @@ std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
   return csv;
 }
 
-// Faults the driver met and recovered from (or not) during a run, from the stats tree.
+// Faults the driver met during a run and what it did about them, from the stats tree: hangs found by the
+// watchdog (each answered by a channel reset and a retry, until the hang limit fails the job), ERROR
+// interrupts by code (DMA fault, uncorrectable SRAM ECC, other), failed jobs and thermal shutdowns.
 struct RunFaults {
-  uint64_t hangs = 0, channel_resets = 0, channel_errors = 0, jobs_failed = 0, thermal_shutdowns = 0;
+  uint64_t hangs = 0, retries = 0, channel_resets = 0, channel_errors = 0, dma_faults = 0, sram_ecc = 0,
+           other_errors = 0, jobs_failed = 0, thermal_shutdowns = 0;
   bool any() const { return hangs || channel_errors || jobs_failed || thermal_shutdowns; }
+  // The counts that are not zero, most telling first: "1 DMA fault, 1 failed job".
   std::string text() const {
-    auto n = [](uint64_t v, const char* one, const char* many) {
-      return std::to_string(v) + " " + (v == 1 ? one : many);
+    std::string out;
+    auto add = [&](uint64_t v, const char* one, const char* many) {
+      if (v) out += (out.empty() ? "" : ", ") + std::to_string(v) + " " + (v == 1 ? one : many);
     };
-    return n(hangs, "hang", "hangs") + " found by the watchdog, " +
-           n(channel_resets, "channel reset", "channel resets") + ", " +
-           n(channel_errors, "channel error", "channel errors") + " (DMA fault, ECC), " +
-           n(jobs_failed, "failed job", "failed jobs") + ", " +
-           n(thermal_shutdowns, "thermal shutdown", "thermal shutdowns");
+    add(hangs, "hang found by the watchdog", "hangs found by the watchdog");
+    add(retries, "retry", "retries");
+    add(dma_faults, "DMA fault", "DMA faults");
+    add(sram_ecc, "uncorrectable SRAM ECC error", "uncorrectable SRAM ECC errors");
+    add(other_errors, "other channel error", "other channel errors");
+    add(channel_resets, "channel reset", "channel resets");
+    add(jobs_failed, "failed job", "failed jobs");
+    add(thermal_shutdowns, "thermal shutdown", "thermal shutdowns");
+    return out;
+  }
+  nlohmann::json to_json() const {
+    return {{"hangs", hangs},
+            {"retries", retries},
+            {"channel_resets", channel_resets},
+            {"channel_errors", channel_errors},
+            {"dma_faults", dma_faults},
+            {"sram_ecc_errors", sram_ecc},
+            {"other_channel_errors", other_errors},
+            {"jobs_failed", jobs_failed},
+            {"thermal_shutdowns", thermal_shutdowns}};
   }
 };
 
@@ -117,8 +138,12 @@ RunFaults run_faults(const npu::stats::Registry& stats) {
   };
   RunFaults f;
   f.hangs = count("driver.watchdog.hangs");
+  f.retries = count("driver.watchdog.retries");
   f.channel_resets = count("driver.channel_resets");
   f.channel_errors = count("driver.channel_errors");
+  f.dma_faults = count("driver.errors.dma_fault");
+  f.sram_ecc = count("driver.errors.sram_ecc");
+  f.other_errors = count("driver.errors.other");
   f.jobs_failed = count("driver.jobs.failed");
   f.thermal_shutdowns = count("driver.thermal.shutdowns");
   return f;
@@ -164,6 +189,13 @@ int run_command(RunOptions o) {
   if (!model) return fail(model.error());
   auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return fail(cfg.error());
+  // The CPU reference device runs on the host: no NPU parameter changes what it computes or its timing.
+  if (o.device == "cpu")
+    for (const std::string& set : o.sets)
+      if (set.rfind("npu.", 0) == 0)
+        return fail("--set " + set +
+                    ": has no effect with --device cpu (the CPU reference device runs on the host; " +
+                    "host.* sets its costs)");
   if (!o.waves.empty() && cfg->npu.channel.compute_core != "rtl")
     return fail("--waves: has no effect unless the compute core is the RTL (--set npu.channel.compute_core.model=rtl)");
   // Timing only: a model whose weights are sizes, or NPU hardware that computes nothing. Such a run
@@ -203,6 +235,11 @@ int run_command(RunOptions o) {
   ro.check = o.check;
   auto run = tools::run_model(*model, *inputs, *cfg, ro);
   if (!run) return fail(run.error());
+  // A failed execution still leaves its summary, stats, per-layer table and trace (no outputs).
+  const bool executed = run->execution_error.empty();
+  // NNAPI's "no timing" (UINT64_MAX) after a failed execution.
+  const bool timed = run->result.timing.time_in_driver_us != UINT64_MAX;
+  if (!executed) std::fprintf(stderr, "npusim: %s\n", run->execution_error.c_str());
   const hal::ExecutionResult& result = run->result;
   const hal::ExecutionResult& reference = run->reference;
   const std::string& placement = run->placement;
@@ -212,13 +249,22 @@ int run_command(RunOptions o) {
 
   std::string error;
   // A timing-only model gives timing but no values: no outputs file rather than one of made-up values.
-  if (!result.timing_only &&
+  if (executed && !result.timing_only &&
       !write_file(o.outputs, models::dump_json_pretty(models::io_to_json(result.outputs)), &error))
     return fail(error);
   auto& stats = sys->stats();
-  if (!o.stats.empty() && !write_file(o.stats, stats.to_json(o.stats_meta).dump(2) + "\n", &error)) return fail(error);
+  // Every JSON file names the npusim that wrote it, as the summary does.
+  const nlohmann::json made_by = {{"version", npu::version()}, {"git", npu::git_hash()}};
+  if (!o.stats.empty()) {
+    nlohmann::json tree = stats.to_json(o.stats_meta);
+    tree["npusim"] = made_by;
+    if (!write_file(o.stats, tree.dump(2) + "\n", &error)) return fail(error);
+  }
   if (!o.trace.empty()) {
-    if (auto w = sys->tracer()->write(o.trace); !w) return fail(w.error());
+    // Chrome trace-event JSON's "metadata" object, shown by chrome://tracing and Perfetto with the trace.
+    nlohmann::json trace = sys->tracer()->to_json();
+    trace["metadata"] = {{"npusim", made_by}};
+    if (!write_file(o.trace, trace.dump() + "\n", &error)) return fail(error);
   }
   const std::filesystem::path out_dir(o.out_dir);
   if (!o.out_dir.empty()) {
@@ -231,7 +277,7 @@ int run_command(RunOptions o) {
   }
 
   tools::OutputComparison cmp;
-  if (o.check) {
+  if (o.check && executed) {
     if (!reference.status.ok())
       return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " + reference.status.message);
     cmp = tools::compare_outputs(result.outputs, reference.outputs);
@@ -241,17 +287,21 @@ int run_command(RunOptions o) {
   const RunWindow window = run_window(stats, hwc.channels);
   // A run that met a hang or a device error finished only by recovering: its timing includes the
   // watchdog, reset and retry, so it is not a clean result.
-  const int status = o.check && cmp.mismatches ? 3 : faults.any() ? 4 : 0;
+  // A failed execution with no device fault behind it (none is known to happen) stays a plain error.
+  const int status = !executed                   ? (faults.any() ? 4 : 1)
+                     : o.check && cmp.mismatches ? 3
+                     : faults.any()              ? 4
+                                                 : 0;
   if (faults.any())
     std::fprintf(stderr, "npusim: %s: the run met faults: %s\n", o.model.c_str(), faults.text().c_str());
   if (o.json || !o.out_dir.empty()) {
-    nlohmann::json j = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}},
+    nlohmann::json j = {{"npusim", made_by},
                         {"model", o.model},
                         {"device", o.device == "cpu" ? std::string(sys->cpu_device().name())
                                                      : std::string(sys->npu_device().name())},
                         {"placement", placement},
-                        {"latency_us", result.timing.time_in_driver_us},
-                        {"device_us", result.timing.time_on_device_us},
+                        {"latency_us", timed ? nlohmann::json(result.timing.time_in_driver_us) : nullptr},
+                        {"device_us", timed ? nlohmann::json(result.timing.time_on_device_us) : nullptr},
                         {"npu_cycles", result.device_cycles},
                         // The vocabulary of README "Reading the outputs", as the Python module names them.
                         {"jobs", result.jobs},
@@ -264,18 +314,17 @@ int run_command(RunOptions o) {
                         {"whole_run",
                          {{"compute_utilisation", window.compute_whole_run},
                           {"dram_bandwidth_gbps", window.dram_whole_run_gbps}}},
-                        {"faults",
-                         {{"hangs", faults.hangs},
-                          {"channel_resets", faults.channel_resets},
-                          {"channel_errors", faults.channel_errors},
-                          {"jobs_failed", faults.jobs_failed},
-                          {"thermal_shutdowns", faults.thermal_shutdowns}}},
+                        {"faults", faults.to_json()},
                         {"simulated_end_s", run->simulated_end_s},
                         {"area_mm2", run->area_mm2},
                         {"timing_only", result.timing_only}};
-    if (!result.timing_only) j["outputs"] = o.outputs;
-    if (o.check)
-      j["check"] = {{"elements", cmp.elements}, {"mismatches", cmp.mismatches}, {"max_abs_error", cmp.max_abs_error}};
+    if (!executed) j["error"] = run->execution_error;
+    if (executed && !result.timing_only) j["outputs"] = o.outputs;
+    if (o.check && executed)
+      j["check"] = {{"elements", cmp.elements},
+                    {"mismatches", cmp.mismatches},
+                    {"max_abs_error", cmp.max_abs_error},
+                    {"first_mismatch", cmp.first_mismatch}};
     if (o.explain_tiling) {
       j["tiling"] = nlohmann::json::array();
       for (const auto& t : tilings) {
@@ -296,16 +345,28 @@ int run_command(RunOptions o) {
       return status;
     }
   }
-  std::printf("npusim run: %s on %s (%u channel%s, %ux%u %s array, %.0f MHz)\n", o.model.c_str(),
-              o.device == "cpu" ? sys->cpu_device().name().c_str() : sys->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
-              hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(), hwc.clock_mhz());
+  // The device that ran: the NPU's geometry, or the host CPU the reference device charges its time to.
+  if (o.device == "cpu")
+    std::printf("npusim run: %s on %s (CPU reference device: host CPU at %g GMAC/s, copies at %g GB/s)\n",
+                o.model.c_str(), sys->cpu_device().name().c_str(), sys->config().host.cpu_gmacs,
+                sys->config().host.memcpy_gbps);
+  else
+    std::printf("npusim run: %s on %s (%u channel%s, %ux%u %s array, %.0f MHz)\n", o.model.c_str(),
+                sys->npu_device().name().c_str(), hwc.channels, hwc.channels == 1 ? "" : "s",
+                hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(),
+                hwc.clock_mhz());
   std::printf("  placement       %s\n", placement.c_str());
   if (zoo_inputs) std::printf("  inputs          the zoo's seeded inputs (as npusim zoo write writes them)\n");
   std::printf("  prepare         %.1f us simulated\n", prepare_ns / 1000.0);
-  std::printf("  latency         %llu us simulated (time in driver)\n",
-              static_cast<unsigned long long>(result.timing.time_in_driver_us));
+  if (timed)
+    std::printf("  latency         %llu us simulated (time in driver)\n",
+                static_cast<unsigned long long>(result.timing.time_in_driver_us));
+  else
+    std::printf("  latency         none: a failed execution reports no timing\n");
   if (result.command_buffers) {
-    std::printf("  on device       %llu us\n", static_cast<unsigned long long>(result.timing.time_on_device_us));
+    if (timed)
+      std::printf("  on device       %llu us\n",
+                  static_cast<unsigned long long>(result.timing.time_on_device_us));
     std::printf("  submitted       %u job%s to the driver: %u stage%s, %u command buffer%s\n", result.jobs,
                 result.jobs == 1 ? "" : "s", result.stages, result.stages == 1 ? "" : "s",
                 result.command_buffers, result.command_buffers == 1 ? "" : "s");
@@ -319,10 +380,10 @@ int run_command(RunOptions o) {
         window.window_us, 100.0 * window.compute_window, 100.0 * window.compute_whole_run,
         window.dram_window_gbps, window.dram_whole_run_gbps);
   }
-  if (faults.hangs || faults.channel_resets || faults.channel_errors || faults.jobs_failed ||
-      faults.thermal_shutdowns)
+  if (faults.any())
     std::printf("  faults          %s%s\n", faults.text().c_str(),
                 faults.hangs && !faults.jobs_failed ? "; the hung command buffer was reset and retried" : "");
+  if (!executed) std::printf("  failed          %s\n", run->execution_error.c_str());
   for (const auto& [idx, t] : result.outputs) {
     std::printf("  output %-8u %s %s\n", idx, std::string(models::to_string(t.type)).c_str(),
                 dims_text(t.dimensions).c_str());
@@ -342,12 +403,16 @@ int run_command(RunOptions o) {
                                      : 0.0);
     }
   }
-  if (o.check) {
+  if (o.check && executed) {
     std::printf("  vs CPU reference %llu of %llu elements within tolerance, max |error| %.3g%s\n",
                 static_cast<unsigned long long>(cmp.elements - cmp.mismatches),
                 static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error, cmp.mismatches ? "  MISMATCH" : "");
+    if (cmp.mismatches)
+      std::printf("  first mismatch  %s\n", cmp.first_mismatch.c_str());
   }
-  if (result.timing_only)
+  if (!executed)
+    std::printf("  outputs         none: the execution failed\n");
+  else if (result.timing_only)
     std::printf("  outputs         none: %s; the NPU ran for timing\n",
                 timing_only_why ? timing_only_why : "a timing-only run");
   else
@@ -356,7 +421,7 @@ int run_command(RunOptions o) {
   if (!o.trace.empty()) std::printf("  trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());
   if (!o.out_dir.empty())
     std::printf("  run directory   %s: config.json, summary.json, stats.json, layers.csv, trace.json%s\n",
-                o.out_dir.c_str(), result.timing_only ? "" : ", outputs.json");
+                o.out_dir.c_str(), result.timing_only || !executed ? "" : ", outputs.json");
   return status;
 }
 

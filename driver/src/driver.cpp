@@ -74,7 +74,7 @@ const char* to_string(ThermalSeverity s) {
 void DriverConfig::declare(cfg::Schema& s) {
   s.choice("driver.scheduler", &scheduler, "priority", scheduling_policy_names(),
            "Which waiting command buffer runs next: preemptive highest-priority-first, FCFS, PREMA tokens, round "
-           "robin, earliest deadline first, or adaptive (deadline work first, the rest: the shortest of the jobs slowed most so far)");
+           "robin, earliest deadline first, or adaptive (the shortest of the fair candidates, deadlines kept by slack stealing)");
   s.choice("driver.preemption", &preemption, "checkpoint", preemption_policy_names(),
            "How a running command buffer gives its channel to more urgent work");
   // Round robin: a slice of a few command-buffer tiles (0.5-4 ms), longer for more urgent levels so they
@@ -106,11 +106,11 @@ void DriverConfig::declare(cfg::Schema& s) {
         "the tokens of the app's waiting jobs so an app slowed more than others lately catches up (0: off; 0.5 "
         "beat 1 on prema_mix's fairness, 0.76 against 0.71)",
         0.0, 1.0);
-  s.f64("driver.sched.urgent_slack", &sched.urgent_slack, 1e6, "",
-        "adaptive: deadline work goes ahead of all other work once its slack is below this many times its "
-        "remaining work; the default 1e6 means always (with 2, a camera frame with slack waited behind an "
-        "LLM pass: sustained_heat's camera p99 rose to 18.6 ms from 5.7 ms under hpf)",
-        0.0, 1e6);
+  s.f64("driver.sched.deadline_stretch", &sched.deadline_stretch, 1.5, "",
+        "adaptive: work runs ahead of waiting deadline work only while every deadline would still be met with "
+        "each predicted length stretched by this factor (slack stealing: the margin covers DRAM contention "
+        "and preemption latency the prediction leaves out); 0: deadline work always goes first",
+        0.0, 100.0);
   s.f64("driver.sched.starvation_bound", &sched.starvation_bound, 20.0, "",
         "adaptive: a job that waited this many times its predicted length runs ahead of all work without a "
         "deadline (bounds its slowdown whatever its weight)",
@@ -150,8 +150,15 @@ Driver::Stats::Stats(stats::Registry& r)
       restore_bytes(r.counter("driver.preemption.restore_bytes", "B", "SRAM bytes restored on resume")),
       killed_work_ns(r.value("driver.preemption.killed_work_ns", "ns", "Channel time thrown away by kills")),
       hangs(r.counter("driver.watchdog.hangs", "", "Command buffers found hung by the watchdog")),
+      hang_retries(r.counter("driver.watchdog.retries", "",
+                             "Hung command buffers retried from their start after the channel reset")),
       channel_resets(r.counter("driver.channel_resets", "", "Channel resets (cancel, kill, hang)")),
       channel_errors(r.counter("driver.channel_errors", "", "ERROR interrupts (DMA fault, ECC, bad descriptor)")),
+      dma_faults(r.counter("driver.errors.dma_fault", "", "ERROR interrupts with code DMA fault")),
+      sram_ecc_errors(
+          r.counter("driver.errors.sram_ecc", "", "ERROR interrupts with code uncorrectable SRAM ECC")),
+      other_channel_errors(r.counter("driver.errors.other", "",
+                                     "ERROR interrupts with another code (bad descriptor, SRAM overflow)")),
       dvfs_changes(r.counter("driver.thermal.dvfs_changes", "", "Operating-point changes by the governor")),
       thermal_shutdowns(r.counter("driver.thermal.shutdowns", "",
                                   "Thermal shutdowns: the NPU halted at SHUTDOWN severity until it cooled")),

@@ -30,8 +30,13 @@ struct Driver::Stats {
   uint64_t& restore_bytes;
   double& killed_work_ns;
   uint64_t& hangs;
+  uint64_t& hang_retries;
   uint64_t& channel_resets;
   uint64_t& channel_errors;
+  // channel_errors by ChannelError code: DMA fault, SRAM ECC, and the rest (bad descriptor, SRAM overflow).
+  uint64_t& dma_faults;
+  uint64_t& sram_ecc_errors;
+  uint64_t& other_channel_errors;
   uint64_t& dvfs_changes;
   uint64_t& thermal_shutdowns;
   std::array<double*, 7> severity_ns;  // time spent at each ThermalSeverity

@@ -88,6 +88,17 @@ void Driver::channel_event(uint32_t ch, uint32_t bits) {
   if (bits & regs::CH_IRQ_ERROR) {
     const uint32_t status = hw_.regs.read32(base + regs::CH_STATUS);
     const uint32_t index = hw_.regs.read32(base + regs::CH_ERROR_INDEX);
+    switch (static_cast<regs::ChannelError>((status >> 8) & 0xFF)) {
+      case regs::ChannelError::DMA_FAULT:
+        ++st_->dma_faults;
+        break;
+      case regs::ChannelError::SRAM_ECC:
+        ++st_->sram_ecc_errors;
+        break;
+      default:
+        ++st_->other_channel_errors;
+        break;
+    }
     task_failed(ch, "channel " + std::to_string(ch) + ": " + error_name((status >> 8) & 0xFF) + " at descriptor " +
                         std::to_string(index));
   } else if (bits & regs::CH_IRQ_PREEMPTED) {

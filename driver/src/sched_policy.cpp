@@ -14,10 +14,11 @@ class PriorityPolicy final : public SchedulingPolicy {
  public:
   const char* name() const override { return "priority"; }
   size_t pick(std::span<const TaskView> waiting) const override {
-    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) {
-                                 return std::tie(a.level, a.effective_priority, a.order) <
-                                        std::tie(b.level, b.effective_priority, b.order);
-                               }) -
+    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(),
+                                                [](const auto& a, const auto& b) {
+                                                  return std::tie(a.level, a.effective_priority, a.order) <
+                                                         std::tie(b.level, b.effective_priority, b.order);
+                                                }) -
                                waiting.begin());
   }
   std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const override {
@@ -25,7 +26,8 @@ class PriorityPolicy final : public SchedulingPolicy {
     for (size_t i = 0; i < running.size(); ++i) {
       const auto& r = running[i];
       if (r.preempting || r.level <= candidate.level) continue;
-      if (!best || std::tie(r.level, r.order) > std::tie(running[*best].level, running[*best].order)) best = i;
+      if (!best || std::tie(r.level, r.order) > std::tie(running[*best].level, running[*best].order))
+        best = i;
     }
     return best;
   }
@@ -36,12 +38,14 @@ class FcfsPolicy final : public SchedulingPolicy {
  public:
   const char* name() const override { return "fcfs"; }
   size_t pick(std::span<const TaskView> waiting) const override {
-    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) {
-                                 return a.order < b.order;
-                               }) -
-                               waiting.begin());
+    return static_cast<size_t>(
+        std::min_element(waiting.begin(), waiting.end(),
+                         [](const auto& a, const auto& b) { return a.order < b.order; }) -
+        waiting.begin());
   }
-  std::optional<size_t> victim(const TaskView&, std::span<const TaskView>) const override { return std::nullopt; }
+  std::optional<size_t> victim(const TaskView&, std::span<const TaskView>) const override {
+    return std::nullopt;
+  }
 };
 
 // PREMA (Choi and Rhu, HPCA 2020), in the driver's terms. A job's priority class weighs 9 (REALTIME and
@@ -68,9 +72,8 @@ class PremaPolicy final : public SchedulingPolicy {
     size_t best = waiting.size();
     for (size_t i = 0; i < waiting.size(); ++i) {
       if (tokens(waiting[i]) < threshold) continue;
-      if (best == waiting.size() ||
-          std::tie(waiting[i].estimated_remaining_ns, waiting[i].order) <
-              std::tie(waiting[best].estimated_remaining_ns, waiting[best].order))
+      if (best == waiting.size() || std::tie(waiting[i].estimated_remaining_ns, waiting[i].order) <
+                                        std::tie(waiting[best].estimated_remaining_ns, waiting[best].order))
         best = i;
     }
     return best;
@@ -79,8 +82,10 @@ class PremaPolicy final : public SchedulingPolicy {
     std::optional<size_t> best;
     for (size_t i = 0; i < running.size(); ++i) {
       const auto& r = running[i];
-      if (r.preempting || weight(r.level) >= weight(candidate.level) || tokens(r) >= weight(candidate.level)) continue;
-      if (!best || std::tie(r.level, r.order) > std::tie(running[*best].level, running[*best].order)) best = i;
+      if (r.preempting || weight(r.level) >= weight(candidate.level) || tokens(r) >= weight(candidate.level))
+        continue;
+      if (!best || std::tie(r.level, r.order) > std::tie(running[*best].level, running[*best].order))
+        best = i;
     }
     return best;
   }
@@ -94,9 +99,11 @@ class RoundRobinPolicy final : public SchedulingPolicy {
   explicit RoundRobinPolicy(const SchedulerParams& p) : p_(p) {}
   const char* name() const override { return "rr"; }
   size_t pick(std::span<const TaskView> waiting) const override {
-    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) {
-                                 return std::tie(b.queued_wait_ns, a.order) < std::tie(a.queued_wait_ns, b.order);
-                               }) -
+    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(),
+                                                [](const auto& a, const auto& b) {
+                                                  return std::tie(b.queued_wait_ns, a.order) <
+                                                         std::tie(a.queued_wait_ns, b.order);
+                                                }) -
                                waiting.begin());
   }
   std::optional<size_t> victim(const TaskView&, std::span<const TaskView> running) const override {
@@ -128,10 +135,11 @@ class EdfPolicy final : public SchedulingPolicy {
   const char* name() const override { return "edf"; }
   static uint64_t key(const TaskView& t) { return t.deadline_ns ? t.deadline_ns : UINT64_MAX; }
   size_t pick(std::span<const TaskView> waiting) const override {
-    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(), [](const auto& a, const auto& b) {
-                                 return std::make_tuple(key(a), a.level, a.order) <
-                                        std::make_tuple(key(b), b.level, b.order);
-                               }) -
+    return static_cast<size_t>(std::min_element(waiting.begin(), waiting.end(),
+                                                [](const auto& a, const auto& b) {
+                                                  return std::make_tuple(key(a), a.level, a.order) <
+                                                         std::make_tuple(key(b), b.level, b.order);
+                                                }) -
                                waiting.begin());
   }
   std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const override {
@@ -140,29 +148,35 @@ class EdfPolicy final : public SchedulingPolicy {
     for (size_t i = 0; i < running.size(); ++i) {
       const auto& r = running[i];
       if (r.preempting || key(r) <= key(candidate)) continue;
-      if (!best || std::make_tuple(key(r), r.order) > std::make_tuple(key(running[*best]), running[*best].order))
+      if (!best ||
+          std::make_tuple(key(r), r.order) > std::make_tuple(key(running[*best]), running[*best].order))
         best = i;
     }
     return best;
   }
 };
 
-// npusim's default scheduler. Three tiers, in this order:
-//  1. Work with a deadline (a camera frame, an assistant answer) runs first, by level, then earliest
-//     deadline, and takes a channel from any work without one: a missed frame is a visible failure.
-//  2. Starved work: a job that has waited more than `starvation_bound` times its predicted length,
-//     longest normalised wait first; it keeps its channel.
-//  3. The rest, PREMA's way with a tunable threshold. Each job holds tokens
+// npusim's default scheduler: shortest remaining work first among fair candidates, with deadlines kept by
+// slack stealing.
+//  - Sharing. Each job holds tokens
 //         tokens = weight(level) · (1 + waited / predicted length) · its app's recent slowdown
-//     (its slowdown so far, weighted, and raised for an app whose jobs have lately been slowed more than
-//     others': fairness is between apps, not only between jobs). The candidates are the jobs whose tokens reach `candidate_share`
-//     of the most any waiting job holds; among them the shortest predicted remaining work runs first.
-//     Shortest-remaining-work-first minimises mean normalised turnaround; the threshold keeps a job whose
-//     slowdown has grown far beyond the others' from being passed over again (fairness). A share of 1
-//     is highest-response-ratio-next, 0 pure shortest-remaining-work-first. A waiting job takes a running
-//     one's channel only where it would have been picked over it had both been waiting: the running one
-//     is not a candidate against it, or both are and the running one has `preempt_ratio` times more work
-//     left (small gains are not worth a checkpoint).
+//    (the app's slowdown counts because fairness is between apps, not only between jobs). The
+//    candidates are the jobs whose tokens reach `candidate_share` of the most any waiting job holds, and
+//    every job with a deadline; among them the shortest predicted remaining work runs first. Shortest-
+//    remaining-work-first minimises mean normalised turnaround; the threshold keeps a job whose slowdown
+//    has grown far beyond the others' from being passed over again. Starved work (waited more than
+//    `starvation_bound` times its predicted length) goes ahead of the sharing, longest normalised wait first.
+//  - Deadlines (slack stealing). The sharing's choice runs only if, with every predicted length stretched
+//    by `deadline_stretch`, each waiting deadline job would still end by its deadline were the chosen
+//    buffer and then the deadline jobs run one after another in deadline order on this channel (other
+//    channels only help); otherwise the earliest deadline that can still be met runs. So a long deadline
+//    job lets short work pass while its slack lasts, and a short one runs first by its length.
+//  - Preemption. Deadline work that cannot wait for the first running buffer to end takes a channel from
+//    work without a deadline or with a later one. Otherwise a waiting job takes a running one's channel
+//    only where it would have been picked over it had both been waiting (the running one is not a
+//    candidate against it, or both are and the running one has more work left: `preempt_ratio` times more
+//    for work without a deadline, where small gains are not worth a checkpoint); never from starved work,
+//    and from deadline work only for deadline work due earlier that leaves the running job its deadline.
 // Which mechanism a preemption uses is the "adaptive" PreemptionPolicy's choice.
 class AdaptivePolicy final : public SchedulingPolicy {
  public:
@@ -172,39 +186,55 @@ class AdaptivePolicy final : public SchedulingPolicy {
   double normalised_wait(const TaskView& t) const {
     return static_cast<double>(t.waited_ns) / static_cast<double>(std::max<uint64_t>(t.job_total_ns, 1));
   }
-  bool starved(const TaskView& t) const { return !t.deadline_ns && normalised_wait(t) >= p_.starvation_bound; }
+  bool starved(const TaskView& t) const {
+    return !t.deadline_ns && normalised_wait(t) >= p_.starvation_bound;
+  }
   double tokens(const TaskView& t) const {
     return weight(t) * (1.0 + normalised_wait(t)) * std::max(t.context_slowdown, 1.0);
   }
-  // Deadline work whose slack has become tight.
-  bool urgent(const TaskView& t) const {
-    if (!t.deadline_ns) return false;
-    const double slack = static_cast<double>(t.deadline_ns) - static_cast<double>(t.now_ns) -
-                         static_cast<double>(t.job_remaining_ns);
-    return slack < p_.urgent_slack * static_cast<double>(t.job_remaining_ns);
+  double stretched(uint64_t ns) const { return p_.deadline_stretch * static_cast<double>(ns); }
+  // Deadline work that can still make its deadline if it starts now.
+  bool meetable(const TaskView& t) const {
+    return t.deadline_ns && static_cast<double>(t.now_ns) + stretched(t.job_remaining_ns) <=
+                                static_cast<double>(t.deadline_ns);
   }
-  int tier(const TaskView& t) const { return urgent(t) ? 0 : starved(t) ? 1 : 2; }
+  static bool earlier_deadline(const TaskView& a, const TaskView& b) {
+    return std::tie(a.deadline_ns, a.level, a.order) < std::tie(b.deadline_ns, b.level, b.order);
+  }
+
   size_t pick(std::span<const TaskView> waiting) const override {
-    int best_tier = 2;
-    double most_tokens = 0;
-    for (const auto& t : waiting) best_tier = std::min(best_tier, tier(t));
-    for (const auto& t : waiting)
-      if (tier(t) == 2) most_tokens = std::max(most_tokens, tokens(t));
-    const double threshold = p_.candidate_share * most_tokens;
-    auto key = [&](const TaskView& t) {
-      if (best_tier == 0) return std::make_tuple(static_cast<double>(t.level), static_cast<double>(t.deadline_ns), t.order);
-      if (best_tier == 1) return std::make_tuple(-normalised_wait(t), 0.0, t.order);
-      return std::make_tuple(static_cast<double>(t.job_remaining_ns), 0.0, t.order);
-    };
-    size_t best = waiting.size();
-    for (size_t i = 0; i < waiting.size(); ++i) {
-      const auto& t = waiting[i];
-      if (tier(t) != best_tier || (best_tier == 2 && tokens(t) < threshold)) continue;
-      if (best == waiting.size() || key(t) < key(waiting[best])) best = i;
+    const size_t chosen = share(waiting);
+    std::vector<size_t> deadlines;  // meetable deadline work, earliest deadline first
+    for (size_t i = 0; i < waiting.size(); ++i)
+      if (meetable(waiting[i])) deadlines.push_back(i);
+    if (deadlines.empty()) return chosen;
+    std::sort(deadlines.begin(), deadlines.end(),
+              [&](size_t a, size_t b) { return earlier_deadline(waiting[a], waiting[b]); });
+    if (p_.deadline_stretch <= 0) return waiting[chosen].deadline_ns ? chosen : deadlines.front();
+    // Slack stealing: `chosen` first (its buffer, or its whole job if it has a deadline), then the
+    // deadline work in deadline order.
+    const TaskView& c = waiting[chosen];
+    double t = static_cast<double>(c.now_ns) +
+               stretched(c.deadline_ns ? c.job_remaining_ns : c.estimated_remaining_ns);
+    if (c.deadline_ns && t > static_cast<double>(c.deadline_ns) && meetable(c)) return deadlines.front();
+    for (size_t i : deadlines) {
+      if (i == chosen) continue;
+      t += stretched(waiting[i].job_remaining_ns);
+      if (t > static_cast<double>(waiting[i].deadline_ns)) return deadlines.front();
     }
-    return best;
+    return chosen;
   }
+
   std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const override {
+    // Deadline work that cannot wait for the first running buffer to end.
+    bool must_run = false;
+    if (meetable(candidate)) {
+      double first_free = 1e300;
+      for (const auto& r : running) first_free = std::min(first_free, stretched(r.estimated_remaining_ns));
+      must_run = p_.deadline_stretch <= 0 ||
+                 static_cast<double>(candidate.now_ns) + first_free + stretched(candidate.job_remaining_ns) >
+                     static_cast<double>(candidate.deadline_ns);
+    }
     std::optional<size_t> best;
     // The running job to give up its channel: among those allowed, the one with the most work left.
     auto worse = [](const TaskView& a, const TaskView& b) {
@@ -213,19 +243,29 @@ class AdaptivePolicy final : public SchedulingPolicy {
     for (size_t i = 0; i < running.size(); ++i) {
       const auto& r = running[i];
       if (r.preempting) continue;
-      if (urgent(candidate)) {
-        // Urgent deadline work takes a channel from work without a deadline, or from a less urgent level's.
-        if (r.deadline_ns && r.level <= candidate.level) continue;
+      if (must_run) {
+        // From work without a deadline, or with a later one.
+        if (r.deadline_ns && r.deadline_ns <= candidate.deadline_ns) continue;
       } else {
-        // Never from deadline or starved work; among the rest only for a clear gain.
-        if (r.deadline_ns || starved(r)) continue;
+        // From starved work only for shorter deadline work; from deadline work only for deadline work due
+        // earlier, and only if the running job still meets its own deadline after it; among the rest only
+        // for a clear gain.
+        if (starved(r) && !(candidate.deadline_ns && candidate.job_remaining_ns < r.job_remaining_ns))
+          continue;
+        if (r.deadline_ns &&
+            (!candidate.deadline_ns || candidate.deadline_ns >= r.deadline_ns ||
+             static_cast<double>(r.now_ns) + stretched(candidate.job_remaining_ns + r.job_remaining_ns) >
+                 static_cast<double>(r.deadline_ns)))
+          continue;
         if (!starved(candidate)) {
           // Only where the candidate would have been picked over it, had both been waiting: r is not a
           // candidate against it (fairness), or both are and the candidate has clearly less work left.
           const double share = p_.candidate_share;
-          if (tokens(candidate) < share * tokens(r)) continue;
-          const bool r_candidate = tokens(r) >= share * tokens(candidate);
-          if (r_candidate && static_cast<double>(candidate.job_remaining_ns) * p_.preempt_ratio >=
+          if (!candidate.deadline_ns && tokens(candidate) < share * tokens(r)) continue;
+          const bool r_candidate = r.deadline_ns || tokens(r) >= share * tokens(candidate);
+          // Deadline work needs only to be shorter (shortest remaining work first).
+          const double ratio = candidate.deadline_ns ? 1.0 : p_.preempt_ratio;
+          if (r_candidate && static_cast<double>(candidate.job_remaining_ns) * ratio >=
                                  static_cast<double>(r.job_remaining_ns))
             continue;
         }
@@ -236,6 +276,44 @@ class AdaptivePolicy final : public SchedulingPolicy {
   }
 
  private:
+  // The choice of the sharing rule: starved work first (but shorter deadline work before it), else the
+  // shortest candidate by tokens.
+  size_t share(std::span<const TaskView> waiting) const {
+    const size_t pick = starved_or_shortest_candidate(waiting);
+    if (!starved(waiting[pick])) return pick;
+    size_t shortest_deadline = pick;
+    for (size_t i = 0; i < waiting.size(); ++i)
+      if (waiting[i].deadline_ns && waiting[i].job_remaining_ns < waiting[shortest_deadline].job_remaining_ns)
+        shortest_deadline = i;
+    return shortest_deadline;
+  }
+  size_t starved_or_shortest_candidate(std::span<const TaskView> waiting) const {
+    bool any_starved = false;
+    double most_tokens = 0;
+    for (const auto& t : waiting) {
+      any_starved |= starved(t);
+      most_tokens = std::max(most_tokens, tokens(t));
+    }
+    const double threshold = p_.candidate_share * most_tokens;
+    size_t best = waiting.size();
+    for (size_t i = 0; i < waiting.size(); ++i) {
+      const auto& t = waiting[i];
+      // Deadline work is always a candidate: short, it runs first; long, it yields while its slack lasts.
+      if (any_starved ? !starved(t) : tokens(t) < threshold && !t.deadline_ns) continue;
+      if (best == waiting.size()) {
+        best = i;
+        continue;
+      }
+      const auto& b = waiting[best];
+      const bool better =
+          any_starved
+              ? std::make_tuple(-normalised_wait(t), t.order) < std::make_tuple(-normalised_wait(b), b.order)
+              : std::tie(t.job_remaining_ns, t.order) < std::tie(b.job_remaining_ns, b.order);
+      if (better) best = i;
+    }
+    return best;
+  }
+
   SchedulerParams p_;
 };
 
@@ -269,10 +347,11 @@ class PredictiveMechanism final : public PreemptionPolicy {
 class AdaptiveMechanism final : public PreemptionPolicy {
  public:
   const char* name() const override { return "adaptive"; }
-  PreemptMechanism choose(const TaskView& victim, const TaskView& candidate, const PreemptCosts& costs) const override {
-    const bool deadline_safe =
-        !candidate.deadline_ns ||
-        candidate.now_ns + victim.estimated_remaining_ns + candidate.job_remaining_ns <= candidate.deadline_ns;
+  PreemptMechanism choose(const TaskView& victim, const TaskView& candidate,
+                          const PreemptCosts& costs) const override {
+    const bool deadline_safe = !candidate.deadline_ns || candidate.now_ns + victim.estimated_remaining_ns +
+                                                                 candidate.job_remaining_ns <=
+                                                             candidate.deadline_ns;
     if (victim.estimated_remaining_ns <= costs.checkpoint_ns && deadline_safe) return PreemptMechanism::DRAIN;
     if (!costs.save_restore || costs.kill_lost_ns < costs.checkpoint_ns) return PreemptMechanism::KILL;
     return PreemptMechanism::CHECKPOINT;
@@ -283,14 +362,18 @@ class AdaptiveMechanism final : public PreemptionPolicy {
 
 const char* to_string(PreemptMechanism m) {
   switch (m) {
-    case PreemptMechanism::CHECKPOINT: return "checkpoint";
-    case PreemptMechanism::KILL: return "kill";
-    case PreemptMechanism::DRAIN: return "drain";
+    case PreemptMechanism::CHECKPOINT:
+      return "checkpoint";
+    case PreemptMechanism::KILL:
+      return "kill";
+    case PreemptMechanism::DRAIN:
+      return "drain";
   }
   return "?";
 }
 
-std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name, const SchedulerParams& params) {
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name,
+                                                         const SchedulerParams& params) {
   if (name == "priority") return std::make_unique<PriorityPolicy>();
   if (name == "fcfs") return std::make_unique<FcfsPolicy>();
   if (name == "prema") return std::make_unique<PremaPolicy>();
@@ -301,7 +384,8 @@ std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name
 }
 
 std::unique_ptr<PreemptionPolicy> make_preemption_policy(const std::string& name) {
-  if (name == "checkpoint") return std::make_unique<FixedMechanism>("checkpoint", PreemptMechanism::CHECKPOINT);
+  if (name == "checkpoint")
+    return std::make_unique<FixedMechanism>("checkpoint", PreemptMechanism::CHECKPOINT);
   if (name == "kill") return std::make_unique<FixedMechanism>("kill", PreemptMechanism::KILL);
   if (name == "drain") return std::make_unique<FixedMechanism>("drain", PreemptMechanism::DRAIN);
   if (name == "predictive") return std::make_unique<PredictiveMechanism>();

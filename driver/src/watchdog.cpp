@@ -53,6 +53,7 @@ void Driver::hang(uint32_t ch, const std::string& why) {
             "hung " + std::to_string(t->hangs) + " times (channel " + std::to_string(ch) + ": " + why + ")");
     return;
   }
+  ++st_->hang_retries;
   t->resume_index = 0;  // progress and any checkpoint are not trusted after a hang
   release_save_area(t);
   requeue(t);

@@ -161,6 +161,7 @@ std::string run(const std::string& request_text) {
   ro.check = req.value("check", false);
   auto out = tools::run_model(*model, inputs, *cfg, ro);
   if (!out) return error("simulation", out.error());
+  if (!out->execution_error.empty()) return error("simulation", out->execution_error);
   const auto& r = out->result;
   auto& sys = *out->system;
   json j = {{"placement", out->placement},
@@ -190,7 +191,10 @@ std::string run(const std::string& request_text) {
                                      out->reference.status.message);
     } else {
       const auto c = tools::compare_outputs(r.outputs, out->reference.outputs);
-      j["check"] = {{"elements", c.elements}, {"mismatches", c.mismatches}, {"max_abs_error", c.max_abs_error}};
+      j["check"] = {{"elements", c.elements},
+                    {"mismatches", c.mismatches},
+                    {"max_abs_error", c.max_abs_error},
+                    {"first_mismatch", c.first_mismatch}};
       j["reference_outputs"] = models::io_to_json(out->reference.outputs, true);
     }
   }

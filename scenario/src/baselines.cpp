@@ -14,7 +14,7 @@ const std::vector<Baseline>& baselines() {
        {"driver.scheduler=rr", "driver.preemption=checkpoint", "manager.policy=STATUS_QUO"}},
       {"edf", "earliest deadline first, preemptive",
        {"driver.scheduler=edf", "driver.preemption=checkpoint", "manager.policy=STATUS_QUO"}},
-      {"default", "deadline work first, the rest by weighted normalised wait and remaining work; cheapest "
+      {"default", "shortest remaining work among fair candidates, deadlines kept by slack stealing; cheapest "
                   "preemption per case; manager THERMAL_PRIORITY",
        {"driver.scheduler=adaptive", "driver.preemption=adaptive", "manager.policy=THERMAL_PRIORITY"}},
   };

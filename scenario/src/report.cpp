@@ -173,27 +173,60 @@ function channelLanes(id, r) {
 }
 channelLanes('channels', run);
 (DATA.others || []).forEach((r, i) => channelLanes('channels-' + i, r));
-// Latency histograms (log-spaced bins), one row per app; the bin range is written under each row.
+// Latency histograms, one row per app on one shared log-scaled latency axis (so rows compare): 40
+// log-spaced bins, each row with its own count axis (integers), the latency axis under every row, and
+// the bin range and counts written under it.
 (function () {
-  const rowH = 90, c = chart('latency', run.apps.length * rowH + 20);
+  const rowH = 150, barTop = 14, barH = 60, c = chart('latency', run.apps.length * rowH + 10);
+  const latencies = run.apps.map(a => a.requests.filter(r => !r[5]).map(r => (r[3] - r[1]) / 1e6));
+  const every = latencies.flat();
+  // (No completed request at all: the rows say so and the range is never used.)
+  let lo = every.length ? Math.log10(Math.max(1e-3, Math.min(...every))) : 0;
+  let hi = every.length ? Math.log10(Math.max(1e-3, Math.max(...every))) : 1;
+  if (hi - lo < 0.1) { const mid = (lo + hi) / 2; lo = mid - 0.05; hi = mid + 0.05; }  // one value: ±12 %
+  const x = ms => LEFT + (c.W - LEFT - RIGHT) * (Math.log10(Math.max(ms, 1e-3)) - lo) / (hi - lo);
+  // Ticks at 1, 2 and 5 × 10^k inside the range; a range narrower than that gets linear round ticks.
+  let xticks = [];
+  for (let k = Math.floor(lo); k <= Math.ceil(hi); ++k)
+    for (const m of [1, 2, 5]) {
+      const v = +(m * Math.pow(10, k)).toPrecision(6);
+      if (Math.log10(v) >= lo - 1e-9 && Math.log10(v) <= hi + 1e-9) xticks.push(v);
+    }
+  if (xticks.length < 3) xticks = ticks(Math.pow(10, lo), Math.pow(10, hi), 4).filter(v => v > 0);
   run.apps.forEach((a, i) => {
-    const lat = a.requests.filter(r => !r[5]).map(r => (r[3] - r[1]) / 1e6);
-    const top = 20 + i * rowH;
-    text({x: 4, y: top + 30, 'font-size': 12}, c.svg, a.name);
+    const lat = latencies[i], top = 10 + i * rowH, base = top + barTop + barH;
+    text({x: 4, y: top + barTop + 30, 'font-size': 12}, c.svg, a.name);
     if (!lat.length) {
-      text({x: LEFT, y: top + 30, 'font-size': 11}, c.svg, 'no completed requests');
+      text({x: LEFT, y: top + barTop + 30, 'font-size': 11}, c.svg, 'no completed requests');
       return;
     }
-    const lo = Math.log10(Math.max(1e-3, Math.min(...lat))), hi = Math.log10(Math.max(...lat)) + 1e-9;
     const bins = new Array(40).fill(0);
-    lat.forEach(l => bins[Math.min(39, Math.floor((Math.log10(Math.max(l, 1e-3)) - lo) / (hi - lo + 1e-12) * 40))]++);
+    lat.forEach(l => bins[Math.min(39, Math.max(0, Math.floor((Math.log10(Math.max(l, 1e-3)) - lo) / (hi - lo) * 40)))]++);
     const max = Math.max(...bins), bw = (c.W - LEFT - RIGHT) / 40;
-    bins.forEach((b, k) => hover(el('rect', {x: LEFT + k * bw, y: top + 60 - 55 * b / max, width: bw - 2,
-                                             height: 55 * b / max, fill: uidColor[a.uid], class: 'mark'}, c.svg),
+    // Count axis: integer ticks from 0 to the tallest bin.
+    el('line', {x1: LEFT, y1: top + barTop, x2: LEFT, y2: base, stroke: '#444'}, c.svg);
+    for (const v of ticks(0, max, 3).filter(Number.isInteger)) {
+      const y = base - barH * v / max;
+      el('line', {x1: LEFT - 4, y1: y, x2: c.W - RIGHT, y2: y, stroke: '#eee'}, c.svg);
+      text({x: LEFT - 7, y: y + 4, 'font-size': 11, 'text-anchor': 'end', class: 'tick y'}, c.svg, String(v));
+    }
+    text({x: LEFT - 40, y: top + barTop + barH / 2 + 4, 'font-size': 11, 'text-anchor': 'middle', class: 'axis-label',
+          transform: `rotate(-90 ${LEFT - 40} ${top + barTop + barH / 2 + 4})`}, c.svg, 'requests');
+    bins.forEach((b, k) => hover(el('rect', {x: LEFT + k * bw, y: base - barH * b / max, width: bw - 2,
+                                             height: barH * b / max, fill: uidColor[a.uid], class: 'mark'}, c.svg),
                                  `${b} request${b === 1 ? '' : 's'}`));
-    text({x: LEFT, y: top + 76, 'font-size': 11, class: 'caption'}, c.svg,
-         `latency ${Math.pow(10, lo).toFixed(2)} ms … ${Math.pow(10, hi).toFixed(2)} ms (log bins), ` +
-         `n = ${lat.length}, tallest bin ${max}`);
+    // Latency axis: log scale, ticks with values in ms.
+    el('line', {x1: LEFT, y1: base, x2: c.W - RIGHT, y2: base, stroke: '#444'}, c.svg);
+    for (const v of xticks) {
+      el('line', {x1: x(v), y1: base, x2: x(v), y2: base + 5, stroke: '#444'}, c.svg);
+      text({x: x(v), y: base + 17, 'font-size': 11, 'text-anchor': 'middle', class: 'tick x'}, c.svg, String(v));
+    }
+    text({x: (LEFT + c.W - RIGHT) / 2, y: base + 33, 'font-size': 12, 'text-anchor': 'middle', class: 'axis-label'},
+         c.svg, 'latency, arrival to end (ms, simulated; log scale)');
+    const least = Math.min(...lat), most = Math.max(...lat);
+    text({x: LEFT, y: base + 52, 'font-size': 11, class: 'caption'}, c.svg,
+         `${a.name}: ${lat.length} completed request${lat.length === 1 ? '' : 's'}, ` +
+         `latency ${+least.toPrecision(4)} ms … ${+most.toPrecision(4)} ms, tallest bin ${max}`);
   });
   c.svg.dataset.rendered = '1';
 })();
@@ -217,8 +250,8 @@ function line(id, series, unit, marks) {
     for (const m of marks || []) {
       el('line', {x1: LEFT, y1: y(m.v), x2: c.W - RIGHT, y2: y(m.v), stroke: '#c00', 'stroke-dasharray': '6 4',
                   class: 'trip'}, c.svg);
-      text({x: c.W - RIGHT - 4, y: y(m.v) - 3, 'font-size': 10, 'text-anchor': 'end', fill: '#c00'}, c.svg,
-           `${m.name} ${m.v} ${unit}`);
+      text({x: c.W - RIGHT - 4, y: y(m.v) - 3, 'font-size': 10, 'text-anchor': 'end', fill: '#c00',
+            class: 'trip-label'}, c.svg, `trip point ${m.name} ${m.v} ${unit}`);
     }
     series.forEach((s, i) => {
       hover(el('polyline', {points: run.samples.map((p, k) => `${c.x(p[0])},${y(s.values[k])}`).join(' '),
@@ -234,11 +267,13 @@ function line(id, series, unit, marks) {
   draw();
   zoomable(document.getElementById(id));
 }
-// Trip points far above the run's temperatures would squash the curves: draw those within 10 °C of its peak.
+// Trip points far above the run's temperatures would squash the curves: draw the lowest (how far the run
+// stayed from the first throttling step) and any other within 10 °C of the run's peak.
 const temps = run.samples.flatMap(p => [p[1], p[2]]), peak = Math.max(...temps);
+const trips = run.trip_points_c || [], lowestTrip = Math.min(...trips.map(t => t.c));
 line('temperature', [{name: 'junction', values: run.samples.map(p => p[1])},
                      {name: 'skin', values: run.samples.map(p => p[2])}], '°C',
-     (run.trip_points_c || []).filter(t => t.c <= peak + 10).map(t => ({name: t.name, v: t.c})));
+     trips.filter(t => t.c === lowestTrip || t.c <= peak + 10).map(t => ({name: t.name, v: t.c})));
 line('clock', [{name: 'NPU clock', values: run.samples.map(p => p[3])}], 'MHz');
 document.body.dataset.chartsDrawn = document.querySelectorAll('svg[data-rendered]').length;
 )JS";

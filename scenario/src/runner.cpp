@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 
+#include "npu/common/file_io.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/models.h"
 #include "npu/scenario/tenant_app.h"
@@ -354,7 +355,9 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   result.peak_junction_c = std::max(result.peak_junction_c, stat_value(st, "npu.thermal.max_junction_c"));
   if (options.channel_timeline) result.channel_spans = channel_spans(s.tracer()->to_json(), scenario.apps);
   if (!options.trace_path.empty()) {
-    if (auto w = s.tracer()->write(options.trace_path); !w) return make_error(w.error());
+    nlohmann::json trace = s.tracer()->to_json();
+    if (!options.trace_metadata.is_null()) trace["metadata"] = options.trace_metadata;
+    if (auto w = io::write_file_atomic(options.trace_path, trace.dump() + "\n"); !w) return make_error(w.error());
   }
   return result;
 }

@@ -186,7 +186,7 @@ void Channel::write_reg(uint32_t offset, uint32_t value) {
       if (irq_changed_) irq_changed_();
       break;
     case regs::CH_FAULT_INJECT:
-      arm_fault(static_cast<FaultKind>(value & 0xF), value >> 8, true);
+      arm_fault(static_cast<FaultKind>(value & 0xF), value >> 8, true, (value >> 4) & 0x7);
       break;
     default:
       break;
@@ -208,8 +208,8 @@ void Channel::span(uint32_t track, const std::string& name, const sc_core::sc_ti
   tracer_->span(track, name, t0, to_ns(sc_core::sc_time_stamp()) - t0, std::move(args));
 }
 
-void Channel::arm_fault(FaultKind kind, uint32_t at_descriptor, bool next_buffer_only) {
-  fault_ = {kind, at_descriptor, next_buffer_only};
+void Channel::arm_fault(FaultKind kind, uint32_t at_descriptor, bool next_buffer_only, uint32_t sram_bit) {
+  fault_ = {kind, at_descriptor, next_buffer_only, sram_bit};
 }
 
 void Channel::raise(uint32_t bits) {
@@ -442,10 +442,23 @@ regs::FaultKind Channel::fault_for(const Op& op) {
   const FaultKind k = fault_.kind;
   if ((k == FaultKind::DMA_ERROR && is_dma) || (k == FaultKind::SRAM_ECC && reads_sram)) {
     fault_.kind = FaultKind::NONE;
+    struck_sram_bit_ = fault_.sram_bit;
     ++faults_;
     return k;
   }
   return FaultKind::NONE;
+}
+
+ChannelError Channel::sram_upset(const Op& op) {
+  if (cfg_.sram_ecc) return ChannelError::SRAM_ECC;
+  if (run_.functional && !op.fp.sram.reads.empty()) {
+    const uint32_t at = op.fp.sram.reads.front().offset;
+    sram_.data()[at] ^= static_cast<uint8_t>(1u << struck_sram_bit_);
+    log::get(name())->warn(
+        "SRAM upset without ECC at descriptor {}: bit {} of SRAM byte 0x{:x} flipped, undetected", op.index,
+        struck_sram_bit_, at);
+  }
+  return ChannelError::NONE;
 }
 
 void Channel::finish_run(bool preempted) {

@@ -145,7 +145,8 @@ ChannelError Channel::dma(const Op& op, const desc::Dma& d, bool to_sram) {
   if (d.rows == 0 || d.row_bytes == 0) return ChannelError::NONE;
   if (!wait_cycles(cfg_.dma_setup_cycles, op.epoch)) return ChannelError::NONE;
   if (op.fault == FaultKind::DMA_ERROR) return ChannelError::DMA_FAULT;
-  if (op.fault == FaultKind::SRAM_ECC) return ChannelError::SRAM_ECC;
+  if (op.fault == FaultKind::SRAM_ECC)
+    if (const ChannelError e = sram_upset(op); e != ChannelError::NONE) return e;
   const uint64_t bytes = static_cast<uint64_t>(d.rows) * d.row_bytes;
   // The engine's own pace: its port width, plus the cycles rows packed into one cycle lose to a shared bank.
   const uint64_t conflicts =
@@ -207,7 +208,8 @@ ChannelError Channel::dma_gather(const Op& op, const desc::DmaGather& d) {
 ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
   ConvGeometry g{};
   conv_geometry(d, 1, &g);  // validated at decode
-  if (op.fault == FaultKind::SRAM_ECC) return ChannelError::SRAM_ECC;
+  if (op.fault == FaultKind::SRAM_ECC)
+    if (const ChannelError e = sram_upset(op); e != ChannelError::NONE) return e;
   const uint32_t cols = core_->geometry().cols;
   uint64_t cycles = 0;
   bool timed = false;  // true once the core itself advanced time (RTL)
@@ -326,7 +328,8 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
 ChannelError Channel::conv_fp32(const Op& op, const desc::Conv& d) {
   ConvGeometry g{};
   conv_geometry(d, 4, &g);  // validated at decode
-  if (op.fault == FaultKind::SRAM_ECC) return ChannelError::SRAM_ECC;
+  if (op.fault == FaultKind::SRAM_ECC)
+    if (const ChannelError e = sram_upset(op); e != ChannelError::NONE) return e;
   const uint64_t macs = g.m * g.k * g.n;
   const uint64_t cycles = div_up(macs, cfg_.fp32_macs_per_cycle) + cfg_.vector_pipeline_cycles;
   std::vector<float> out;
@@ -389,7 +392,8 @@ ChannelError Channel::fill(const Op& op, const desc::Fill& d) {
 }
 
 ChannelError Channel::vector(const Op& op) {
-  if (op.fault == FaultKind::SRAM_ECC) return ChannelError::SRAM_ECC;
+  if (op.fault == FaultKind::SRAM_ECC)
+    if (const ChannelError e = sram_upset(op); e != ChannelError::NONE) return e;
   const VectorOpResult r = vector_unit_.execute(op.raw, sram_.data(), sram_.size(), run_.functional);
   if (r.error != ChannelError::NONE) return r.error;
   if (!wait_cycles(r.cycles, op.epoch)) return ChannelError::NONE;

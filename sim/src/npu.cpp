@@ -97,7 +97,7 @@ void Npu::arm_configured_fault() {
   const auto kind = fault_kind(cfg_.faults.kind);
   if (kind == regs::FaultKind::NONE) return;
   if (cfg_.faults.trigger == "descriptor") {
-    channels_[cfg_.faults.channel]->arm_fault(kind, cfg_.faults.at_descriptor, false);
+    channels_[cfg_.faults.channel]->arm_fault(kind, cfg_.faults.at_descriptor, false, cfg_.faults.sram_bit);
     return;
   }
   // At a simulated time: the fault strikes the channel's next descriptor from then on.
@@ -108,7 +108,7 @@ void Npu::arm_configured_fault() {
         if (kind == regs::FaultKind::THERMAL_RUNAWAY) {
           inject_thermal_runaway(cfg_.faults.thermal_runaway_w);
         } else {
-          channels_[cfg_.faults.channel]->arm_fault(kind, 0, false);
+          channels_[cfg_.faults.channel]->arm_fault(kind, 0, false, cfg_.faults.sram_bit);
         }
       },
       "fault_timer", &opts);

@@ -36,6 +36,11 @@ void NpuConfig::declare(cfg::Schema& s) {
         1, 256);
   s.u32("npu.channel.sram.bank_bytes_per_cycle", &channel.sram_bank_bytes_per_cycle, 16, "B/cycle",
         "Width of one SRAM bank (bytes it reads or writes per cycle, and the interleaving granule)", 1, 4096);
+  s.boolean(
+      "npu.channel.sram.ecc", &channel.sram_ecc, true,
+      "SRAM protected by ECC: an sram_ecc upset is detected (ERROR interrupt, SRAM_ECC); false = no ECC: "
+      "the upset flips bit npu.faults.sram_bit of the first byte the descriptor reads and the run goes on "
+      "(silent data corruption, found only by comparing with a reference, e.g. npusim run --check)");
   s.u32("npu.channel.dma.bytes_per_cycle", &channel.dma_bytes_per_cycle, 32, "B/cycle",
         "Peak throughput of each DMA engine (dma_in, dma_out, context save/restore)", 1, 4096);
   s.u32("npu.channel.dma.setup_cycles", &channel.dma_setup_cycles, 16, "cycles",
@@ -57,10 +62,11 @@ void NpuConfig::declare(cfg::Schema& s) {
   area.declare(s, "npu.area");
   thermal.declare(s, "npu.thermal");
   dvfs.declare(s, "npu.dvfs");
-  s.choice("npu.faults.kind", &faults.kind, "none",
-           {"none", "hang", "dma_error", "sram_ecc", "thermal_runaway"},
-           "Fault to inject: hang (the channel stops, no interrupt until reset), dma_error / sram_ecc (ERROR "
-           "interrupt with that code), thermal_runaway (extra junction power)");
+  s.choice(
+      "npu.faults.kind", &faults.kind, "none", {"none", "hang", "dma_error", "sram_ecc", "thermal_runaway"},
+      "Fault to inject: hang (the channel stops, no interrupt until reset), dma_error (ERROR interrupt), "
+      "sram_ecc (an upset in SRAM a descriptor reads: ERROR interrupt with ECC, silent corruption without, "
+      "npu.channel.sram.ecc), thermal_runaway (extra junction power)");
   s.u32("npu.faults.channel", &faults.channel, 0, "", "Channel the fault strikes", 0, 15);
   s.choice(
       "npu.faults.trigger", &faults.trigger, "descriptor", {"descriptor", "time"},
@@ -72,6 +78,10 @@ void NpuConfig::declare(cfg::Schema& s) {
       "first descriptor reading SRAM");
   s.f64("npu.faults.at_time_us", &faults.at_time_us, 0.0, "µs",
         "Simulated time of the fault (trigger = time)", 0, 1e12);
+  s.u32("npu.faults.sram_bit", &faults.sram_bit, 7, "",
+        "Bit (0 = least significant) an sram_ecc upset flips in the first byte the descriptor reads, when "
+        "npu.channel.sram.ecc is false",
+        0, 7);
   s.f64("npu.faults.thermal_runaway_w", &faults.thermal_runaway_w, 10.0, "W",
         "Extra junction power of a thermal_runaway fault", 0, 1e4);
 }

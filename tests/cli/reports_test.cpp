@@ -97,6 +97,10 @@ std::vector<std::string> texts(const std::string& svg, const std::string& cls) {
   return out;
 }
 
+size_t count_of(const std::vector<std::string>& v, const std::string& what) {
+  return static_cast<size_t>(std::count(v.begin(), v.end(), what));
+}
+
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
@@ -150,14 +154,18 @@ TEST(ReportScreenshots, BenchReportHasTicksZeroBaselineAndIntegerCounts) {
   EXPECT_EQ(iterations.back(), "6");
 }
 
-TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
+// The scenario reports run camera_llm for 2 simulated seconds (--scale 0.2, as the README's example):
+// camera frames, LLM sessions, preemptions. They used to run 0.01 (100 ms: three camera frames, no LLM
+// request finished, and a zoomed window with nothing in it).
+TEST(ReportScreenshots, ScenarioReportHasAxesLegendTripLinesAndCaptionsInside) {
   // On a terminal (a pseudo-terminal from script(1); the report goes to a file, stdout to /dev/null):
-  // --compare ran almost two minutes without a word, and now counts its runs on stderr, six policies
-  // × (the shared run + each of the two apps alone).
-  const CliRun run = run_shell("script -qec '" NPUSIM_BIN " scenario " NPUSIM_SOURCE_DIR
-                               "/configs/scenarios/camera_llm.json --scale 0.01 --compare --report scenario.html "
-                               "2>&1 >/dev/null' /dev/null");
+  // --compare ran almost two minutes without a word, and now counts its runs on stderr.
+  const CliRun run =
+      run_shell("script -qec '" NPUSIM_BIN " scenario " NPUSIM_SOURCE_DIR
+                "/configs/scenarios/camera_llm.json --scale 0.2 --compare --report scenario.html "
+                "2>&1 >/dev/null' /dev/null");
   ASSERT_EQ(run.status, 0) << run.output;
+  // Six policies × (the shared run + each of the two apps alone).
   EXPECT_NE(run.output.find("npusim: scenario camera_llm [1/18]"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[18/18]"), std::string::npos) << run.output;
   const Png png = screenshot("scenario.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "scenario_report.png",
@@ -187,6 +195,27 @@ TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
   // Temperature and clock have value ticks and units; temperature draws junction and skin.
   for (const char* id : {"temperature", "clock"})
     EXPECT_GE(texts(svg_of(dom, id), "tick y").size(), 3u) << id;
+  EXPECT_EQ(texts(svg_of(dom, "temperature"), "axis-label"),
+            (std::vector<std::string>{"°C", "simulated time (ms)"}));
+  EXPECT_EQ(texts(svg_of(dom, "clock"), "axis-label"),
+            (std::vector<std::string>{"MHz", "simulated time (ms)"}));
+  // The trip points: a 2 s run stays far below them, yet the lowest (light, 65 °C by default:
+  // npusim config --explain) is drawn as a dashed line with its name, so the margin shows (a trip
+  // point more than 10 °C above the run's peak used to be left out, and nothing checked the lines).
+  const std::string temperature = svg_of(dom, "temperature");
+  EXPECT_GE(count(temperature, "class=\"trip\""), 1u);
+  const auto trip_labels = texts(temperature, "trip-label");
+  EXPECT_EQ(trip_labels.size(), count(temperature, "class=\"trip\""));
+  EXPECT_NE(std::find(trip_labels.begin(), trip_labels.end(), "trip point light 65 °C"), trip_labels.end())
+      << temperature.substr(0, 3000);
+  EXPECT_GE(texts(temperature, "tick y").size(), 3u);
+  // Each trip line lies inside the plot (y from 10 to 200: the value axis stretches to reach it).
+  const std::regex trip_line("<line [^>]*y1=\"([0-9.e+-]+)\"[^>]*class=\"trip\"");
+  for (auto t = std::sregex_iterator(temperature.begin(), temperature.end(), trip_line);
+       t != std::sregex_iterator(); ++t) {
+    EXPECT_GE(std::stod((*t)[1]), 10.0 - 1e-6);
+    EXPECT_LE(std::stod((*t)[1]), 200.0 + 1e-6);
+  }
   EXPECT_NE(svg_of(dom, "temperature").find("data-series=\"2\""), std::string::npos);
   EXPECT_NE(svg_of(dom, "clock").find("data-series=\"1\""), std::string::npos);
   // The colour legend: one entry per app (camera, llm) and the resident-model grey.
@@ -197,8 +226,20 @@ TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
   const std::string channels = svg_of(dom, "channels");
   ASSERT_TRUE(std::regex_search(channels, m, std::regex("data-marks=\"(\\d+)\"")));
   EXPECT_GT(std::stoi(m[1]), 0);
-  // The latency caption lies inside its chart (it used to be cut off under the last row).
+  // The latency distribution had no axes: a count axis (integer ticks, "requests") per app and the
+  // latency axis (ms, log scale) with ticks under each row, both apps on one scale.
   const std::string latency = svg_of(dom, "latency");
+  const auto latency_labels = texts(latency, "axis-label");
+  EXPECT_EQ(count_of(latency_labels, "latency, arrival to end (ms, simulated; log scale)"), 2u);
+  EXPECT_EQ(count_of(latency_labels, "requests"), 2u);
+  const auto latency_x = texts(latency, "tick x");
+  EXPECT_GE(latency_x.size(), 2u * 3u) << "three ticks or more under each of the two rows";
+  for (size_t i = 1; i < latency_x.size() / 2; ++i)
+    EXPECT_LT(std::stod(latency_x[i - 1]), std::stod(latency_x[i])) << "ascending values";
+  const auto counts = texts(latency, "tick y");
+  EXPECT_GE(counts.size(), 2u * 2u);
+  for (const std::string& t : counts) EXPECT_EQ(t.find('.'), std::string::npos) << "request count tick " << t;
+  // The latency caption lies inside its chart (it used to be cut off under the last row).
   ASSERT_TRUE(std::regex_search(latency, m, std::regex("height=\"(\\d+)\"")));
   const int height = std::stoi(m[1]);
   const std::regex caption("<text[^>]*y=\"([0-9.]+)\"[^>]*class=\"caption\"");
@@ -208,7 +249,7 @@ TEST(ReportScreenshots, ScenarioReportHasTimeAxesLegendAndCaptionsInside) {
     ++captions;
     EXPECT_LT(std::stod((*c)[1]) + 4, height) << "caption at y " << (*c)[1] << " of " << height;
   }
-  EXPECT_EQ(captions, 1) << "one app (camera) completed requests";
+  EXPECT_EQ(captions, 2) << "both apps (camera frames, LLM sessions) completed requests";
 
   // At 1400 px the page is no wider than the window: the --compare table scrolls inside its own box
   // (it used to push the whole page sideways).
@@ -339,7 +380,7 @@ TEST(ReportScreenshots, BenchReportDrawsARooflinePointPerOperation) {
 // appended that sends a Ctrl+wheel to the channel timeline, or fills in the range fields and clicks.
 TEST(ReportScreenshots, ScenarioTimelinesZoomAndNameEachBar) {
   const CliRun run = npusim("scenario " NPUSIM_SOURCE_DIR
-                            "/configs/scenarios/camera_llm.json --scale 0.01 --report zoom.html --quiet");
+                            "/configs/scenarios/camera_llm.json --scale 0.2 --report zoom.html --quiet");
   ASSERT_EQ(run.status, 0) << run.output;
   const std::string page = read("zoom.html");
   const size_t body_end = page.rfind("</body>");
@@ -388,21 +429,35 @@ for (let i = 0; i < 3; ++i)
     EXPECT_GT(std::stod(ticks.front()) * 1e6, lo - 1) << id;
     EXPECT_LT(std::stod(ticks.back()) * 1e6, hi + 1) << id;
   }
-  screenshot("wheel.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "scenario_zoomed.png", "profile-z2", 1400, 1800);
+  // The zoomed window is not empty: about 100 ms of a 2 s run holds camera frames (one per 33.3 ms) and
+  // their command buffers on the channels; its screenshot is kept for a reviewer.
+  for (const char* id : {"apps", "channels"}) {
+    const std::string svg = svg_of(wheel, id);
+    ASSERT_TRUE(std::regex_search(svg, m, std::regex("data-marks=\"(\\d+)\""))) << id;
+    EXPECT_GT(std::stoi(m[1]), 0) << id << ": bars inside the zoomed window";
+  }
+  const Png zoomed = screenshot("wheel.html", fs::path(NPUSIM_SCREENSHOT_DIR) / "scenario_zoomed.png",
+                                "profile-z2", 1400, 1800);
+  EXPECT_EQ(zoomed.width, 1400u);
+  EXPECT_GT(zoomed.bytes, 4 * blank_png_bytes()) << "the zoomed screenshot shows more than a blank page";
 
-  // The range fields: 2 … 4 ms.
+  // The range fields: 900 … 1100 ms.
   with_script("range.html", R"JS(
-document.getElementById('zoom-from').value = '2';
-document.getElementById('zoom-to').value = '4';
+document.getElementById('zoom-from').value = '900';
+document.getElementById('zoom-to').value = '1100';
 document.getElementById('zoom-apply').click();
 )JS");
   const std::string range = rendered_dom("range.html", "profile-z3");
-  EXPECT_NE(range.find("data-view=\"2000000 4000000\""), std::string::npos);
+  EXPECT_NE(range.find("data-view=\"900000000 1100000000\""), std::string::npos);
   const auto range_ticks = texts(svg_of(range, "channels"), "tick x");
   ASSERT_FALSE(range_ticks.empty());
-  EXPECT_EQ(range_ticks.front(), "2");
-  EXPECT_EQ(range_ticks.back(), "4");
+  EXPECT_EQ(range_ticks.front(), "900");
+  EXPECT_EQ(range_ticks.back(), "1100");
   EXPECT_GE(range_ticks.size(), 5u);
+  // 200 ms at 30 frames per second: six camera frames or so, drawn.
+  const std::string range_apps = svg_of(range, "apps");
+  ASSERT_TRUE(std::regex_search(range_apps, m, std::regex("data-marks=\"(\\d+)\"")));
+  EXPECT_GT(std::stoi(m[1]), 0);
 }
 
 }  // namespace

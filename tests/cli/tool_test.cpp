@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -161,6 +162,20 @@ TEST(Install, CpuDeviceNamedAndZooSeededInputs) {
   ASSERT_EQ(cpu.status, 0) << cpu.output;
   EXPECT_EQ(cpu.output.find("on npusim-npu"), std::string::npos) << cpu.output;
   EXPECT_EQ(read_json("c/summary.json")["device"], "npusim-cpu");
+  // The header described the NPU it did not use ("on npusim-cpu (4 channels, 16x16 tlm array, 1000 MHz)").
+  // It names the host CPU's costs instead: host.cpu_gmacs and host.memcpy_gbps, 8 and 10 by default
+  // (npusim config --explain).
+  EXPECT_NE(cpu.output.find("npusim run: zoo:lstm_acoustic_float on npusim-cpu (CPU reference device: host "
+                            "CPU at 8 GMAC/s, copies at 10 GB/s)\n"),
+            std::string::npos)
+      << cpu.output;
+  EXPECT_EQ(cpu.output.find("channel"), std::string::npos) << cpu.output;
+  EXPECT_EQ(cpu.output.find("array"), std::string::npos) << cpu.output;
+  // host.* is what the CPU device's timing depends on: accepted, and the header follows it.
+  const CliRun host =
+      npusim("run --model zoo:lstm_acoustic_float --device cpu --set host.cpu_gmacs=4 --out h");
+  ASSERT_EQ(host.status, 0) << host.output;
+  EXPECT_NE(host.output.find("host CPU at 4 GMAC/s"), std::string::npos) << host.output;
   ASSERT_EQ(npusim("zoo write lstm_acoustic_float --dir z").status, 0);
   const CliRun given = npusim(
       "run --model zoo:lstm_acoustic_float --device cpu --inputs z/lstm_acoustic_float.inputs.json "
@@ -183,6 +198,10 @@ TEST(IneffectiveFlags, AreRefusedNamingTheFlag) {
        "--scale-thermal: has no effect without --scale"},
       {"scenario " NPUSIM_SOURCE_DIR "/configs/scenarios/camera_llm.json --scale 0.01 --trace-descriptors",
        "--trace-descriptors: has no effect without --trace"},
+      // The CPU reference device runs on the host: an NPU parameter changed nothing (it ran, exit 0).
+      {run + "--device cpu --set npu.channels=2",
+       "--set npu.channels=2: has no effect with --device cpu (the CPU reference device runs on the host; "
+       "host.* sets its costs)"},
   };
   for (const auto& c : cases) {
     const CliRun r = npusim(c.args);
@@ -369,8 +388,9 @@ TEST(Devices, CapabilitiesCachedPerHardwareConfig) {
 
 // `graph` used the model-JSON reader alone (zoo: and .onnx refused), escaped its own line breaks into a
 // literal "\n" in every label, and drew each scalar parameter as a node of its own (MobileNet v2 came out
-// at 31,224 × 15,371 px). Now: the loader every command uses, real line breaks, constants inside the
-// operation's box, one node per value flowing between operations.
+// at 31,224 × 15,371 px); then, with a node per value between operations and a line per parameter,
+// still 669 × 19,720 px (dot -Tpng). Now: the loader every command uses, real line breaks, a box per
+// operation with its output on the title line and its constants inside, values as edges.
 TEST(Graph, ZooModelIsReadableWithConstantsInsideTheBoxes) {
   const CliRun r = npusim("graph zoo:mobilenet_v2_quant8 -o m.dot");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -384,11 +404,57 @@ TEST(Graph, ZooModelIsReadableWithConstantsInsideTheBoxes) {
     operations += line.find(" [shape=box") != std::string::npos;
     operand_nodes += line.rfind("  d", 0) == 0;
   }
-  // MobileNet v2: every operation has one output; with the graph input that is one node per operation + 1.
-  EXPECT_GT(operations, 60u);
-  EXPECT_EQ(operand_nodes, operations + 1) << dot.substr(0, 2000);
-  // A convolution's weights and scalar parameters are listed in its box.
-  EXPECT_NE(dot.find("CONV_2D\\lin1: const TENSOR_QUANT8_ASYMM ["), std::string::npos) << dot.substr(0, 2000);
+  // MobileNet v2's 66 operations (see InstalledTreeRunsFromAnEmptyFolderAndCanBeMoved); one graph input
+  // and one output are the only value nodes.
+  EXPECT_EQ(operations, 66u);
+  EXPECT_EQ(operand_nodes, 2u) << dot.substr(0, 2000);
+  // The stem convolution (Sandler et al., table 2: 32 filters of 3×3 on the 224×224×3 image, stride 2):
+  // its output on the title line, its weights and bias inside its box.
+  EXPECT_NE(dot.find("0: CONV_2D → #3 TENSOR_QUANT8_ASYMM [1,112,112,32]\\lin1: const TENSOR_QUANT8_ASYMM "
+                     "[32,3,3,3]\\lin2: const TENSOR_INT32 [32]\\l"),
+            std::string::npos)
+      << dot.substr(0, 2000);
+}
+
+// PNG size from its header (width, height).
+std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
+  if (png.size() < 24 || png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) != 0) return {0, 0};
+  auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(png[at + i]);
+    return v;
+  };
+  return {be32(16), be32(20)};
+}
+
+// The graph rendered by Graphviz (dot, scripts/install-deps) at a size one can scroll through and read.
+// Bound: MobileNet v2 is a chain of 66 operations, one rank each, so its height grows with them; each
+// rank may take at most 90 px at dot's 96 dpi (a four-line box of 10 pt text is about 60 px, plus the
+// rank separation and an arrow): 66 × 90 = 5,940 px. The width stays within 1,000 px (the widest box, a
+// title line of some 55 characters of 10 pt monospace, beside a residual edge). Main's node per value
+// and line per parameter measured 669 × 19,720 px. Readable: every text is drawn at 9 pt or more (10 pt
+// in the boxes, 9 pt for the input positions on edges) at scale 1, never shrunk to fit a page.
+TEST(Graph, MobileNetV2RendersAtASaneSizeWithReadableText) {
+  if (std::system("command -v dot > /dev/null 2>&1") != 0)
+    GTEST_FAIL() << "Graphviz dot missing: scripts/install-deps";
+  ASSERT_EQ(npusim("graph zoo:mobilenet_v2_quant8 -o render.dot").status, 0);
+  ASSERT_EQ(run_shell("dot -Tpng render.dot -o render.png").status, 0);
+  ASSERT_EQ(run_shell("dot -Tsvg render.dot -o render.svg").status, 0);
+  const auto [width, height] = png_size(read("render.png"));
+  EXPECT_GT(height, 66u * 40) << "one rank per operation, each box at least three text lines";
+  EXPECT_LE(height, 66u * 90) << width << " x " << height;
+  EXPECT_LE(width, 1000u) << width << " x " << height;
+  const std::string svg = read("render.svg");
+  EXPECT_NE(svg.find("transform=\"scale(1 1) "), std::string::npos) << "drawn at scale 1";
+  const std::regex font("font-size=\"([0-9.]+)\"");
+  size_t texts = 0;
+  for (auto m = std::sregex_iterator(svg.begin(), svg.end(), font); m != std::sregex_iterator(); ++m) {
+    ++texts;
+    EXPECT_GE(std::stod((*m)[1]), 9.0);
+  }
+  // Every box line is a text: 66 titles at least.
+  EXPECT_GT(texts, 66u * 2);
+  EXPECT_NE(svg.find(">0: CONV_2D → #3 TENSOR_QUANT8_ASYMM [1,112,112,32]<"), std::string::npos);
 }
 
 // bench and graph read .onnx through the ONNX importer as run does (they used to parse it as JSON).
@@ -465,10 +531,78 @@ TEST(RunSummary, HungRunExitsNonZeroNamingTheHang) {
   EXPECT_EQ(summary["faults"]["hangs"], 1);
   EXPECT_GE(summary["faults"]["channel_resets"].get<int>(), 1);
   EXPECT_EQ(summary["faults"]["jobs_failed"], 0);
+  // One hang, under the hang limit (driver.timeouts.hang_limit = 2): one retry, none failed.
+  EXPECT_EQ(summary["faults"]["retries"], 1);
+  EXPECT_EQ(read_json("h/stats.json")["driver"]["watchdog"]["retries"], 1);
+  EXPECT_NE(r.output.find("1 hang found by the watchdog, 1 retry, "), std::string::npos) << r.output;
   // Without a fault: exit 0 and no faults line.
   const CliRun clean = npusim("run --model zoo:mobilenet_v2_quant8 --out c");
   EXPECT_EQ(clean.status, 0) << clean.output;
   EXPECT_EQ(clean.output.find("faults"), std::string::npos) << clean.output;
+}
+
+// A DMA error or an uncorrectable SRAM ECC error fails the job (docs/driver.md, "Recovery"). `run` used to
+// stop at "execute: GENERAL_FAILURE" with exit 1 and leave --out empty; now it exits 4 like any run
+// that met a fault, names the fault in the summary and its JSON, and writes what it has: config,
+// summary, stats, per-layer table and trace (no outputs: there are none).
+TEST(RunSummary, DmaAndEccErrorsExitFourWithTheFaultInTheSummaryAndTheRunDirectory) {
+  ASSERT_EQ(npusim("example conv-quant8 --dir .").status, 0);
+  struct Case {
+    const char* kind;
+    const char* json_key;  // the summary's count of this error
+    const char* stat;      // driver.errors.<stat>
+    const char* text;      // in the faults line
+    const char* error;     // the driver's error, as the summary quotes it
+  } cases[] = {
+      {"dma_error", "dma_faults", "dma_fault", "1 DMA fault, ", "DMA fault at descriptor"},
+      {"sram_ecc", "sram_ecc_errors", "sram_ecc", "1 uncorrectable SRAM ECC error, ",
+       "uncorrectable SRAM ECC error at descriptor"},
+  };
+  for (const auto& c : cases) {
+    const std::string dir = std::string("f_") + c.kind;
+    const CliRun r = npusim(
+        "run --model conv-quant8.model.json --inputs conv-quant8.inputs.json --set "
+        "npu.faults.kind=" +
+        std::string(c.kind) + " --out " + dir);
+    EXPECT_EQ(r.status, 4) << c.kind << "\n" << r.output;
+    EXPECT_NE(r.output.find("npusim: conv-quant8.model.json: the run met faults: " + std::string(c.text)),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("  faults          " + std::string(c.text)), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1 failed job"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("  failed          conv-quant8.model.json: execute: "), std::string::npos)
+        << r.output;
+    for (const char* f : {"config.json", "summary.json", "stats.json", "layers.csv", "trace.json"})
+      EXPECT_TRUE(fs::is_regular_file(fs::path(dir) / f)) << c.kind << ": " << f;
+    EXPECT_FALSE(fs::exists(fs::path(dir) / "outputs.json")) << c.kind;
+    const auto summary = read_json(fs::path(dir) / "summary.json");
+    // The fault strikes once (npu.faults.*: one channel, one descriptor): one ERROR interrupt of that
+    // code, the job it belonged to failed, nothing hung.
+    EXPECT_EQ(summary["faults"][c.json_key], 1) << summary.dump(2);
+    EXPECT_EQ(summary["faults"]["channel_errors"], 1);
+    EXPECT_EQ(summary["faults"]["jobs_failed"], 1);
+    EXPECT_EQ(summary["faults"]["hangs"], 0);
+    EXPECT_EQ(summary["faults"]["retries"], 0);
+    EXPECT_NE(summary.value("error", "").find(c.error), std::string::npos) << summary.dump(2);
+    EXPECT_FALSE(summary.contains("outputs"));
+    // A failed execution reports no timing (NNAPI's UINT64_MAX used to be printed as 18446744073709551615).
+    EXPECT_TRUE(summary["latency_us"].is_null()) << summary.dump(2);
+    EXPECT_EQ(r.output.find("18446744073709551615"), std::string::npos) << r.output;
+    const auto stats = read_json(fs::path(dir) / "stats.json");
+    EXPECT_EQ(stats["driver"]["errors"][c.stat], 1);
+    EXPECT_EQ(stats["driver"]["jobs"]["failed"], 1);
+    // --json prints the same summary with the same exit status.
+    const CliRun j = npu::testing::run_shell(std::string(NPUSIM_BIN) +
+                                                 " run --model conv-quant8.model.json --inputs "
+                                                 "conv-quant8.inputs.json --outputs o.json --json --set "
+                                                 "npu.faults.kind=" +
+                                                 c.kind,
+                                             false);
+    EXPECT_EQ(j.status, 4) << j.output;
+    const auto printed = nlohmann::json::parse(j.output, nullptr, false);
+    ASSERT_FALSE(printed.is_discarded()) << j.output;
+    EXPECT_EQ(printed["faults"], summary["faults"]);
+  }
 }
 
 // One vocabulary: `run` printed "258 jobs" where the driver counted 1 job (the 258 were command buffers),
@@ -509,6 +643,145 @@ TEST(RunSummary, JobsStagesAndCommandBuffersAgreeWithTheStats) {
   const std::string counts = "submitted       1 job to the driver: 66 stages, " +
                              std::to_string(channel_buffers) + " command buffers";
   EXPECT_NE(r.output.find(counts), std::string::npos) << r.output;
+}
+
+// The run summary, the scenario metrics and the bench JSON named the build; stats.json, the Perfetto
+// trace and `measure --json` (the sweep's rows) did not. Each names it now as the summary does.
+TEST(Version, StatsTraceAndMeasureJsonNameTheBuild) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const std::string model = "--model fc-quant8.model.json ";
+  const CliRun r = npusim("run " + model + "--inputs fc-quant8.inputs.json --out v");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto summary = read_json("v/summary.json");
+  auto expect_build = [&](const nlohmann::json& made_by, const std::string& what) {
+    ASSERT_TRUE(made_by.is_object()) << what;
+    EXPECT_EQ(made_by.value("version", ""), "0.1.0") << what;
+    EXPECT_EQ(made_by.value("git", "").rfind(source_commit(), 0), 0u) << what << ": " << made_by.dump();
+    EXPECT_EQ(made_by, summary["npusim"]) << what;
+  };
+  expect_build(read_json("v/stats.json")["npusim"], "stats.json");
+  expect_build(read_json("v/trace.json")["metadata"]["npusim"], "trace.json");
+  const CliRun meta =
+      npusim("run " + model + "--inputs fc-quant8.inputs.json --outputs o.json --stats m.json --stats-meta");
+  ASSERT_EQ(meta.status, 0) << meta.output;
+  expect_build(read_json("m.json")["npusim"], "stats.json with --stats-meta");
+  // measure --json on stdout alone (what the sweep runner parses).
+  const CliRun measured =
+      npu::testing::run_shell(std::string(NPUSIM_BIN) + " measure " + model + "--iterations 1 --json", false);
+  ASSERT_EQ(measured.status, 0) << measured.output;
+  const auto m = nlohmann::json::parse(measured.output, nullptr, false);
+  ASSERT_FALSE(m.is_discarded()) << measured.output;
+  expect_build(m["npusim"], "measure --json");
+  EXPECT_TRUE(m["metrics"].is_object());
+}
+
+// `scenario` had no per-request table and no run directory (`--out` was an unknown option, exit 2).
+// `--out DIR` writes the metrics (summary.json), jobs.csv, the report and the trace; jobs.csv has a row
+// per request of every app, and its rows add up to the metrics: per app, rows = completed + dropped,
+// dropped rows = dropped, missed + dropped rows = missed, the mean slowdown is the NTT and the
+// nearest-rank median turnaround is p50. fcfs (non-preemptive) misses camera frames behind the LLM's
+// jobs, so every outcome shows up; 2 simulated seconds (--scale 0.2) let the LLM load its 2.8 GB and
+// finish a session.
+TEST(ScenarioRunDirectory, JobsCsvAddsUpToTheMetrics) {
+  const CliRun r = npusim("scenario " NPUSIM_SOURCE_DIR
+                          "/configs/scenarios/camera_llm.json --policy fcfs --scale 0.2 --out s --quiet");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* f : {"summary.json", "jobs.csv", "report.html", "trace.json"})
+    EXPECT_TRUE(fs::is_regular_file(fs::path("s") / f)) << f;
+  const auto summary = read_json("s/summary.json");
+  EXPECT_EQ(read_json("s/trace.json")["metadata"]["npusim"], summary["npusim"]);
+  std::istringstream csv(read("s/jobs.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(
+      line,
+      "policy,app,uid,priority,model,workload,request,arrival_ms,start_ms,end_ms,turnaround_ms,isolated_ms,"
+      "slowdown,deadline_ms,outcome,jobs,preemptions,device_us,energy_uj");
+  const std::vector<std::string> header = csv_fields(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  // ms with 6 decimals back to integer ns (exact).
+  auto ns = [](const std::string& ms) {
+    const size_t dot = ms.find('.');
+    EXPECT_EQ(ms.size() - dot, 7u) << ms;
+    return std::stoll(ms.substr(0, dot)) * 1000000 + std::stoll(ms.substr(dot + 1));
+  };
+  struct Tally {
+    size_t rows = 0, dropped = 0, missed = 0, slowdowns = 0;
+    double slowdown_sum = 0;
+    std::vector<int64_t> turnaround_ns;
+  };
+  std::map<std::string, Tally> tally;  // by app
+  while (std::getline(csv, line)) {
+    const auto f = csv_fields(line);
+    ASSERT_EQ(f.size(), header.size()) << line;
+    EXPECT_EQ(f[column("policy")], "fcfs") << line;
+    const std::string app = f[column("app")], outcome = f[column("outcome")];
+    Tally& t = tally[app];
+    ++t.rows;
+    // camera_llm.json: the camera runs vision-small on 33.3 ms frames, one job each; the LLM runs
+    // decoder-3b sessions of a 32-token prompt (one prefill chunk of prefill_chunk_tokens = 32) and 8
+    // decoded tokens, one job each: 1 + 8 = 9 jobs.
+    EXPECT_EQ(f[column("model")], app == "camera" ? "vision-small" : "decoder-3b") << line;
+    EXPECT_EQ(f[column("workload")], app == "camera" ? "periodic" : "llm") << line;
+    if (outcome == "dropped") {
+      ++t.dropped;
+      ++t.missed;
+      EXPECT_EQ(f[column("end_ms")], "") << line;
+      continue;
+    }
+    EXPECT_EQ(std::stoul(f[column("jobs")]), app == "camera" ? 1u : 9u) << line;
+    const int64_t arrival = ns(f[column("arrival_ms")]), start = ns(f[column("start_ms")]),
+                  end = ns(f[column("end_ms")]), turnaround = ns(f[column("turnaround_ms")]);
+    EXPECT_LE(arrival, start) << line;
+    EXPECT_LE(start, end) << line;
+    EXPECT_EQ(turnaround, end - arrival) << line;
+    t.turnaround_ns.push_back(turnaround);
+    if (app == "camera") {
+      ASSERT_FALSE(f[column("deadline_ms")].empty()) << line;
+      const int64_t deadline = ns(f[column("deadline_ms")]);
+      EXPECT_NEAR(static_cast<double>(deadline - arrival), 33.333333e6, 1.0)
+          << line;  // deadline_ms 33.333333
+      EXPECT_EQ(outcome, end > deadline ? "missed" : "met") << line;
+    } else {
+      EXPECT_EQ(outcome, "no_deadline") << line;
+    }
+    t.missed += outcome == "missed";
+    if (!f[column("slowdown")].empty()) {
+      const double iso = static_cast<double>(ns(f[column("isolated_ms")]));
+      EXPECT_NEAR(std::stod(f[column("slowdown")]), static_cast<double>(turnaround) / iso, 1e-6) << line;
+      t.slowdown_sum += std::stod(f[column("slowdown")]);
+      ++t.slowdowns;
+    }
+    EXPECT_GT(std::stod(f[column("device_us")]), 0.0) << line;
+    EXPECT_GT(std::stod(f[column("energy_uj")]), 0.0) << line;
+  }
+  ASSERT_EQ(summary["runs"].size(), 1u);
+  const auto& run = summary["runs"][0];
+  EXPECT_EQ(run["policy"], "fcfs");
+  size_t apps_with_rows = 0;
+  for (const auto& a : run["apps"]) {
+    const std::string name = a["name"];
+    Tally& t = tally[name];
+    apps_with_rows += t.rows > 0;
+    EXPECT_EQ(t.rows, a["completed"].get<size_t>() + a["dropped"].get<size_t>()) << name;
+    EXPECT_EQ(t.dropped, a["dropped"].get<size_t>()) << name;
+    EXPECT_EQ(t.missed, a["missed"].get<size_t>()) << name;
+    if (t.slowdowns) {
+      EXPECT_NEAR(t.slowdown_sum / t.slowdowns, a["ntt"].get<double>(), 1e-5) << name;
+    }
+    if (!t.turnaround_ns.empty()) {
+      std::sort(t.turnaround_ns.begin(), t.turnaround_ns.end());
+      // Nearest rank: the ceil(0.5 n)-th smallest.
+      const size_t rank = (t.turnaround_ns.size() + 1) / 2;
+      EXPECT_NEAR(static_cast<double>(t.turnaround_ns[rank - 1]) / 1e6, a["p50_ms"].get<double>(), 1e-6)
+          << name;
+    }
+  }
+  EXPECT_EQ(apps_with_rows, 2u) << "camera frames and at least one LLM session";
+  EXPECT_GT(tally["camera"].missed, tally["camera"].dropped)
+      << "fcfs makes some frames late, not only dropped";
 }
 
 // The docs cited a "SPEC §4" that is not in the repository; they stand alone.

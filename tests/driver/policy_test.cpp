@@ -138,23 +138,31 @@ SchedulerParams pinned() {
   p.weight = {2.0, 1.5, 1.0, 0.5};
   p.candidate_share = 0.5;
   p.preempt_ratio = 1.5;
+  p.deadline_stretch = 1.5;
   return p;
 }
 
-TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenTheShortestCandidate) {
-  // urgent_slack 2 here (the default, 1e6, makes deadline work always urgent: checked below).
-  SchedulerParams slack2 = pinned();
-  slack2.urgent_slack = 2.0;
-  auto p = make_scheduling_policy("adaptive", slack2);
+TEST(SchedulingPolicy, AdaptiveShortestCandidateWithDeadlinesKeptBySlackStealing) {
+  auto p = make_scheduling_policy("adaptive", pinned());
+  // now = 0. Tokens 2, 1, 0.5; the threshold is 0.5 × 2 = 1: jobs 1 and 2 are candidates by tokens, job 3
+  // because it has a deadline.
   std::vector<TaskView> w{job_view(1, 0, 1, 4000, 4000), job_view(2, 2, 2, 1000, 1000),
                           job_view(3, 3, 3, 50'000, 50'000, 0, /*deadline*/ 90'000)};
-  EXPECT_EQ(p->pick(w), 2u) << "deadline work with little slack (40 µs < 2 × 50 µs) first, even at level LOW";
+  // The shortest candidate is job 2. Slack stealing: its 1 µs buffer then job 3, stretched by 1.5, ends
+  // at 1.5 + 75 = 76.5 µs, before job 3's deadline of 90 µs.
+  EXPECT_EQ(p->pick(w), 1u) << "short work passes a long deadline job with slack";
+  w[2].deadline_ns = 76'000;  // 76.5 > 76: it would miss; alone (75 ≤ 76) it can still make it
+  EXPECT_EQ(p->pick(w), 2u) << "the deadline job runs when passing it would break its deadline";
+  w[2].deadline_ns = 70'000;  // 75 > 70: lost whatever runs, so it does not hold the others back
+  EXPECT_EQ(p->pick(w), 1u);
   w[2].deadline_ns = 200'000;
-  // Slack 150 µs ≥ 2 × 50 µs: it competes by tokens. Tokens 2, 1, 0.5; the threshold is 0.5 × 2 = 1, so
-  // the candidates are jobs 1 and 2, and job 2 has the least work left.
-  EXPECT_EQ(p->pick(w), 1u) << "with slack to spare it is not a candidate yet";
-  EXPECT_EQ(make_scheduling_policy("adaptive", pinned())->pick(w), 2u)
-      << "by default deadline work goes first whatever its slack";
+  SchedulerParams always = pinned();
+  always.deadline_stretch = 0;
+  EXPECT_EQ(make_scheduling_policy("adaptive", always)->pick(w), 2u) << "stretch 0: deadline work first";
+  // A short deadline job runs first by its length, though its tokens (0.5) are under the threshold.
+  std::vector<TaskView> frame = w;
+  frame.push_back(job_view(4, 3, 4, 500, 500, 0, 1'000'000));
+  EXPECT_EQ(p->pick(frame), 3u);
   w[2].deadline_ns = 0;
   EXPECT_EQ(p->pick(w), 1u) << "the shortest candidate";
   w[1].level = 3;  // tokens 0.5 < 1: no longer a candidate, the longer REALTIME job runs
@@ -191,14 +199,17 @@ TEST(SchedulingPolicy, AdaptiveDeadlinesFirstThenTheShortestCandidate) {
 TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
   auto p = make_scheduling_policy("adaptive", pinned());
   std::vector<TaskView> running{job_view(1, 3, 1, 100'000, 100'000), job_view(2, 2, 2, 3000, 3000)};
+  // The first channel frees in 1.5 × 3 = 4.5 µs; the frame then needs 1.5 × 2 = 3: 7.5 µs > 5 µs.
   const TaskView frame = job_view(9, 0, 9, 2000, 2000, 0, 5000);
-  EXPECT_EQ(p->victim(frame, running), 0u) << "deadline work takes the channel of the lowest level";
+  EXPECT_EQ(p->victim(frame, running), 0u) << "deadline work that cannot wait takes the lowest level's channel";
   // Without a deadline, tokens 1 against running tokens 0.5 and 1: all candidates of one another, so only
   // the clear gain counts: 100000 ≥ 1.5 × 1000 (job 1), 3000 ≥ 1.5 × 1000 (job 2); the lower level gives way.
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 0u);
   running[0].preempting = true;
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 1u);
   EXPECT_FALSE(p->victim(job_view(8, 2, 8, 2500, 2500), running)) << "3000 < 1.5 × 2500: not worth it";
+  // Deadline work with slack (4.5 + 3.75 µs of 1000 µs) needs only to be shorter: 2500 < 3000.
+  EXPECT_EQ(p->victim(job_view(8, 2, 8, 2500, 2500, 0, 1'000'000), running), 1u);
   // Fairness: a waiting job with 4 × the running one's tokens takes its channel whatever its length
   // (tokens 1 × (1 + 3) = 4 against 1: the running job is not a candidate against it).
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 2500, 2500, 7500), running), 1u);
@@ -208,9 +219,16 @@ TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
   running[1].waited_ns = 0;
   running[1].deadline_ns = 50'000;
   EXPECT_FALSE(p->victim(job_view(8, 0, 8, 10, 10), running)) << "never deadline work for work without one";
-  EXPECT_EQ(p->victim(frame, running), 1u) << "deadline work of a less urgent level gives way";
-  running[1].level = 0;
-  EXPECT_FALSE(p->victim(frame, running)) << "not deadline work of the same or a better level";
+  EXPECT_EQ(p->victim(frame, running), 1u) << "deadline work that cannot wait: a later deadline gives way";
+  // With slack (4.5 + 1.5 = 6 µs of 40): deadline work due earlier and shorter takes the channel of
+  // deadline work that still makes its own after it (1.5 × (1 + 3) = 6 µs of 50).
+  const TaskView earlier = job_view(10, 0, 10, 1000, 1000, 0, 40'000);
+  EXPECT_EQ(p->victim(earlier, running), 1u);
+  EXPECT_FALSE(p->victim(job_view(10, 0, 10, 1000, 1000, 0, 60'000), running)) << "not when due later";
+  running[1].deadline_ns = 5500;  // 6 µs > 5.5: the running job would miss its own
+  EXPECT_FALSE(p->victim(earlier, running));
+  running[1].deadline_ns = 4000;
+  EXPECT_FALSE(p->victim(frame, running)) << "not deadline work due earlier";
 }
 
 TEST(PreemptionPolicy, AdaptiveDrainsOnlyWhenTheDeadlineAllows) {

@@ -2,9 +2,17 @@
 // compile to the same descriptors as the model with values and run the NPU in timing-only mode, so every
 // simulated figure must equal the valued model's; they give no output values, and the CPU device (which
 // computes) refuses them.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "hal_test_util.h"
 #include "npu/hal/device.h"
@@ -51,68 +59,128 @@ models::Model mixed_quant8() {
   return b.take();
 }
 
-struct Measured {
-  ExecutionResult result;
-  uint64_t elapsed_ns = 0;
+// The figures of one run, as text: a child process measures, its parent compares.
+struct Figures {
+  bool timing_only = false, has_outputs = false;
   std::string placement;
+  uint32_t command_buffers = 0;
+  uint64_t device_cycles = 0, host_copy_bytes = 0, on_device_us = 0, in_driver_us = 0, elapsed_ns = 0;
+  std::vector<std::vector<uint32_t>> output_shapes;
+  bool child_failed = false;
 };
 
-Measured prepare_and_run(system::System& s, const models::Model& m) {
-  Measured run;
-  auto p = s.npu_device().prepare_model(m);
-  EXPECT_TRUE(p.status.ok()) << p.status.message;
-  if (!p.model) return run;
-  run.placement = p.model->placement();
-  const uint64_t t0 = s.os().now_ns();
-  run.result = p.model->execute_synchronously(models::random_inputs(m, 3, 0), true);
-  run.elapsed_ns = s.os().now_ns() - t0;
-  EXPECT_TRUE(run.result.status.ok()) << run.result.status.message;
-  return run;
+std::string to_text(const Figures& f) {
+  std::ostringstream o;
+  o << f.timing_only << ' ' << f.has_outputs << ' ' << f.command_buffers << ' ' << f.device_cycles << ' '
+    << f.host_copy_bytes << ' ' << f.on_device_us << ' ' << f.in_driver_us << ' ' << f.elapsed_ns << ' '
+    << f.child_failed << ' ' << f.output_shapes.size();
+  for (const auto& d : f.output_shapes) {
+    o << ' ' << d.size();
+    for (uint32_t v : d) o << ' ' << v;
+  }
+  o << '\n' << f.placement;
+  return o.str();
 }
 
-// Both models on one phone (SystemC elaborates once per process), the valued one first; the few
-// microseconds of work do not move the temperature enough to change the clock.
-std::pair<Measured, Measured> run_both(const models::Model& valued, const models::Model& timing_only) {
-  std::pair<Measured, Measured> runs;
-  run_on_phone([&](system::System& s) {
-    runs.first = prepare_and_run(s, valued);
-    runs.second = prepare_and_run(s, timing_only);
-  });
-  return runs;
+Figures from_text(const std::string& text) {
+  Figures f;
+  std::istringstream in(text);
+  size_t shapes = 0;
+  in >> f.timing_only >> f.has_outputs >> f.command_buffers >> f.device_cycles >> f.host_copy_bytes >>
+      f.on_device_us >> f.in_driver_us >> f.elapsed_ns >> f.child_failed >> shapes;
+  for (size_t i = 0; i < shapes; ++i) {
+    size_t n = 0;
+    in >> n;
+    auto& d = f.output_shapes.emplace_back(n);
+    for (auto& v : d) in >> v;
+  }
+  in.ignore(1);
+  std::getline(in, f.placement, '\0');
+  return f;
 }
 
-// Equal but for the DRAM: the second run starts with the row buffers the first left open, which moves
-// a long run's NPU cycles by a few (seen: ±10 of 127,000), so cycles and elapsed time are compared to
-// within 0.05 %; everything the HAL and driver count is exact.
-void expect_same_timing(const Measured& valued, const Measured& timing_only) {
-  auto near = [](uint64_t a, uint64_t b) { return std::abs(static_cast<double>(a) - static_cast<double>(b)) <= 5e-4 * static_cast<double>(a); };
-  EXPECT_FALSE(valued.result.timing_only);
-  EXPECT_TRUE(timing_only.result.timing_only);
-  EXPECT_FALSE(valued.result.outputs.empty());
-  EXPECT_TRUE(timing_only.result.outputs.empty());
-  EXPECT_EQ(valued.placement, timing_only.placement);
-  EXPECT_GT(valued.result.command_buffers, 0u);
-  EXPECT_EQ(valued.result.command_buffers, timing_only.result.command_buffers);
-  EXPECT_GT(valued.result.device_cycles, 0u);
-  EXPECT_PRED2(near, valued.result.device_cycles, timing_only.result.device_cycles);
-  EXPECT_EQ(valued.result.host_copy_bytes, timing_only.result.host_copy_bytes);
-  EXPECT_PRED2(near, valued.result.timing.time_on_device_us, timing_only.result.timing.time_on_device_us);
-  EXPECT_EQ(valued.result.timing.time_in_driver_us, timing_only.result.timing.time_in_driver_us);
-  EXPECT_PRED2(near, valued.elapsed_ns, timing_only.elapsed_ns);
-  ASSERT_EQ(valued.result.output_shapes.size(), timing_only.result.output_shapes.size());
-  for (size_t i = 0; i < valued.result.output_shapes.size(); ++i)
-    EXPECT_EQ(valued.result.output_shapes[i].dimensions, timing_only.result.output_shapes[i].dimensions);
-  std::printf("with values: %u jobs, %llu NPU cycles, %llu ns; timing-only: %llu cycles, %llu ns\n",
-              valued.result.command_buffers, static_cast<unsigned long long>(valued.result.device_cycles),
-              static_cast<unsigned long long>(valued.elapsed_ns),
-              static_cast<unsigned long long>(timing_only.result.device_cycles),
-              static_cast<unsigned long long>(timing_only.elapsed_ns));
+// Prepares and runs `m` on a fresh phone in a child process (SystemC elaborates once per process), so
+// both models start from the same state. Run one after the other on one phone (as this test did before)
+// the second run's NPU cycles differed by a few (±10 of 127,000 were seen); each on its own phone they
+// are equal, and asserted so below.
+Figures measure_alone(const models::Model& m) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    ADD_FAILURE() << "pipe failed";
+    return {};
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    Figures f;
+    run_on_phone([&](system::System& s) {
+      auto p = s.npu_device().prepare_model(m);
+      if (!p.status.ok() || !p.model) return;
+      f.placement = p.model->placement();
+      const uint64_t t0 = s.os().now_ns();
+      const auto r = p.model->execute_synchronously(models::random_inputs(m, 3, 0), true);
+      f.elapsed_ns = s.os().now_ns() - t0;
+      f.child_failed = !r.status.ok();
+      f.timing_only = r.timing_only;
+      f.has_outputs = !r.outputs.empty();
+      f.command_buffers = r.command_buffers;
+      f.device_cycles = r.device_cycles;
+      f.host_copy_bytes = r.host_copy_bytes;
+      f.on_device_us = r.timing.time_on_device_us;
+      f.in_driver_us = r.timing.time_in_driver_us;
+      for (const auto& o : r.output_shapes) f.output_shapes.push_back(o.dimensions);
+    });
+    f.child_failed = f.child_failed || f.placement.empty() || ::testing::Test::HasFailure();
+    const std::string text = to_text(f);
+    const bool written = write(fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    _exit(written ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the measuring child failed";
+  return from_text(text);
+}
+
+// Everything simulated is equal: the NPU ran the same descriptors for the same time.
+Figures expect_same_timing(const models::Model& valued, const models::Model& timing_only) {
+  const Figures with = measure_alone(valued), without = measure_alone(timing_only);
+  EXPECT_FALSE(with.child_failed);
+  EXPECT_FALSE(without.child_failed);
+  EXPECT_FALSE(with.timing_only);
+  EXPECT_TRUE(without.timing_only);
+  EXPECT_TRUE(with.has_outputs);
+  EXPECT_FALSE(without.has_outputs);
+  EXPECT_EQ(with.placement, without.placement);
+  EXPECT_GT(with.command_buffers, 0u);
+  EXPECT_EQ(with.command_buffers, without.command_buffers);
+  EXPECT_GT(with.device_cycles, 0u);
+  EXPECT_EQ(with.device_cycles, without.device_cycles);
+  EXPECT_EQ(with.host_copy_bytes, without.host_copy_bytes);
+  EXPECT_EQ(with.on_device_us, without.on_device_us);
+  EXPECT_EQ(with.in_driver_us, without.in_driver_us);
+  // Elapsed host time (input copies, ioctls, the CPU stage, output copies) differs by 1 ns on
+  // mixed_quant8 (57,017 vs 57,018 ns) while every device figure above is equal; the cause is not found
+  // yet, so this one figure keeps a 1 ns allowance (it was 0.05 % before: 28 ns here).
+  EXPECT_LE(std::max(with.elapsed_ns, without.elapsed_ns) - std::min(with.elapsed_ns, without.elapsed_ns),
+            1u);
+  EXPECT_EQ(with.output_shapes, without.output_shapes);
+  std::printf(
+      "with values: %u command buffers, %llu NPU cycles, %llu ns; timing-only: %llu cycles, %llu ns\n",
+      with.command_buffers, static_cast<unsigned long long>(with.device_cycles),
+      static_cast<unsigned long long>(with.elapsed_ns),
+      static_cast<unsigned long long>(without.device_cycles),
+      static_cast<unsigned long long>(without.elapsed_ns));
+  return with;
 }
 
 TEST(HalTimingOnly, SameSimulatedFiguresAsWithValues) {
   const models::Model valued = mixed_quant8();
-  const auto [with, without] = run_both(valued, without_values(valued));
-  expect_same_timing(with, without);
+  const Figures with = expect_same_timing(valued, without_values(valued));
   EXPECT_NE(with.placement.find("cpu"), std::string::npos) << with.placement;  // the CPU stage is timed too
 }
 
@@ -121,10 +189,8 @@ TEST(HalTimingOnly, SameSimulatedFiguresAsWithValues) {
 TEST(HalTimingOnly, DecoderStepTimesLikeTheSameDecoderWithValues) {
   models::DecoderShape shape{"tiny", 2, 64, 4, 2, 16, 128, 256, false};
   const models::Model timing_only = models::build_decoder(shape, 1, 8, 1);
-  const auto [with, without] = run_both(with_zero_values(timing_only), timing_only);
-  expect_same_timing(with, without);
-  EXPECT_EQ(with.placement, "npu");
-  EXPECT_EQ(without.placement, "npu");
+  const Figures with = expect_same_timing(with_zero_values(timing_only), timing_only);
+  EXPECT_EQ(with.placement, "npu");  // the timing-only run's placement equals it (checked above)
 }
 
 TEST(HalTimingOnly, CpuDeviceRefusesAndNothingIsCached) {

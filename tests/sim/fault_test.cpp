@@ -1,6 +1,7 @@
 // Injected faults, as a driver must handle them: a hang (no progress, no interrupt until reset), a DMA
-// error and an SRAM ECC error (ERROR with the code and CH_ERROR_INDEX), thermal runaway (the junction
-// heats through the trips). Armed through CH_FAULT_INJECT, the Npu API or the config (npu.faults.*).
+// error and an SRAM ECC error (ERROR with the code and CH_ERROR_INDEX; without ECC a silent bit flip),
+// thermal runaway (the junction heats through the trips). Armed through CH_FAULT_INJECT, the Npu API or
+// the config (npu.faults.*).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -91,6 +92,43 @@ TEST(Faults, SramEccFromTheConfigStrikesTheFirstSramReader) {
   EXPECT_EQ(irq, regs::CH_IRQ_ERROR);
   EXPECT_EQ(status >> 8, static_cast<uint32_t>(regs::ChannelError::SRAM_ECC));
   EXPECT_EQ(index, 2u);
+}
+
+// Without ECC (npu.channel.sram.ecc=false) the same upset goes unnoticed: armed through CH_FAULT_INJECT at
+// descriptor 3 with bit[6:4] = 3, it strikes the DMA_OUT (the first SRAM reader from there), which
+// copies the output tile with bit 3 of its first byte flipped and completes with DONE. The runs before
+// and after (the fault strikes once) write the clean tile.
+TEST(Faults, SramUpsetWithoutEccCorruptsOneBitSilently) {
+  stats::Registry stats;
+  sim::Npu npu("npu", test::npu_config({"npu.channel.sram.ecc=false"}), stats);
+  Firmware fw("fw", npu);
+  uint32_t irq_clean = 0, irq_upset = 0, irq_after = 0, status_upset = 0;
+  std::vector<uint8_t> clean, upset, after;
+  sc_core::sc_spawn([&] {
+    const std::vector<uint8_t> weights(1216, 3), band(4096, 5);
+    fw.write_mem(0x100000, weights.data(), weights.size());
+    fw.write_mem(0x200000, band.data(), band.size());
+    irq_clean = fw.run(0, 0x1000, tile_program());
+    clean = fw.read_mem(0x300000, 1024);
+    fw.set_ch_reg(0, regs::CH_FAULT_INJECT, fault_word(regs::FaultKind::SRAM_ECC, 3) | (3u << 4));
+    irq_upset = fw.run(0, 0x1000, tile_program());
+    status_upset = fw.ch_reg(0, regs::CH_STATUS);
+    upset = fw.read_mem(0x300000, 1024);
+    irq_after = fw.run(0, 0x1000, tile_program());
+    after = fw.read_mem(0x300000, 1024);
+    sc_core::sc_stop();
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(irq_clean, regs::CH_IRQ_DONE);
+  EXPECT_EQ(irq_upset, regs::CH_IRQ_DONE);
+  EXPECT_EQ(status_upset & 0xF, static_cast<uint32_t>(regs::ChannelState::DONE));
+  ASSERT_EQ(upset.size(), clean.size());
+  std::vector<uint8_t> expected = clean;
+  expected[0] ^= 1u << 3;
+  EXPECT_EQ(upset, expected);
+  EXPECT_EQ(irq_after, regs::CH_IRQ_DONE);
+  EXPECT_EQ(after, clean);
+  EXPECT_EQ(*stats.find_counter("npu.ch0.faults_injected"), 1u);
 }
 
 // CH_FAULT_INJECT arms for the next command buffer only: one too short to reach the index disarms it.

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -258,8 +259,19 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
                              " designs on the front"),
               std::string::npos)
         << md.output;
-  // The screenshot, kept in the build tree; a page with the plots compresses to far more than a blank one.
-  const std::string png = std::string(SWEEP_BUILD_DIR) + "/sweep_report.png";
+  // Each plot names its axes: latency against energy, latency against area (the metrics' names carry
+  // their units), as the sweep file's metrics call them.
+  const std::regex axis("<text[^>]*class=\"axis\"[^>]*>([^<]*)</text>");
+  std::map<std::string, size_t> axis_labels;
+  for (auto m = std::sregex_iterator(dom.begin(), dom.end(), axis); m != std::sregex_iterator(); ++m)
+    ++axis_labels[std::regex_replace((*m)[1].str(), std::regex(" \\(log\\)$"), "")];
+  EXPECT_EQ(axis_labels["latency_p50_us"], 2 * kWorkloads) << "the x axis of both plots";
+  EXPECT_EQ(axis_labels["energy_mj"], kWorkloads);
+  EXPECT_EQ(axis_labels["area_mm2"], kWorkloads);
+  // The screenshot, kept in the build tree's screenshots/ with the other reports' for a reviewer; a page
+  // with the plots compresses to far more than a blank one.
+  std::filesystem::create_directories(NPUSIM_SCREENSHOT_DIR);
+  const std::string png = std::string(NPUSIM_SCREENSHOT_DIR) + "/sweep_report.png";
   const std::string blank = std::filesystem::absolute("blank.png").string();
   std::ofstream("blank.html") << "<!DOCTYPE html><html><body></body></html>";
   for (const auto& [page, out] : {std::pair<std::string, std::string>{html, png},

@@ -1,19 +1,36 @@
 #include "npu/tools/run_model.h"
 
-#include "npu/sweep/area.h"
-
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "npu/models/tensor.h"
+#include "npu/sweep/area.h"
 
 namespace npu::tools {
+
+namespace {
+// Shortest text that reads back as the same double (%.17g trimmed), so integers print as integers.
+std::string format_number(double v) {
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+}  // namespace
 
 OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want) {
   OutputComparison c;
   for (const auto& [idx, w] : want) {
     const auto it = got.find(idx);
     if (it == got.end() || it->second.data.size() != w.data.size()) {
+      if (c.first_mismatch.empty())
+        c.first_mismatch =
+            "output operand " + std::to_string(idx) + ": missing or of another size on the device";
       c.mismatches += w.element_count();
       continue;
     }
@@ -25,7 +42,13 @@ OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap
       const double err = std::fabs(e - a);
       c.max_abs_error = std::max(c.max_abs_error, err);
       const double tol = is_float ? 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e) : 0.0;
-      if (err > tol) ++c.mismatches;
+      if (err > tol) {
+        if (c.first_mismatch.empty())
+          c.first_mismatch = "output operand " + std::to_string(idx) + " element " + std::to_string(i) +
+                             ": " + format_number(a) + " on the device, " + format_number(e) +
+                             " by the CPU reference";
+        ++c.mismatches;
+      }
       ++c.elements;
     }
   }
@@ -50,24 +73,31 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     out.result = prepared.model->execute_synchronously(inputs, true);
     if (o.check) {
       auto ref = s.cpu_device().prepare_model(model);
-      if (ref.status.ok()) out.reference = ref.model->execute_synchronously(inputs, false);
-      else out.reference.status = ref.status;
+      if (ref.status.ok())
+        out.reference = ref.model->execute_synchronously(inputs, false);
+      else
+        out.reference.status = ref.status;
     }
   });
   if (!end) return make_error(end.error());
   if (!prepare_status.ok())
     return make_error(o.name + ": prepareModel: " + hal::to_string(prepare_status.code) + ": " +
                       prepare_status.message);
+  // A failed execution (a device fault the driver could not recover from) still has its stats and
+  // trace: the caller reports them beside the error.
   if (!out.result.status.ok())
-    return make_error(o.name + ": execute: " + hal::to_string(out.result.status.code) + ": " +
-                      out.result.status.message);
+    out.execution_error =
+        o.name + ": execute: " + hal::to_string(out.result.status.code) + ": " + out.result.status.message;
   out.simulated_end_s = *end;
   const auto& result = out.result;
   auto& stats = (*sys)->stats();
-  stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
-      static_cast<double>(result.timing.time_in_driver_us);
-  stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
-      static_cast<double>(result.timing.time_on_device_us);
+  // A failed execution has no timing (NNAPI's UINT64_MAX): no latency stats rather than 1.8e19 µs.
+  if (result.timing.time_in_driver_us != UINT64_MAX) {
+    stats.value("hal.execution.latency_us", "us", "Simulated time of the execution in the driver") =
+        static_cast<double>(result.timing.time_in_driver_us);
+    stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
+        static_cast<double>(result.timing.time_on_device_us);
+  }
   stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
   stats.counter("hal.execution.jobs", "jobs", "Driver jobs the execution submitted") = result.jobs;
   stats.counter("hal.execution.stages", "stages", "Stages of those jobs (one per operation on the NPU)") =
@@ -83,7 +113,8 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
   // Silicon area of the design (docs/area.md), beside its time and energy.
   const auto area = sweep::design_area((*sys)->config());
   out.area_mm2 = area.total_mm2();
-  stats.value("npu.area.total_mm2", "mm2", "Silicon area of the NPU design (docs/area.md)") = area.total_mm2();
+  stats.value("npu.area.total_mm2", "mm2", "Silicon area of the NPU design (docs/area.md)") =
+      area.total_mm2();
   stats.value("npu.area.mac_array_mm2", "mm2", "Area of the channels' MAC arrays") = area.mac_array_mm2;
   stats.value("npu.area.sram_mm2", "mm2", "Area of the channels' scratchpad SRAM") = area.sram_mm2;
   stats.value("npu.area.vector_mm2", "mm2", "Area of the channels' vector units") = area.vector_mm2;

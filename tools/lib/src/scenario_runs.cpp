@@ -32,6 +32,7 @@ Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& sc, const S
     ro.channel_timeline = o.channel_timeline;
     if (policy == out.main_policy) {
       ro.trace_path = o.trace;
+      ro.trace_metadata = o.trace_metadata;
       ro.trace_descriptors = o.trace_descriptors;
     }
     auto shared = run_forked(sc, ro);
@@ -48,6 +49,7 @@ Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& sc, const S
       isolated.emplace(app.uid, std::move(*alone));
     }
     out.metrics.push_back(compute_metrics(*shared, isolated, o.sla_factor));
+    out.isolated.push_back(std::move(isolated));
     if (policy == out.main_policy)
       out.main_run = std::move(*shared);
     else

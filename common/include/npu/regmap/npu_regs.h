@@ -161,7 +161,8 @@ inline constexpr std::array<Register, 18> kChannelRegisters{{
     {"CH_ENERGY_HI", CH_ENERGY_HI, Access::RO, 0, "Dynamic energy of the last command buffer, pJ, high word"},
     {"CH_ERROR_INDEX", CH_ERROR_INDEX, Access::RO, 0, "Index of the descriptor that raised the last error"},
     {"CH_FAULT_INJECT", CH_FAULT_INJECT, Access::WO, 0,
-     "Debug: kind[3:0] (FaultKind) armed to strike at descriptor index[31:8] of the next command buffer"},
+     "Debug: kind[3:0] (FaultKind) armed to strike at descriptor index[31:8] of the next command buffer; "
+     "bit[6:4]: the bit an SRAM_ECC upset flips when the SRAM has no ECC"},
 }};
 
 enum class ChannelState : uint32_t { IDLE = 0, BUSY = 1, DONE = 2, ERROR = 3, PREEMPTED = 4 };
@@ -170,7 +171,7 @@ enum class ChannelError : uint32_t {
   BAD_DESCRIPTOR = 1,      // unknown opcode or fields out of range
   DMA_FAULT = 2,           // address outside device memory, or an injected DMA error
   SRAM_OVERFLOW = 3,       // operand does not fit the scratchpad
-  SRAM_ECC = 4,            // uncorrectable SRAM error (injected)
+  SRAM_ECC = 4,            // uncorrectable SRAM error (an injected upset, SRAM with ECC)
   INDEX_OUT_OF_RANGE = 5,  // a DMA_GATHER index outside its table
 };
 // Faults the hardware can be told to inject (CH_FAULT_INJECT, config npu.faults.*, or the Npu API).

@@ -63,10 +63,10 @@ struct SchedulerParams {
   // history ignored). Tokens are multiplied by that slowdown, so an app whose jobs have lately been slowed
   // most becomes a candidate sooner.
   double history = 0.5;
-  // "adaptive": deadline work goes ahead of everything once its slack (deadline − now − predicted
-  // remaining work) is below this many times its remaining work; before that it competes with the rest by tokens. The
-  // default is so large that deadline work always goes first.
-  double urgent_slack = 1e6;
+  // "adaptive": other work runs ahead of waiting deadline work only while, with every predicted length
+  // stretched by this factor, each deadline would still be met (slack stealing); 0: deadline work always
+  // goes first.
+  double deadline_stretch = 1.5;
 };
 
 enum class PreemptMechanism { CHECKPOINT, KILL, DRAIN };
@@ -105,8 +105,8 @@ class PreemptionPolicy {
 // order, priorities ignored), "prema" (PREMA-style tokens: priority × normalised waiting, shortest
 // predicted job among the candidates). nullptr for an unknown name.
 // "rr" (time slices per level, round robin over every waiting buffer), "edf" (earliest deadline first,
-// jobs without a deadline after, by priority), "adaptive" (npusim's default policy: deadline work first,
-// the rest shared by weighted normalised wait and predicted remaining work, starvation-bounded; see
+// jobs without a deadline after, by priority), "adaptive" (npusim's default policy: the shortest remaining
+// work among fair candidates, starvation-bounded, with deadlines kept by slack stealing; see
 // sched_policy.cpp).
 std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name,
                                                          const SchedulerParams& params = {});

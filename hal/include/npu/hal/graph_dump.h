@@ -1,9 +1,9 @@
-// graphDump (NNAPI's debugging utility): a model as a Graphviz digraph. Operands that carry data
-// between operations are ellipses (graph inputs and outputs bold) labelled with index, type and
-// dimensions, one line each; operations are boxes labelled with index and type, and list their
-// constant inputs inside the box (scalars by value, weight tensors by type and shape, omitted optional
-// inputs as "(none)"); edges follow data flow, labelled with the input/output position.
-// Referenced subgraphs (IF/WHILE bodies) are clusters of their own.
+// graphDump (NNAPI's debugging utility): a model as a Graphviz digraph. Operations are boxes: index and
+// type, then each output as "→ #index TYPE [dims]", each constant tensor input by type and shape, and the
+// scalar parameters (and omitted optional inputs, "(none)") by position and value, several to a line.
+// A value passed between operations is the edge from its producer to each consumer (labelled with the
+// input position where a box has several); graph inputs and outputs are nodes of their own (bold ellipses)
+// and so are subgraph references. Referenced subgraphs (IF/WHILE bodies) are clusters of their own.
 // It does not validate: indices out of range are drawn as "?" nodes so a broken model can be looked at.
 #pragma once
 

@@ -6,8 +6,8 @@
 //   prema    PREMA token scheduling with predictive preemption; STATUS_QUO
 //   rr       time-slicing round robin with per-level quanta (checkpoint at the end of a slice); STATUS_QUO
 //   edf      preemptive earliest deadline first (checkpoint); STATUS_QUO
-//   default  the platform as shipped: the driver's adaptive scheduler (urgent deadline work first, the
-//            rest by weighted remaining work and normalised wait, starvation-bounded) with adaptive
+//   default  the platform as shipped: the driver's adaptive scheduler (the shortest remaining work among fair
+//            candidates, starvation-bounded, deadlines kept by slack stealing) with adaptive
 //            preemption (drain / kill / checkpoint by predicted cost), under the manager's thermal- and
 //            priority-aware THERMAL_PRIORITY
 #pragma once

@@ -98,6 +98,7 @@ struct RunOptions {
   std::string policy;              // baseline name; empty: the scenario's
   int only_uid = -1;               // ≥ 0: run only that app (isolated time)
   std::string trace_path;          // Perfetto trace of this run; empty: none
+  nlohmann::json trace_metadata;   // the trace file's "metadata" (which npusim wrote it); null: none
   bool channel_timeline = false;   // record which app ran on which channel (the driver's trace)
   bool trace_descriptors = false;  // the trace also gets the NPU's per-descriptor engine spans (large)
   // Multiplies every point in time of the scenario (duration, start/stop, importance changes, events);

@@ -27,8 +27,11 @@
 //
 // Faults (FaultKind) armed through arm_fault() strike at a descriptor index: HANG stops the command
 // processor (BUSY forever, no interrupt until reset); DMA_ERROR fails the first DMA from that index with
-// DMA_FAULT; SRAM_ECC fails the first descriptor from that index that reads SRAM with SRAM_ECC; both raise
-// ERROR with CH_ERROR_INDEX. THERMAL_RUNAWAY calls the runaway callback (the Npu heats the junction).
+// DMA_FAULT; SRAM_ECC is an upset in the SRAM the first descriptor from that index reads: with ECC
+// (npu.channel.sram.ecc) it fails that descriptor with SRAM_ECC; both raise ERROR with CH_ERROR_INDEX.
+// Without ECC nothing notices: bit `sram_bit` of the first byte the descriptor reads is flipped in the SRAM
+// and the descriptor runs on it (silent data corruption; the command buffer completes). THERMAL_RUNAWAY calls
+// the runaway callback (the Npu heats the junction).
 //
 // Timing-only (npu.functional = false, or the doorbell's TIMING_ONLY bit): every descriptor takes its time
 // and energy but no byte of SRAM or device memory is read or written (the save-area header excepted).
@@ -97,7 +100,8 @@ class Channel : public sc_core::sc_module {
   // Arms `kind` to strike at descriptor `at_descriptor` (or the first suitable one after it). With
   // `next_buffer_only` it is disarmed when the next command buffer ends without reaching it; otherwise it
   // waits for the first command buffer that does.
-  void arm_fault(regs::FaultKind kind, uint32_t at_descriptor, bool next_buffer_only);
+  // `sram_bit`: the bit an SRAM_ECC upset flips when the SRAM has no ECC.
+  void arm_fault(regs::FaultKind kind, uint32_t at_descriptor, bool next_buffer_only, uint32_t sram_bit = 7);
 
   // Brings derived stats (idle cycles, utilisation) up to the present time.
   // window_cycles: the NPU's execution window (cycles with any command buffer in flight) so far.
@@ -152,6 +156,7 @@ class Channel : public sc_core::sc_module {
     regs::FaultKind kind = regs::FaultKind::NONE;
     uint32_t at = 0;
     bool next_buffer_only = false;
+    uint32_t sram_bit = 7;
   };
 
   // Command processor.
@@ -164,6 +169,9 @@ class Channel : public sc_core::sc_module {
   void cancel_queued_after(int64_t index);
   void finish_run(bool preempted);
   regs::FaultKind fault_for(const Op& op);
+  // An SRAM_ECC upset striking `op`: SRAM_ECC with ECC; without, flips the armed bit of the first byte
+  // `op` reads (functional runs) and returns NONE.
+  regs::ChannelError sram_upset(const Op& op);
 
   // Engines.
   void dma_in_engine() { engine_loop(Engine::DMA_IN); }
@@ -210,6 +218,7 @@ class Channel : public sc_core::sc_module {
   std::array<EngineState, kEngines> engines_;
   Run run_;
   ArmedFault fault_;
+  uint32_t struck_sram_bit_ = 7;  // of the SRAM_ECC upset that struck last
   std::function<void()> irq_changed_, activity_, runaway_;
   std::function<void(bool)> run_changed_;
   trace::Tracer* tracer_ = nullptr;

@@ -25,6 +25,7 @@ struct ChannelConfig {
   uint32_t sram_kib = 0;
   uint32_t sram_banks = 0;
   uint32_t sram_bank_bytes_per_cycle = 0;  // also the interleaving granule
+  bool sram_ecc = true;                    // false: an sram_ecc upset corrupts the data silently
   uint32_t dma_bytes_per_cycle = 0;
   uint32_t dma_setup_cycles = 0;
   uint32_t descriptor_fetch_cycles = 0;
@@ -45,6 +46,7 @@ struct FaultConfig {
   std::string trigger;  // "descriptor" | "time"
   uint32_t at_descriptor = 0;
   double at_time_us = 0;
+  uint32_t sram_bit = 7;  // bit an sram_ecc upset flips when ECC is off
   double thermal_runaway_w = 0;
 };
 

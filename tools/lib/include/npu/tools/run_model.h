@@ -26,17 +26,20 @@ struct RunModelOptions {
 
 struct RunModelOutcome {
   std::unique_ptr<system::System> system;  // after the run: stats(), tracer(), config()
-  hal::ExecutionResult result;             // status ok
-  hal::ExecutionResult reference;          // with check: the CPU reference's execution (status may fail)
-  std::string placement;                   // PreparedModel::placement()
+  hal::ExecutionResult result;             // status ok unless execution_error says why not
+  // Non-empty when the execution failed ("<name>: execute: GENERAL_FAILURE: ..."): no outputs, but the
+  // stats and trace of the simulation up to the failure are there.
+  std::string execution_error;
+  hal::ExecutionResult reference;             // with check: the CPU reference's execution (status may fail)
+  std::string placement;                      // PreparedModel::placement()
   std::vector<hal::OperationTiling> tilings;  // PreparedModel::tilings(): each MAC-array operation's plan
-  uint64_t prepare_ns = 0;                 // simulated time of prepareModel
+  uint64_t prepare_ns = 0;                    // simulated time of prepareModel
   double simulated_end_s = 0;
   double area_mm2 = 0;  // the design's silicon area (docs/area.md)
 };
 
-// Errors: the System cannot be built, prepareModel or the execution failed ("<name>: prepareModel:
-// INVALID_ARGUMENT: ..."), or the simulation hit its time limit.
+// Errors: the System cannot be built, prepareModel failed ("<name>: prepareModel: INVALID_ARGUMENT: ..."),
+// or the simulation hit its time limit. A failed execution is an outcome (execution_error), not an error.
 Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorMap& inputs,
                                   const system::SystemConfig& config, const RunModelOptions& options);
 
@@ -47,6 +50,9 @@ struct OutputComparison {
   double max_abs_error = 0;
   uint64_t mismatches = 0;
   uint64_t elements = 0;
+  // The first element out of tolerance (output operands in index order, elements row-major), e.g.
+  // "output operand 7 element 12: 131 on the device, 3 by the CPU reference"; empty when none.
+  std::string first_mismatch;
 };
 OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want);
 

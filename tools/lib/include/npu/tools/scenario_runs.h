@@ -4,6 +4,7 @@
 // for in `trace`.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,16 +22,19 @@ struct ScenarioRunsOptions {
   bool scale_thermal = false;
   double sla_factor = 4;  // SLA: a job within this many times its isolated time
   // Only for the main policy's shared run:
-  std::string trace;  // Perfetto trace path (empty: none)
+  std::string trace;              // Perfetto trace path (empty: none)
+  nlohmann::json trace_metadata;  // its "metadata" object (the npusim version and commit)
   bool trace_descriptors = false;
   bool channel_timeline = false;  // what the HTML report draws (for every policy's shared run)
 };
 
 struct ScenarioRuns {
   std::string main_policy;
-  std::vector<scenario::Metrics> metrics;  // the main policy first
-  scenario::RunResult main_run;            // the main policy's shared run
+  std::vector<scenario::Metrics> metrics;       // the main policy first
+  scenario::RunResult main_run;                 // the main policy's shared run
   std::vector<scenario::RunResult> other_runs;  // with compare: the other policies' shared runs, in order
+  // Each policy's isolated runs (each app alone, by uid), in the order of `metrics`.
+  std::vector<std::map<int, scenario::RunResult>> isolated;
 };
 
 // Errors: an unknown baseline (naming the known ones), or a run that failed.
