@@ -165,6 +165,29 @@ TEST(RandomGraph, EveryRegistryCellIsDrawnOverTheTestSeeds) {
   print_counts(drawn);
 }
 
+// Registry graphs draw their inputs' sizes: over the test seeds, most operations are run with input
+// shapes other than the table's (sizes tied to a constant keep theirs). Prints the count.
+TEST(RandomGraph, RegistryGraphsDrawInputShapes) {
+  std::set<OperationType> ops_all, ops_reshaped;
+  for (uint64_t seed = 1; seed < kSeeds; seed += 2) {
+    const RandomGraph g = make_conformance_graph(seed);
+    const auto [op, column] = g.cells[g.cells.size() > 1 && g.summary.rfind("ADD -> ", 0) == 0 ? 1 : 0];
+    ops_all.insert(op);
+    const models::Model probe = operation_probe_model(op, column);
+    // The cell's own operation's first input, in the drawn graph and in the table's.
+    const models::Operation* drawn = nullptr;
+    for (const auto& o : g.model.main.operations)
+      if (o.type == op) drawn = &o;
+    ASSERT_NE(drawn, nullptr) << "seed " << seed;
+    const auto& in_drawn = g.model.main.operands[drawn->inputs[0]].dimensions;
+    const auto& in_probe = probe.main.operands[probe.main.operations[0].inputs[0]].dimensions;
+    if (in_drawn != in_probe) ops_reshaped.insert(op);
+  }
+  std::printf("%zu of %zu operations drawn with an input shape other than the table's\n", ops_reshaped.size(),
+              ops_all.size());
+  EXPECT_GE(ops_reshaped.size() * 2, ops_all.size());
+}
+
 // Vendor extension operations are in the table (valid, NPU-lowered) but are never drawn: the CPU reference
 // refuses them, so an NPU result has nothing to be compared with. Neither kind of graph holds one.
 TEST(RandomGraph, ExtensionOperationsAreNotDrawn) {
