@@ -15,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npu/common/file_io.h"
 #include "npu/common/fixed_point.h"
+#include "npu/common/version.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/mlts/bench.h"
 #include "npu/models/builder.h"
@@ -201,7 +203,10 @@ std::string run(const std::string& request_text) {
   if (cfg->trace) {
     const json trace = sys.tracer()->to_json();
     if (!trace_path.empty()) {
-      if (auto w = sys.tracer()->write(trace_path); !w) return error("output", w.error());
+      // Named like `npusim run --trace`'s: the trace's metadata says which build wrote it.
+      json named = trace;
+      named["metadata"] = {{"npusim", {{"version", version()}, {"git", git_hash()}}}};
+      if (auto w = io::write_file_atomic(trace_path, named.dump() + "\n"); !w) return error("output", w.error());
     }
     if (layers) {
       j["layers"] = json::array();
