@@ -349,7 +349,8 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::TRANSPOSE_CONV_2D:
       return &transpose_conv_lowering();
     case OperationType::EMBEDDING_LOOKUP:
-      return &embedding_lookup_lowering();
+    case OperationType::GATHER:
+      return &table_gather_lowering();
     default:
       return nullptr;
   }

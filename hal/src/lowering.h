@@ -172,7 +172,7 @@ const Lowering& gather_rows_lowering();
 const Lowering& argminmax_lowering();         // ARGMAX, ARGMIN
 const Lowering& grouped_conv_lowering();      // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
 const Lowering& transpose_conv_lowering();    // TRANSPOSE_CONV_2D, stride 1 (as a flipped-filter CONV_2D)
-const Lowering& embedding_lookup_lowering();  // EMBEDDING_LOOKUP (DMA_GATHER)
+const Lowering& table_gather_lowering();       // EMBEDDING_LOOKUP, GATHER (DMA_GATHER)
 
 // Vendor extension com.npusim.llm (models/extensions.h)
 const Lowering& rms_norm_lowering();  // RMS_NORM on the vector unit

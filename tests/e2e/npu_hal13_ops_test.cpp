@@ -1,9 +1,10 @@
 // NN HAL 1.2/1.3 operations on the NPU: SLICE, SPLIT, TILE, EXPAND_DIMS, CHANNEL_SHUFFLE,
 // RESIZE_NEAREST_NEIGHBOR and same-type CAST lowered to DMA patterns (hal/src/lower_gather_rows.cpp,
-// lower_copy.cpp), quant8 HARD_SWISH as a vector-unit lookup table and float SIN, ELU and HARD_SWISH as
-// vector-unit functions (lower_activation.cpp), ARGMAX/ARGMIN as vector-unit REDUCE (lower_argminmax.cpp),
-// through the whole stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for
-// every element type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it,
+// lower_copy.cpp), GATHER by the DMA engine's indexed gather (lower_gather.cpp), quant8 HARD_SWISH as a
+// vector-unit lookup table and float SIN, ELU and HARD_SWISH as vector-unit functions
+// (lower_activation.cpp), ARGMAX/ARGMIN as vector-unit REDUCE (lower_argminmax.cpp), through the whole
+// stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for every element
+// type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it,
 // TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED). The element values are 0, 1, 2, ... (exact in every
 // type), so the expected outputs are the hand-listed source positions. Every case checks placement "npu"
 // (no CPU stage), device cycles > 0, both devices against the hand values, and NPU == CPU byte for byte.
@@ -13,11 +14,13 @@
 #include <cmath>
 
 #include "../hal_ops/test_models.h"
+#include "npu/hal/compiler.h"
 #include "npu/system/system.h"
 
 namespace {
 
 using npu::hal::ops::test::GraphBuilder;
+using npu::hal::ops::test::int_tensor;
 using npu::models::Model;
 using npu::models::OperandType;
 using npu::models::OperationType;
@@ -391,5 +394,117 @@ TEST(NpuArgMinMaxTiled, MiddleAxisMatchesCpu) {
   for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
   expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
 }
+
+// GATHER by the DMA engine's gather (hal/src/lower_gather.cpp), every type GATHER takes; inputs iota.
+class NpuGather : public ::testing::TestWithParam<OperandType> {};
+
+TEST_P(NpuGather, AxisZeroConstantIndices) {
+  // [3, 2] = [[0, 1], [2, 3], [4, 5]], rows 2, 0, 2: [4, 5, 0, 1, 4, 5].
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {3, 2}, scale_of(t));
+  const uint32_t y = g.output(t, {3, 2}, scale_of(t));
+  g.op(OperationType::GATHER, {x, g.i32(0), g.ints(I32, {3}, {2, 0, 2})}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {3, 2})}}), {y}, {{4, 5, 0, 1, 4, 5}});
+}
+
+TEST_P(NpuGather, MiddleAxisTwoDimensionalIndices) {
+  // [2, 3, 2] of 0..11 along axis 1 by [[2], [0]] (output [2, 2, 1, 2]): slice 0 rows 2, 0 = [4, 5], [0, 1];
+  // slice 1 (6 + those) = [10, 11], [6, 7].
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3, 2}, scale_of(t));
+  const uint32_t y = g.output(t, {2, 2, 1, 2}, scale_of(t));
+  g.op(OperationType::GATHER, {x, g.i32(1), g.ints(I32, {2, 1}, {2, 0})}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3, 2})}}), {y}, {{4, 5, 0, 1, 10, 11, 6, 7}});
+}
+
+TEST_P(NpuGather, LastAxisRuntimeIndices) {
+  // [2, 3] = [[0, 1, 2], [3, 4, 5]] along axis -1 by the runtime indices [2, 2, 0]: [2, 2, 0, 5, 5, 3].
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t ids = g.input(I32, {3});
+  const uint32_t y = g.output(t, {2, 3}, scale_of(t));
+  g.op(OperationType::GATHER, {x, g.i32(-1), ids}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3})}, {ids, int_tensor(I32, {3}, {2, 2, 0})}}), {y},
+                {{2, 2, 0, 5, 5, 3}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuGather,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, I32,
+                                           OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// A runtime index outside the axis (3 of extent 3, or -1) fails the execution on both devices alike
+// (GENERAL_FAILURE); the NPU's message names the gather. The model itself is on the NPU. (One system per
+// test process: SystemC elaborates once.)
+void gather_bad_index_case(int32_t bad) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, 0.5f);
+  const uint32_t ids = g.input(I32, {2});
+  const uint32_t y = g.output(t, {2, 2}, 0.5f);
+  g.op(OperationType::GATHER, {x, g.i32(1), ids}, {y});
+  const Outcome o = run_both(g.build(), {{x, iota(t, {2, 3})}, {ids, int_tensor(I32, {2}, {0, bad})}});
+  EXPECT_EQ(o.placement, "npu");
+  EXPECT_EQ(o.cpu.status.code, npu::hal::ErrorStatus::GENERAL_FAILURE) << o.cpu.status.message;
+  EXPECT_EQ(o.npu.status.code, npu::hal::ErrorStatus::GENERAL_FAILURE) << o.npu.status.message;
+  EXPECT_NE(o.npu.status.message.find("gather index out of range"), std::string::npos) << o.npu.status.message;
+}
+TEST(NpuGatherErrors, RuntimeIndexPastTheAxisFailsOnBothDevices) { gather_bad_index_case(3); }
+TEST(NpuGatherErrors, RuntimeNegativeIndexFailsOnBothDevices) { gather_bad_index_case(-1); }
+
+// A constant index out of range is refused when the model is prepared, by both devices.
+TEST(NpuGatherErrors, ConstantIndexOutOfRangeIsRefusedAtPreparation) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3});
+  const uint32_t y = g.output(t, {2, 1});
+  g.op(OperationType::GATHER, {x, g.i32(1), g.ints(I32, {1}, {3})}, {y});
+  const Model m = g.build();
+  auto cfg = npu::system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
+  ASSERT_TRUE(cfg.ok()) << cfg.error();
+  auto sys = npu::system::System::create(*cfg);
+  ASSERT_TRUE(sys.ok()) << sys.error();
+  auto end = (*sys)->run([&](npu::system::System& s) {
+    const auto npu_prepared = s.npu_device().prepare_model(m);
+    const auto cpu_prepared = s.cpu_device().prepare_model(m);
+    EXPECT_FALSE(npu_prepared.status.ok());
+    EXPECT_EQ(npu_prepared.status.code, cpu_prepared.status.code) << npu_prepared.status.message;
+    EXPECT_NE(npu_prepared.status.message.find("out of range"), std::string::npos) << npu_prepared.status.message;
+  });
+  EXPECT_TRUE(end.ok()) << end.error();
+}
+
+// An axis that is not a constant leaves GATHER on the CPU, with the reason.
+TEST(NpuGatherErrors, RuntimeAxisStaysOnTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3});
+  const uint32_t axis = g.input(OperandType::INT32, {});
+  const uint32_t y = g.output(t, {2, 1});
+  g.op(OperationType::GATHER, {x, axis, g.ints(I32, {1}, {2})}, {y});
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(g.build(), 0, npu::hal::NpuTarget{}), "axis must be a constant");
+}
+
+// Many chunks on 16 KiB of SRAM over every channel, NPU == CPU: indices kept in SRAM for the job (50 of
+// them, 40 slices) or loaded per chunk (1500 of them, 6000 bytes: more than a quarter of the SRAM).
+void gather_tiled_case(uint32_t count) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {40, 37, 6});
+  const uint32_t ids = g.input(I32, {count});
+  const uint32_t y = g.output(t, {40, count, 6});
+  g.op(OperationType::GATHER, {x, g.i32(1), ids}, {y});
+  std::vector<int32_t> picks(count);
+  for (uint32_t i = 0; i < count; ++i) picks[i] = static_cast<int32_t>((i * 2654435761u >> 7) % 37);
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {40, 37, 6})}, {ids, int_tensor(I32, {count}, picks)}},
+                         {"npu.channel.sram.kib=16"}),
+                {y}, {});
+}
+TEST(NpuGatherTiled, ResidentIndicesMatchCpu) { gather_tiled_case(50); }
+TEST(NpuGatherTiled, PerChunkIndicesMatchCpu) { gather_tiled_case(1500); }
 
 }  // namespace
