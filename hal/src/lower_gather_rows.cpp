@@ -1,4 +1,4 @@
-// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE and RESIZE_NEAREST_NEIGHBOR on the NPU's DMA engines: no
+// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR and TRANSPOSE on the NPU's DMA engines: no
 // arithmetic, every output is a set of equal "rows" (runs of contiguous bytes), each a copy of a
 // contiguous run of the input. SLICE: a row is the slice of the last dimension, one per output
 // coordinate of the other dimensions. SPLIT: a row is one piece of the split axis with everything inside
@@ -7,11 +7,15 @@
 // inner block, ordered channel by channel so each channel's rows are equally spaced. RESIZE_NEAREST_
 // NEIGHBOR: a row is one pixel's channels (NHWC) or one element (NCHW); which input pixel each output
 // pixel copies is found by running the CPU reference kernel on a float image of pixel indices, so the
-// index rounding is the reference's by construction. Rows go through SRAM in chunks (lower_flat); in a
-// chunk, rows whose sources (destinations) are equally spaced share one 2-D DMA_IN (DMA_OUT) descriptor,
-// and back-to-back rows one plain run. Any element type (the bytes are copied), so the results equal the
-// CPU reference's bit for bit. Parameters must be constants; otherwise, or when the copy would take more
-// than kMaxDescriptors descriptors, the operation runs on the CPU with that reason.
+// index rounding is the reference's by construction. TRANSPOSE: a row is the block of the trailing axes
+// the permutation leaves in place (one element when the last axis moves), one per output coordinate of
+// the other axes; consecutive rows along the innermost moved output axis read equally spaced input, so a
+// run of them is one strided DMA_IN (strided in DRAM, dense in SRAM) and the output leaves in whole runs.
+// Rows go through SRAM in chunks (lower_flat); in a chunk, rows whose sources (destinations) are equally
+// spaced share one 2-D DMA_IN (DMA_OUT) descriptor, and back-to-back rows one plain run. Any element type
+// (the bytes are copied), so the results equal the CPU reference's bit for bit. Parameters must be
+// constants; otherwise, or when the copy would take more than kMaxDescriptors descriptors, the operation
+// runs on the CPU with that reason.
 #include <cstring>
 
 #include "lowering.h"
@@ -184,6 +188,37 @@ Result<Rows> plan(const models::Model& m, uint32_t index, const Program* prog) {
           rows.src.push_back(((b * xi.c + ch) * ipix + (*src)[p]) * es);
           rows.dst.push_back(base(0) + ((b * xi.c + ch) * opix + p) * es);
         }
+    return rows;
+  }
+  if (op.type == OperationType::TRANSPOSE) {
+    // Output coordinate k reads input axis perm[k]. Trailing axes the permutation leaves in place stay
+    // contiguous, so a row is their block (one element when the last axis moves).
+    std::vector<size_t> perm(rank);
+    if (op.inputs.size() < 2 || g.operands[op.inputs[1]].lifetime == models::Lifetime::NO_VALUE) {
+      for (size_t k = 0; k < rank; ++k) perm[k] = rank - 1 - k;
+    } else {
+      const auto p = const_ints(m, op.inputs[1]);
+      if (!p || p->size() != rank) return make_error("permutation must be a constant");
+      for (size_t k = 0; k < rank; ++k) {
+        if ((*p)[k] < 0 || static_cast<size_t>((*p)[k]) >= rank) return make_error("permutation out of range");
+        perm[k] = static_cast<size_t>((*p)[k]);
+      }
+    }
+    size_t moved = rank;  // axes [moved, rank) stay in place
+    while (moved > 1 && perm[moved - 1] == moved - 1) --moved;
+    rows.row = es;
+    for (size_t k = moved; k < rank; ++k) rows.row *= d[k];
+    uint64_t count = 1;
+    for (size_t k = 0; k < moved; ++k) count *= od[k];
+    for (uint64_t i = 0; i < count; ++i) {
+      uint64_t flat = i, src = 0;
+      for (size_t k = moved; k-- > 0;) {
+        src += (flat % od[k]) * is[perm[k]];
+        flat /= od[k];
+      }
+      rows.src.push_back(src * es);
+      rows.dst.push_back(base(0) + i * rows.row);
+    }
     return rows;
   }
   if (op.type == OperationType::SLICE) {

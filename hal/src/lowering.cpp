@@ -337,6 +337,7 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::TILE:
     case OperationType::CHANNEL_SHUFFLE:
     case OperationType::RESIZE_NEAREST_NEIGHBOR:
+    case OperationType::TRANSPOSE:
       return &gather_rows_lowering();
     case OperationType::PAD:
     case OperationType::PAD_V2:

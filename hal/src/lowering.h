@@ -167,7 +167,7 @@ const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
 const Lowering& copy_lowering();        // RESHAPE, EXPAND_DIMS, CONCATENATION
 const Lowering& pad_lowering();         // PAD, PAD_V2
 
-// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR
+// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE
 const Lowering& gather_rows_lowering();
 const Lowering& argminmax_lowering();         // ARGMAX, ARGMIN
 const Lowering& grouped_conv_lowering();      // GROUPED_CONV_2D (as a block-diagonal CONV_2D)

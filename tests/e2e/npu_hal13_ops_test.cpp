@@ -1,10 +1,10 @@
 // NN HAL 1.2/1.3 operations on the NPU: SLICE, SPLIT, TILE, EXPAND_DIMS, CHANNEL_SHUFFLE,
-// RESIZE_NEAREST_NEIGHBOR and same-type CAST lowered to DMA patterns (hal/src/lower_gather_rows.cpp,
-// lower_copy.cpp), GATHER by the DMA engine's indexed gather (lower_gather.cpp), quant8 HARD_SWISH as a
-// vector-unit lookup table and float SIN, ELU and HARD_SWISH as vector-unit functions
-// (lower_activation.cpp), ARGMAX/ARGMIN as vector-unit REDUCE (lower_argminmax.cpp), through the whole
-// stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for every element
-// type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it,
+// RESIZE_NEAREST_NEIGHBOR, same-type CAST and TRANSPOSE (NN HAL 1.1) lowered to DMA patterns
+// (hal/src/lower_gather_rows.cpp, lower_copy.cpp), GATHER by the DMA engine's indexed gather
+// (lower_gather.cpp), quant8 HARD_SWISH as a vector-unit lookup table and float SIN, ELU and HARD_SWISH as
+// vector-unit functions (lower_activation.cpp), ARGMAX/ARGMIN as vector-unit REDUCE (lower_argminmax.cpp),
+// through the whole stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for
+// every element type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it,
 // TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED). The element values are 0, 1, 2, ... (exact in every
 // type), so the expected outputs are the hand-listed source positions. Every case checks placement "npu"
 // (no CPU stage), device cycles > 0, both devices against the hand values, and NPU == CPU byte for byte.
@@ -506,5 +506,85 @@ void gather_tiled_case(uint32_t count) {
 }
 TEST(NpuGatherTiled, ResidentIndicesMatchCpu) { gather_tiled_case(50); }
 TEST(NpuGatherTiled, PerChunkIndicesMatchCpu) { gather_tiled_case(1500); }
+
+// TRANSPOSE as strided DMA (hal/src/lower_gather_rows.cpp), the types it takes; inputs iota.
+class NpuTranspose : public ::testing::TestWithParam<OperandType> {};
+
+TEST_P(NpuTranspose, Matrix) {
+  // [[0, 1, 2], [3, 4, 5]] transposed: [[0, 3], [1, 4], [2, 5]].
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t y = g.output(t, {3, 2}, scale_of(t));
+  g.op(OperationType::TRANSPOSE, {x, g.ints(I32, {2}, {1, 0})}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3})}}), {y}, {{0, 3, 1, 4, 2, 5}});
+}
+
+TEST_P(NpuTranspose, NhwcToNchw) {
+  // [1, 2, 2, 3], element (h, w, c) = 6h + 3w + c, perm [0, 3, 1, 2]: channel c's plane is c, 3 + c, 6 + c,
+  // 9 + c.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 2, 3}, scale_of(t));
+  const uint32_t y = g.output(t, {1, 3, 2, 2}, scale_of(t));
+  g.op(OperationType::TRANSPOSE, {x, g.ints(I32, {4}, {0, 3, 1, 2})}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {1, 2, 2, 3})}}), {y},
+                {{0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11}});
+}
+
+TEST_P(NpuTranspose, LastAxisStaysInPlace) {
+  // [2, 3, 2], element (i, j, k) = 6i + 2j + k, perm [1, 0, 2]: output (j, i) holds the pair 6i + 2j + {0, 1}.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3, 2}, scale_of(t));
+  const uint32_t y = g.output(t, {3, 2, 2}, scale_of(t));
+  g.op(OperationType::TRANSPOSE, {x, g.ints(I32, {3}, {1, 0, 2})}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3, 2})}}), {y},
+                {{0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11}});
+}
+
+TEST_P(NpuTranspose, OmittedPermutationReverses) {
+  // [2, 3, 2] reversed to [2, 3, 2]: output (a, b, c) = input (c, b, a) = 6c + 2b + a.
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3, 2}, scale_of(t));
+  const uint32_t y = g.output(t, {2, 3, 2}, scale_of(t));
+  g.op(OperationType::TRANSPOSE, {x, g.omitted(I32)}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {2, 3, 2})}}), {y},
+                {{0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuTranspose,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                                           OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// A permutation that is not a constant leaves TRANSPOSE on the CPU, with the reason.
+TEST(NpuTransposeErrors, RuntimePermutationStaysOnTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 3});
+  const uint32_t perm = g.input(I32, {2});
+  const uint32_t y = g.output(t, {3, 2});
+  g.op(OperationType::TRANSPOSE, {x, perm}, {y});
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(g.build(), 0, npu::hal::NpuTarget{}),
+            "permutation must be a constant");
+}
+
+// NHWC -> NCHW -> NHWC over many chunks on 16 KiB of SRAM: NPU == CPU, and the round trip is the input.
+TEST(NpuTransposeTiled, RoundTripMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 30, 33, 12}, 0.5f);
+  const uint32_t a = g.output(t, {2, 12, 30, 33}, 0.5f);
+  g.op(OperationType::TRANSPOSE, {x, g.ints(I32, {4}, {0, 3, 1, 2})}, {a});
+  const uint32_t b = g.output(t, {2, 30, 33, 12}, 0.5f);
+  g.op(OperationType::TRANSPOSE, {a, g.ints(I32, {4}, {0, 2, 3, 1})}, {b});
+  const Tensor in = iota(t, {2, 30, 33, 12});
+  const Outcome o = run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"});
+  expect_on_npu(o, {a, b}, {});
+  EXPECT_EQ(o.npu.outputs.at(b).data, in.data);
+}
 
 }  // namespace
