@@ -23,6 +23,8 @@ const char* opcode_name(Opcode op) {
     case Opcode::RMS_NORM: return "RMS_NORM";
     case Opcode::ROPE: return "ROPE";
     case Opcode::DMA_GATHER: return "DMA_GATHER";
+    case Opcode::SELECT: return "SELECT";
+    case Opcode::RESIZE_BILINEAR: return "RESIZE_BILINEAR";
   }
   return "UNKNOWN";
 }

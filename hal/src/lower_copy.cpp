@@ -1,5 +1,5 @@
-// Data movement on the NPU's DMA engines through SRAM, no arithmetic: RESHAPE, EXPAND_DIMS and CAST to
-// the input's own type (the bytes are unchanged; a CAST between types stays on the CPU) and CONCATENATION
+// Data movement on the NPU's DMA engines through SRAM, no arithmetic: RESHAPE, EXPAND_DIMS, SQUEEZE and CAST
+// to the input's own type (the bytes are unchanged; a CAST between types stays on the CPU) and CONCATENATION
 // (each input's rows land side by side in an SRAM row of the output, then whole rows go out). Any element
 // type; CONCATENATION of quant8 inputs whose scale or zero point differ from the output's needs
 // requantisation and stays on the CPU.
@@ -31,7 +31,7 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
                       std::string(models::to_string(g.operands[op.inputs[0]].type)) + " to " +
                       std::string(models::to_string(o.type)));
   if (op.type == OperationType::RESHAPE || op.type == OperationType::EXPAND_DIMS ||
-      op.type == OperationType::CAST) {
+      op.type == OperationType::SQUEEZE || op.type == OperationType::CAST) {
     if (auto r = unknown_dims_reason(m, {op.inputs[0]}); !r.empty()) return make_error(r);
     p.out_row = o.byte_size();
     p.rows = {p.out_row};
@@ -68,7 +68,8 @@ std::string unsupported(const models::Model& m, uint32_t index, const NpuTarget&
   auto p = plan(m, index);
   if (!p) return p.error();
   const OperationType t = m.main.operations[index].type;
-  if (t == OperationType::RESHAPE || t == OperationType::EXPAND_DIMS || t == OperationType::CAST)
+  if (t == OperationType::RESHAPE || t == OperationType::EXPAND_DIMS || t == OperationType::SQUEEZE ||
+      t == OperationType::CAST)
     return "";  // any size: chunked bytes
   return flat_fits(work_of(*p), target);
 }
@@ -80,7 +81,7 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   if (!p) return make_error(p.error());
   const uint64_t out_base = prog.arena.at(op.outputs[0]).offset;
   if (op.type == OperationType::RESHAPE || op.type == OperationType::EXPAND_DIMS ||
-      op.type == OperationType::CAST) {
+      op.type == OperationType::SQUEEZE || op.type == OperationType::CAST) {
     const Source src = operand_source(m, op.inputs[0], prog);
     FlatWork w;
     w.count = p->out_row;

@@ -1,6 +1,9 @@
 // ADD, SUB and MUL on the vector unit (ELTWISE), float32 and both quant8 types, with the fused
 // activation; MAXIMUM and MINIMUM (NNAPI 1.2, no activation) in float32, and quantised when both inputs
-// share the output's scale and zero point (no requantisation: the result is one of the raw inputs).
+// share the output's scale and zero point (no requantisation: the result is one of the raw inputs);
+// PRELU (NNAPI 1.2) in float32 and both quant8 types, alpha the second operand (full or periodic, never
+// the input), each operand with its own quantisation: the PRELU function takes the CPU kernel's two
+// multipliers (input/output through ops::safe_multiplier, input·alpha/output through conv_multiplier).
 // Broadcasting is supported when one operand covers the whole output and the other's (leading-1-stripped)
 // shape equals the output's trailing dimensions, i.e. it repeats with a period in the flat layout (a bias per
 // channel, a scalar); for ADD and MUL the periodic operand may be either. Quantised arithmetic takes its
@@ -42,9 +45,11 @@ struct Plan {
 Result<Plan> plan(const models::Model& m, uint32_t index) {
   const auto& g = m.main;
   const auto& op = g.operations[index];
+  const bool prelu = op.type == OperationType::PRELU;
+  const bool no_activation = prelu || op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM;
   const bool extreme = op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM;
-  if (op.inputs.size() != (extreme ? 2u : 3u) || op.outputs.size() != 1)
-    return make_error(extreme ? "expected 2 inputs and 1 output" : "expected 3 inputs and 1 output");
+  if (op.inputs.size() != (no_activation ? 2u : 3u) || op.outputs.size() != 1)
+    return make_error(no_activation ? "expected 2 inputs and 1 output" : "expected 3 inputs and 1 output");
   const uint32_t a = op.inputs[0], b = op.inputs[1], out = op.outputs[0];
   if (auto r = unknown_dims_reason(m, {a, b, out}); !r.empty()) return make_error(r);
   const OperandType t = g.operands[out].type;
@@ -52,7 +57,8 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
     return make_error("data type " + std::string(models::to_string(t)) + " is not supported on the NPU");
   if (g.operands[a].type != t || g.operands[b].type != t)
     return make_error("input types differ from the output's");
-  if (!extreme && !const_int(m, op.inputs[2])) return make_error("the fused activation must be a constant");
+  if (!no_activation && !const_int(m, op.inputs[2]))
+    return make_error("the fused activation must be a constant");
   if (extreme && is_quant8(t))
     for (uint32_t i : {a, b})
       if (g.operands[i].scale != g.operands[out].scale ||
@@ -65,7 +71,7 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
   const uint64_t n = product(od);
   if (ka == Bcast::FULL && kb != Bcast::OTHER)
     return Plan{a, b, n, kb == Bcast::FULL ? 0 : product(g.operands[b].dimensions)};
-  if (kb == Bcast::FULL && ka == Bcast::PERIODIC && op.type != OperationType::SUB)  // commutative
+  if (kb == Bcast::FULL && ka == Bcast::PERIODIC && op.type != OperationType::SUB && !prelu)  // commutative
     return Plan{b, a, n, product(g.operands[a].dimensions)};
   return make_error("broadcast of " + models::dims_to_string(g.operands[a].dimensions) + " with " +
                     models::dims_to_string(g.operands[b].dimensions) +
@@ -98,8 +104,9 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   const auto& yo = g.operands[p->y];
   const auto& oo = g.operands[op.outputs[0]];
   const uint32_t e = elem_bytes(oo.type);
+  const bool prelu = op.type == OperationType::PRELU;
   const bool extreme = op.type == OperationType::MAXIMUM || op.type == OperationType::MINIMUM;
-  const int32_t act = extreme ? 0 : *const_int(m, op.inputs[2]);
+  const int32_t act = extreme || prelu ? 0 : *const_int(m, op.inputs[2]);
 
   desc::Eltwise d{};
   d.h.opcode = desc::Opcode::ELTWISE;
@@ -107,6 +114,7 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
            : op.type == OperationType::SUB     ? desc::EltwiseFunc::SUB
            : op.type == OperationType::MAXIMUM ? desc::EltwiseFunc::MAX
            : op.type == OperationType::MINIMUM ? desc::EltwiseFunc::MIN
+           : prelu                             ? desc::EltwiseFunc::PRELU
                                                : desc::EltwiseFunc::MUL;
   d.dtype = dtype_of(oo.type);
   d.b_period = static_cast<uint32_t>(p->period);
@@ -116,7 +124,12 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
     d.a_offset = -xo.zero_point;
     d.b_offset = -yo.zero_point;
     d.out_offset = oo.zero_point;
-    if (extreme) {
+    if (prelu) {
+      const auto pos = ops::safe_multiplier(static_cast<double>(xo.scale) / static_cast<double>(oo.scale));
+      const auto neg = ops::conv_multiplier(xo.scale, yo.scale, oo.scale);
+      d.a_scale = {pos.multiplier, pos.shift};
+      d.b_scale = {neg.multiplier, neg.shift};
+    } else if (extreme) {
       // Equal quantisation (checked above): rescale by exactly 1 (2^30 · 2^1 / 2^31) and restore the zero
       // point.
       d.a_scale = d.b_scale = {1 << 30, 1};

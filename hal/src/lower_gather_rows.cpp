@@ -11,12 +11,17 @@
 // the permutation leaves in place (one element when the last axis moves), one per output coordinate of
 // the other axes; consecutive rows along the innermost moved output axis read equally spaced input, so a
 // run of them is one strided DMA_IN (strided in DRAM, dense in SRAM) and the output leaves in whole runs.
+// STRIDED_SLICE, DEPTH_TO_SPACE, SPACE_TO_DEPTH and BATCH_TO_SPACE_ND: each output element is one input
+// element, and which one is found as for RESIZE_NEAREST_NEIGHBOR, by running the reference kernel on a
+// float tensor of element indices; a row is the longest run length that every copied run is a multiple of
+// (a pixel's channels for the block rearrangements, the innermost slice for a unit-stride slice).
 // Rows go through SRAM in chunks (lower_flat); in a chunk, rows whose sources (destinations) are equally
 // spaced share one 2-D DMA_IN (DMA_OUT) descriptor, and back-to-back rows one plain run. Any element type
 // (the bytes are copied), so the results equal the CPU reference's bit for bit. Parameters must be
 // constants; otherwise, or when the copy would take more than kMaxDescriptors descriptors, the operation
 // runs on the CPU with that reason.
 #include <cstring>
+#include <numeric>
 
 #include "lowering.h"
 #include "npu/hal/ops/reference_executor.h"
@@ -103,6 +108,66 @@ Result<std::vector<uint64_t>> nearest_sources(const models::Model& m, uint32_t i
   return src;
 }
 
+// Source element of every output element of a pure element selection (STRIDED_SLICE, DEPTH_TO_SPACE,
+// SPACE_TO_DEPTH, BATCH_TO_SPACE_ND): the reference kernel run on a float32 input of element indices
+// (exact below 2^24) with the operation's own constant parameters.
+Result<std::vector<uint64_t>> index_map(const models::Model& m, uint32_t index) {
+  const auto& op = m.main.operations[index];
+  const auto& x = m.main.operands[op.inputs[0]];
+  const uint64_t n = x.element_count();
+  if (n >= (uint64_t{1} << 24)) return make_error("input too large for the index map");
+  models::Model t;
+  models::Operand in;
+  in.type = models::OperandType::TENSOR_FLOAT32;
+  in.dimensions = x.dimensions;
+  in.lifetime = models::Lifetime::SUBGRAPH_INPUT;
+  models::Operand out = in;
+  out.dimensions = m.main.operands[op.outputs[0]].dimensions;
+  out.lifetime = models::Lifetime::SUBGRAPH_OUTPUT;
+  t.main.operands = {in, out};
+  std::vector<uint32_t> inputs = {0};
+  for (size_t k = 1; k < op.inputs.size(); ++k) {
+    const models::Operand& p = m.main.operands[op.inputs[k]];
+    if (!p.is_constant() && p.lifetime != models::Lifetime::NO_VALUE)
+      return make_error("input " + std::to_string(k) + " must be a constant");
+    t.main.operands.push_back(p);
+    inputs.push_back(static_cast<uint32_t>(t.main.operands.size() - 1));
+  }
+  t.main.input_indexes = {0};
+  t.main.output_indexes = {1};
+  t.main.operations.push_back({op.type, inputs, {1}});
+  models::Tensor xi{in.type, in.dimensions, 0.0f, 0, std::nullopt, std::vector<uint8_t>(n * 4)};
+  for (uint64_t i = 0; i < n; ++i) {
+    const auto v = static_cast<float>(i);
+    std::memcpy(xi.data.data() + i * 4, &v, 4);
+  }
+  auto r = ops::run_reference(t, {{0, xi}});
+  if (!r) return make_error("building the index map: " + r.error());
+  const models::Tensor& y = r->at(1);
+  std::vector<uint64_t> src(y.element_count());
+  for (uint64_t i = 0; i < src.size(); ++i) {
+    float v = 0.0f;
+    std::memcpy(&v, y.data.data() + i * 4, 4);
+    src[i] = static_cast<uint64_t>(v);
+  }
+  return src;
+}
+
+// Rows of an element map: the row length is the gcd of the map's run boundaries, so every row is a
+// contiguous input run.
+Rows rows_of_map(const std::vector<uint64_t>& src, uint64_t es, uint64_t dst_base) {
+  uint64_t len = src.size();
+  for (uint64_t i = 1; i < src.size() && len > 1; ++i)
+    if (src[i] != src[i - 1] + 1) len = std::gcd(len, i);
+  Rows rows;
+  rows.row = len * es;
+  for (uint64_t i = 0; len && i < src.size(); i += len) {
+    rows.src.push_back(src[i] * es);
+    rows.dst.push_back(dst_base + i * es);
+  }
+  return rows;
+}
+
 Result<Rows> plan(const models::Model& m, uint32_t index, const Program* prog) {
   const auto& g = m.main;
   const auto& op = g.operations[index];
@@ -116,6 +181,12 @@ Result<Rows> plan(const models::Model& m, uint32_t index, const Program* prog) {
   if (es == 0 || rank == 0) return make_error("input 0 has no fixed element size or rank");
   const std::vector<uint64_t> is = strides_of(d);
   auto base = [&](size_t k) -> uint64_t { return prog ? prog->arena.at(op.outputs[k]).offset : 0; };
+  if (op.type == OperationType::STRIDED_SLICE || op.type == OperationType::DEPTH_TO_SPACE ||
+      op.type == OperationType::SPACE_TO_DEPTH || op.type == OperationType::BATCH_TO_SPACE_ND) {
+    auto src = index_map(m, index);
+    if (!src) return make_error(src.error());
+    return rows_of_map(*src, es, base(0));
+  }
   Rows rows;
   if (op.type == OperationType::SPLIT) {
     const auto axis = const_int(m, op.inputs[1]);
@@ -200,7 +271,8 @@ Result<Rows> plan(const models::Model& m, uint32_t index, const Program* prog) {
       const auto p = const_ints(m, op.inputs[1]);
       if (!p || p->size() != rank) return make_error("permutation must be a constant");
       for (size_t k = 0; k < rank; ++k) {
-        if ((*p)[k] < 0 || static_cast<size_t>((*p)[k]) >= rank) return make_error("permutation out of range");
+        if ((*p)[k] < 0 || static_cast<size_t>((*p)[k]) >= rank)
+          return make_error("permutation out of range");
         perm[k] = static_cast<size_t>((*p)[k]);
       }
     }

@@ -2,6 +2,7 @@
 // float32 and both quant8 types, in place in SRAM, whole rows per chunk. Quantised inputs are
 // dequantised through a float[256] table built with the CPU reference's expression
 // (q − zero_point)·scale, so the float arithmetic that follows is the reference's.
+// LOG_SOFTMAX (NNAPI 1.2, float only) is the same descriptor with its log flag, float32 on the NPU.
 #include <cstring>
 
 #include "lowering.h"
@@ -24,7 +25,8 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
   const uint32_t in = op.inputs[0], out = op.outputs[0];
   if (auto r = unknown_dims_reason(m, {in, out}); !r.empty()) return make_error(r);
   const auto t = g.operands[in].type;
-  if (t != OperandType::TENSOR_FLOAT32 && !is_quant8(t))
+  const bool log = op.type == models::OperationType::LOG_SOFTMAX;
+  if (t != OperandType::TENSOR_FLOAT32 && (log || !is_quant8(t)))
     return make_error("data type " + std::string(models::to_string(t)) + " is not supported on the NPU");
   if (g.operands[out].type != t) return make_error("output type differs from the input's");
   const auto& beta = g.operands[op.inputs[1]];
@@ -76,6 +78,7 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
   const uint32_t e = elem_bytes(in.type);
   desc::Softmax d{};
   d.h.opcode = desc::Opcode::SOFTMAX;
+  d.log = op.type == models::OperationType::LOG_SOFTMAX ? 1 : 0;
   d.dtype = dtype_of(in.type);
   d.length = static_cast<uint32_t>(p->length);
   d.beta = p->beta;

@@ -299,6 +299,7 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::MUL:
     case OperationType::MAXIMUM:
     case OperationType::MINIMUM:
+    case OperationType::PRELU:
       return &eltwise_lowering();
     case OperationType::RELU:
     case OperationType::RELU1:
@@ -322,13 +323,19 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::DEPTHWISE_CONV_2D:
       return &depthwise_lowering();
     case OperationType::SOFTMAX:
+    case OperationType::LOG_SOFTMAX:
       return &softmax_lowering();
+    case OperationType::SELECT:
+      return &select_lowering();
+    case OperationType::RESIZE_BILINEAR:
+      return &resize_bilinear_lowering();
     case OperationType::MEAN:
     case OperationType::REDUCE_MAX:
     case OperationType::REDUCE_SUM:
       return &mean_lowering();
     case OperationType::RESHAPE:
     case OperationType::EXPAND_DIMS:
+    case OperationType::SQUEEZE:
     case OperationType::CAST:
     case OperationType::CONCATENATION:
       return &copy_lowering();
@@ -338,6 +345,10 @@ const Lowering* find_lowering(OperationType type) {
     case OperationType::CHANNEL_SHUFFLE:
     case OperationType::RESIZE_NEAREST_NEIGHBOR:
     case OperationType::TRANSPOSE:
+    case OperationType::STRIDED_SLICE:
+    case OperationType::DEPTH_TO_SPACE:
+    case OperationType::SPACE_TO_DEPTH:
+    case OperationType::BATCH_TO_SPACE_ND:
       return &gather_rows_lowering();
     case OperationType::PAD:
     case OperationType::PAD_V2:

@@ -158,16 +158,19 @@ struct Lowering {
 // compiler's own).
 const Lowering* find_lowering(models::OperationType type);
 
-const Lowering& eltwise_lowering();     // ADD, SUB, MUL, MAXIMUM, MINIMUM
+const Lowering& select_lowering();      // SELECT
+const Lowering& resize_bilinear_lowering();  // RESIZE_BILINEAR
+const Lowering& eltwise_lowering();     // ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU
 const Lowering& activation_lowering();  // RELU*, LOGISTIC, TANH, ABS, EXP, LOG, NEG, RSQRT, SQRT
 const Lowering& pool_lowering();        // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D
 const Lowering& depthwise_lowering();   // DEPTHWISE_CONV_2D
-const Lowering& softmax_lowering();     // SOFTMAX
+const Lowering& softmax_lowering();     // SOFTMAX, LOG_SOFTMAX
 const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
-const Lowering& copy_lowering();        // RESHAPE, EXPAND_DIMS, CONCATENATION
+const Lowering& copy_lowering();        // RESHAPE, EXPAND_DIMS, SQUEEZE, same-type CAST, CONCATENATION
 const Lowering& pad_lowering();         // PAD, PAD_V2
 
-// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE
+// SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE, STRIDED_SLICE, DEPTH_TO_SPACE,
+// SPACE_TO_DEPTH, BATCH_TO_SPACE_ND
 const Lowering& gather_rows_lowering();
 const Lowering& argminmax_lowering();         // ARGMAX, ARGMIN
 const Lowering& grouped_conv_lowering();      // GROUPED_CONV_2D (as a block-diagonal CONV_2D)

@@ -16,10 +16,14 @@
 //                                            transcendental rate (4 cycles)
 //   ROPE          P + ⌈n·e / L⌉·4            n = rows·width: cos/sin of each pair's angle at the
 //                                            transcendental rate, the rotation in the same pass
-// MACs (energy, by kind INT8 for U8/S8/I32 and FP32 for F32): DWCONV its macs; ELTWISE ADD/SUB/MUL one
-// per element (MAX/MIN none); POOL AVG/L2 one per tap; REDUCE MEAN/SUM one per input element; SOFTMAX
-// two per element (exp, normalise); RMS_NORM two per element (square-accumulate, scale); ROPE two per
-// element (its two products); UNARY none. SRAM bytes = every byte read plus every byte written.
+//   SELECT        P + ⌈count·e / L⌉          one pass choosing each element (the condition bytes ride
+//                                            along with the operands)
+//   RESIZE_BILINEAR P + ⌈outs·4·e / L⌉       outs = out_rows·out_w·channels: four taps per output
+// MACs (energy, by kind INT8 for U8/S8/I32 and FP32 for F32): DWCONV its macs; ELTWISE ADD/SUB/MUL/PRELU
+// one per element (MAX/MIN none); POOL AVG/L2 one per tap; REDUCE MEAN/SUM one per input element; SOFTMAX
+// two per element (exp, normalise; log-softmax the same); RESIZE_BILINEAR four per output element (FP32:
+// the blend is float for every type); SELECT none; RMS_NORM two per element (square-accumulate, scale); ROPE
+// two per element (its two products); UNARY none. SRAM bytes = every byte read plus every byte written.
 #include "npu/sim/vector_unit.h"
 
 #include <algorithm>
@@ -113,7 +117,7 @@ Plan plan_dwconv(const desc::Conv& d, bool fp32, const Planner& pl) {
 }
 
 Plan plan_eltwise(const desc::Eltwise& d, const Planner& pl) {
-  if (!valid_dtype(d.dtype) || d.count == 0 || static_cast<uint32_t>(d.func) > 4) return pl.bad();
+  if (!valid_dtype(d.dtype) || d.count == 0 || static_cast<uint32_t>(d.func) > 5) return pl.bad();
   if (d.b_period > d.count || (d.b_period && d.count % d.b_period)) return pl.bad();
   if (d.dtype == desc::DType::I32) return pl.bad();  // no integer-only eltwise yet
   if (d.left_shift < 0 || d.left_shift > 30) return pl.bad();
@@ -208,6 +212,7 @@ Plan plan_reduce(const desc::Reduce& d, const Planner& pl) {
 
 Plan plan_softmax(const desc::Softmax& d, const Planner& pl) {
   if (!valid_dtype(d.dtype) || d.dtype == desc::DType::I32 || !d.rows || !d.length) return pl.bad();
+  if (d.log > 1 || (d.log && d.dtype != desc::DType::F32)) return pl.bad();
   const uint64_t n = static_cast<uint64_t>(d.rows) * d.length;
   if (n > (1ull << 32)) return pl.bad();
   const uint64_t e = desc::dtype_bytes(d.dtype);
@@ -257,6 +262,41 @@ Plan plan_rope(const desc::Rope& d, const Planner& pl) {
   return p;
 }
 
+Plan plan_select(const desc::Select& d, const Planner& pl) {
+  if (!valid_dtype(d.dtype) || d.count == 0 || d.count > (1ull << 32) / 4) return pl.bad();
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  Plan p;
+  pl.read(p, d.cond_sram, d.count);
+  pl.read(p, d.a_sram, d.count * e);
+  pl.read(p, d.b_sram, d.count * e);
+  pl.write(p, d.out_sram, d.count * e);
+  p.cycles = pl.lane_cycles(d.count * e);
+  return p;
+}
+
+Plan plan_resize_bilinear(const desc::ResizeBilinear& d, const Planner& pl) {
+  if (!valid_dtype(d.dtype) || d.dtype == desc::DType::I32 || d.half_pixel > 1) return pl.bad();
+  for (uint32_t v : {d.in_h, d.in_w, d.out_h, d.out_w, d.channels, d.in_rows, d.out_rows})
+    if (v == 0 || v > kMaxExtent) return pl.bad();
+  if (uint64_t{d.in_y0} + d.in_rows > d.in_h || uint64_t{d.out_y0} + d.out_rows > d.out_h) return pl.bad();
+  if (!std::isfinite(d.h_scale) || !std::isfinite(d.w_scale) || d.h_scale < 0 || d.w_scale < 0)
+    return pl.bad();
+  // Every tap row of the band's outputs must be in the band (taps only move forward with the row).
+  const auto first = desc::bilinear_taps(d.out_y0, d.h_scale, d.in_h, d.half_pixel);
+  const auto last = desc::bilinear_taps(d.out_y0 + d.out_rows - 1, d.h_scale, d.in_h, d.half_pixel);
+  if (first.lo < d.in_y0 || last.hi >= int64_t{d.in_y0} + d.in_rows) return pl.bad();
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  const uint64_t outs = uint64_t{d.out_rows} * d.out_w * d.channels;
+  if (outs > (1ull << 32) || uint64_t{d.in_rows} * d.in_w * d.channels > (1ull << 32)) return pl.bad();
+  Plan p;
+  pl.read(p, d.in_sram, uint64_t{d.in_rows} * d.in_w * d.channels * e);
+  pl.write(p, d.out_sram, outs * e);
+  p.macs = 4 * outs;
+  p.mac_kind = MacKind::FP32;
+  p.cycles = pl.lane_cycles(outs * 4 * e);
+  return p;
+}
+
 Plan plan(const desc::Raw& raw, const VectorUnitConfig& cfg, uint64_t sram_bytes) {
   const Planner pl(cfg, sram_bytes);
   switch (desc::opcode_of(raw)) {
@@ -278,6 +318,10 @@ Plan plan(const desc::Raw& raw, const VectorUnitConfig& cfg, uint64_t sram_bytes
       return plan_rms_norm(desc::decode<desc::RmsNorm>(raw), pl);
     case desc::Opcode::ROPE:
       return plan_rope(desc::decode<desc::Rope>(raw), pl);
+    case desc::Opcode::SELECT:
+      return plan_select(desc::decode<desc::Select>(raw), pl);
+    case desc::Opcode::RESIZE_BILINEAR:
+      return plan_resize_bilinear(desc::decode<desc::ResizeBilinear>(raw), pl);
     default:
       return pl.bad();
   }
@@ -416,6 +460,9 @@ void run_eltwise(const desc::Eltwise& d, uint8_t* s) {
         case F::MIN:
           r = std::min(x, y);
           break;
+        case F::PRELU:
+          r = x >= 0.0f ? x : y * x;
+          break;
       }
       store_f32(result.data(), i, clamp_f32(r, f32_of(d.clamp_lo), f32_of(d.clamp_hi)));
       continue;
@@ -443,6 +490,10 @@ void run_eltwise(const desc::Eltwise& d, uint8_t* s) {
         r = d.func == F::MAX ? std::max(xs, ys) : std::min(xs, ys);
         break;
       }
+      case F::PRELU:
+        r = x >= 0 ? fx::multiply_by_quantized_multiplier(x, qm(d.a_scale))
+                   : fx::multiply_by_quantized_multiplier(wrap(int64_t{x} * y), qm(d.b_scale));
+        break;
     }
     store_int(result.data(), i, d.dtype, clamp_int(int64_t{r} + d.out_offset, d.clamp_lo, d.clamp_hi));
   }
@@ -628,6 +679,16 @@ void run_softmax(const desc::Softmax& d, uint8_t* s) {
     const uint64_t base = r * d.length;
     for (uint64_t k = 0; k < d.length; ++k)
       x[k] = f32 ? load_f32(in, base + k) : load_f32(s + d.table_sram, in[base + k]);
+    if (d.log) {  // F32 (plan): the reference's order, beta first
+      for (uint64_t k = 0; k < d.length; ++k) x[k] *= d.beta;
+      float m = x[0];
+      for (uint64_t k = 1; k < d.length; ++k) m = std::max(m, x[k]);
+      float sum = 0.0f;
+      for (uint64_t k = 0; k < d.length; ++k) sum += std::exp(x[k] - m);
+      const float log_sum = std::log(sum);
+      for (uint64_t k = 0; k < d.length; ++k) store_f32(result.data(), base + k, (x[k] - m) - log_sum);
+      continue;
+    }
     float mx = x[0];
     for (uint64_t k = 1; k < d.length; ++k) mx = std::max(mx, x[k]);
     float sum = 0.0f;
@@ -642,6 +703,48 @@ void run_softmax(const desc::Softmax& d, uint8_t* s) {
       } else {
         const int64_t v = int64_t{std::lround(y[k] * 256.0f)} + d.out_offset;
         store_int(result.data(), base + k, d.dtype, clamp_int(v, qmin, qmax));
+      }
+    }
+  }
+  std::memcpy(s + d.out_sram, result.data(), result.size());
+}
+
+// SELECT (descriptors.h): a bit-for-bit copy of the chosen element.
+void run_select(const desc::Select& d, uint8_t* s) {
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  std::vector<uint8_t> result(uint64_t{d.count} * e);
+  for (uint64_t i = 0; i < d.count; ++i)
+    std::memcpy(result.data() + i * e, s + (s[d.cond_sram + i] ? d.a_sram : d.b_sram) + i * e, e);
+  std::memcpy(s + d.out_sram, result.data(), result.size());
+}
+
+// RESIZE_BILINEAR (descriptors.h): the reference's float blend; quantised values offset to [0, 255].
+void run_resize_bilinear(const desc::ResizeBilinear& d, uint8_t* s) {
+  const uint8_t* in = s + d.in_sram;
+  const bool f32 = d.dtype == desc::DType::F32;
+  const int32_t offset = d.dtype == desc::DType::S8 ? 128 : 0;
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  const uint64_t row = uint64_t{d.in_w} * d.channels;
+  std::vector<uint8_t> result(uint64_t{d.out_rows} * d.out_w * d.channels * e);
+  auto at = [&](int64_t y, int64_t x, uint32_t c) {
+    const uint64_t i = static_cast<uint64_t>(y - d.in_y0) * row + static_cast<uint64_t>(x) * d.channels + c;
+    return f32 ? load_f32(in, i) : static_cast<float>(load_int(in, i, d.dtype) + offset);
+  };
+  uint64_t o = 0;
+  for (uint32_t r = 0; r < d.out_rows; ++r) {
+    const auto ty = desc::bilinear_taps(d.out_y0 + r, d.h_scale, d.in_h, d.half_pixel);
+    const float dy = ty.s - static_cast<float>(ty.lo);
+    for (uint32_t ox = 0; ox < d.out_w; ++ox) {
+      const auto tx = desc::bilinear_taps(ox, d.w_scale, d.in_w, d.half_pixel);
+      const float dx = tx.s - static_cast<float>(tx.lo);
+      for (uint32_t c = 0; c < d.channels; ++c, ++o) {
+        const float v = at(ty.lo, tx.lo, c) * (1 - dy) * (1 - dx) + at(ty.hi, tx.lo, c) * dy * (1 - dx) +
+                        at(ty.lo, tx.hi, c) * (1 - dy) * dx + at(ty.hi, tx.hi, c) * dy * dx;
+        if (f32) {
+          store_f32(result.data(), o, v);
+        } else {
+          store_int(result.data(), o, d.dtype, std::clamp(static_cast<int32_t>(v), 0, 255) - offset);
+        }
       }
     }
   }
@@ -741,6 +844,8 @@ bool VectorUnit::handles(desc::Opcode op) {
     case desc::Opcode::SOFTMAX:
     case desc::Opcode::RMS_NORM:
     case desc::Opcode::ROPE:
+    case desc::Opcode::SELECT:
+    case desc::Opcode::RESIZE_BILINEAR:
       return true;
     default:
       return false;
@@ -790,6 +895,12 @@ VectorOpResult VectorUnit::execute(const desc::Raw& raw, uint8_t* sram, uint64_t
         break;
       case desc::Opcode::ROPE:
         run_rope(desc::decode<desc::Rope>(raw), sram);
+        break;
+      case desc::Opcode::SELECT:
+        run_select(desc::decode<desc::Select>(raw), sram);
+        break;
+      case desc::Opcode::RESIZE_BILINEAR:
+        run_resize_bilinear(desc::decode<desc::ResizeBilinear>(raw), sram);
         break;
       default:
         break;

@@ -44,8 +44,13 @@ TEST(Hal13OpsCli, CpuAndNpuDevicesAgree) {
   ASSERT_EQ(npu.status, 0) << npu.output;
   EXPECT_NE(npu.output.find("placement       npu"), std::string::npos) << npu.output;
   // Every operation the NPU leaves to the CPU says why.
-  for (const char* op : {"SELECT", "TOPK_V2", "INSTANCE_NORMALIZATION", "FILL", "RANK", "LOGICAL_AND"})
+  for (const char* op : {"TOPK_V2", "INSTANCE_NORMALIZATION", "FILL", "RANK", "LOGICAL_AND"})
     EXPECT_NE(npu.output.find(std::string("(") + op + ") runs on the CPU: "), std::string::npos)
+        << op << "\n"
+        << npu.output;
+  // ...and the ones it lowers do not leave it.
+  for (const char* op : {"PRELU", "SELECT", "LOG_SOFTMAX", "SLICE", "HARD_SWISH"})
+    EXPECT_EQ(npu.output.find(std::string("(") + op + ") runs on the CPU: "), std::string::npos)
         << op << "\n"
         << npu.output;
   const nlohmann::json c = read_json("hal13.cpu.json");

@@ -160,15 +160,16 @@ TEST(Inference, DeterministicCycles) {
 
 namespace {
 
-// An operation the NPU has no lowering for (SPACE_TO_DEPTH) runs on the CPU between two NPU stages; the
-// result still equals the reference bit for bit.
+// An operation the NPU has no lowering for (L2_NORMALIZATION; its quant8 output is scale 1/128, zero
+// point 128 by NNAPI's rule) runs on the CPU between two NPU stages; the result still equals the
+// reference bit for bit.
 TEST(Inference, UnsupportedOperationRunsOnCpuBetweenNpuStages) {
   ModelBuilder b(21);
   const QuantParams mid{0.05f, 100};
   const uint32_t x = b.input(OperandType::TENSOR_QUANT8_ASYMM, {1, 16, 16, 8}, kIn);
   const uint32_t h = b.conv_2d(x, 16, 3, 3, 1, 2, FusedActivation::NONE, kW, mid);
-  const uint32_t r = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 4, 4, 64}, mid);
-  b.operation(npu::models::OperationType::SPACE_TO_DEPTH, {h, b.constant_i32(2)}, {r});
+  const uint32_t r = b.tensor(OperandType::TENSOR_QUANT8_ASYMM, {1, 8, 8, 16}, QuantParams{1.0f / 128, 128});
+  b.operation(npu::models::OperationType::L2_NORMALIZATION, {h}, {r});
   b.mark_output(b.fully_connected(r, 10, FusedActivation::NONE, kW, kOut));
   const Outcome o = run_both(b);
   ASSERT_TRUE(o.npu.status.ok()) << o.npu.status.message;

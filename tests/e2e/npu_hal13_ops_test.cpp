@@ -3,11 +3,15 @@
 // (hal/src/lower_gather_rows.cpp, lower_copy.cpp), GATHER by the DMA engine's indexed gather
 // (lower_gather.cpp), quant8 HARD_SWISH as a vector-unit lookup table and float SIN, ELU and HARD_SWISH as
 // vector-unit functions (lower_activation.cpp), ARGMAX/ARGMIN as vector-unit REDUCE (lower_argminmax.cpp),
-// through the whole stack (HAL NpuDevice -> driver -> simulated NPU) and on the CPU reference device, for
-// every element type they take (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it,
-// TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED). The element values are 0, 1, 2, ... (exact in every
-// type), so the expected outputs are the hand-listed source positions. Every case checks placement "npu"
-// (no CPU stage), device cycles > 0, both devices against the hand values, and NPU == CPU byte for byte.
+// PRELU as the vector unit's ELTWISE PRELU (lower_eltwise.cpp), SELECT as its SELECT (lower_select.cpp),
+// LOG_SOFTMAX as its SOFTMAX with the log flag (lower_softmax.cpp) and RESIZE_BILINEAR as its
+// RESIZE_BILINEAR (lower_resize_bilinear.cpp), through the whole stack (HAL NpuDevice ->
+// driver -> simulated NPU) and on the CPU reference device, for every element type they take
+// (TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32 where NNAPI allows it, TENSOR_QUANT8_ASYMM,
+// TENSOR_QUANT8_ASYMM_SIGNED). For the data movements the element values are 0, 1, 2, ... (exact in every
+// type), so the expected outputs are the hand-listed source positions; the arithmetic cases work their
+// values in comments. Every case checks placement "npu" (no CPU stage), device cycles > 0, both devices
+// against the hand values, and NPU == CPU byte for byte.
 // Larger cases on a 16 KiB SRAM (many chunks over all channels) compare the NPU with the CPU device.
 #include <gtest/gtest.h>
 
@@ -451,7 +455,8 @@ void gather_bad_index_case(int32_t bad) {
   EXPECT_EQ(o.placement, "npu");
   EXPECT_EQ(o.cpu.status.code, npu::hal::ErrorStatus::GENERAL_FAILURE) << o.cpu.status.message;
   EXPECT_EQ(o.npu.status.code, npu::hal::ErrorStatus::GENERAL_FAILURE) << o.npu.status.message;
-  EXPECT_NE(o.npu.status.message.find("gather index out of range"), std::string::npos) << o.npu.status.message;
+  EXPECT_NE(o.npu.status.message.find("gather index out of range"), std::string::npos)
+      << o.npu.status.message;
 }
 TEST(NpuGatherErrors, RuntimeIndexPastTheAxisFailsOnBothDevices) { gather_bad_index_case(3); }
 TEST(NpuGatherErrors, RuntimeNegativeIndexFailsOnBothDevices) { gather_bad_index_case(-1); }
@@ -473,7 +478,8 @@ TEST(NpuGatherErrors, ConstantIndexOutOfRangeIsRefusedAtPreparation) {
     const auto cpu_prepared = s.cpu_device().prepare_model(m);
     EXPECT_FALSE(npu_prepared.status.ok());
     EXPECT_EQ(npu_prepared.status.code, cpu_prepared.status.code) << npu_prepared.status.message;
-    EXPECT_NE(npu_prepared.status.message.find("out of range"), std::string::npos) << npu_prepared.status.message;
+    EXPECT_NE(npu_prepared.status.message.find("out of range"), std::string::npos)
+        << npu_prepared.status.message;
   });
   EXPECT_TRUE(end.ok()) << end.error();
 }
@@ -533,7 +539,8 @@ TEST_P(NpuTranspose, NhwcToNchw) {
 }
 
 TEST_P(NpuTranspose, LastAxisStaysInPlace) {
-  // [2, 3, 2], element (i, j, k) = 6i + 2j + k, perm [1, 0, 2]: output (j, i) holds the pair 6i + 2j + {0, 1}.
+  // [2, 3, 2], element (i, j, k) = 6i + 2j + k, perm [1, 0, 2]: output (j, i) holds the pair 6i + 2j + {0,
+  // 1}.
   const OperandType t = GetParam();
   GraphBuilder g;
   const uint32_t x = g.input(t, {2, 3, 2}, scale_of(t));
@@ -585,6 +592,441 @@ TEST(NpuTransposeTiled, RoundTripMatchesCpu) {
   const Outcome o = run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"});
   expect_on_npu(o, {a, b}, {});
   EXPECT_EQ(o.npu.outputs.at(b).data, in.data);
+}
+
+// PRELU as the vector unit's ELTWISE PRELU (hal/src/lower_eltwise.cpp). Alpha per channel (constant, a
+// trailing-dimension broadcast): [0.25, -1]; x = [-2, 3, -0.5, 0, -4, 1, 5, -1] gives x >= 0 ? x : alpha·x
+// = [-0.5, 3, -0.125, 0, -1, 1, 5, 1].
+TEST(NpuPrelu, FloatChannelAlpha) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 2, 2});
+  const uint32_t y = g.output(t, {1, 2, 2, 2});
+  g.op(OperationType::PRELU, {x, g.floats({2}, {0.25f, -1})}, {y});
+  expect_on_npu(
+      run_both(g.build(),
+               {{x, npu::hal::ops::test::float_tensor({1, 2, 2, 2}, {-2, 3, -0.5f, 0, -4, 1, 5, -1})}}),
+      {y}, {{-0.5, 3, -0.125, 0, -1, 1, 5, 1}});
+}
+
+// Alpha a runtime tensor of the input's shape: [-1, -2, 3, -4] with [0.5, 2, 7, -0.25] = [-0.5, -4, 3, 1].
+TEST(NpuPrelu, FloatRuntimeFullAlpha) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 2});
+  const uint32_t a = g.input(t, {2, 2});
+  const uint32_t y = g.output(t, {2, 2});
+  g.op(OperationType::PRELU, {x, a}, {y});
+  using npu::hal::ops::test::float_tensor;
+  expect_on_npu(run_both(g.build(), {{x, float_tensor({2, 2}, {-1, -2, 3, -4})},
+                                     {a, float_tensor({2, 2}, {0.5f, 2, 7, -0.25f})}}),
+                {y}, {{-0.5, -4, 3, 1}});
+}
+
+// Quant8: input scale 0.5 zp 128, alpha [132, 120] scale 0.25 zp 128 (reals 1, -2), output scale 1 zp 100.
+// x = q - 128: x >= 0 -> 100 + x·0.5, else 100 + x·(alpha - 128)·0.125:
+// [138, 128, 118, 0, 255, 1] -> [105, 100, 95 (-10·4/8), 228 (-128·-8/8), 164 (63.5 half away), 227].
+// Signed: every quantised value and zero point 128 lower, so the output bytes are those - 128.
+void prelu_quant8_case(OperandType t) {
+  const int32_t shift = t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 128 : 0;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 1, 3, 2}, 0.5f, 128 - shift);
+  const uint32_t y = g.output(t, {1, 1, 3, 2}, 1.0f, 100 - shift);
+  g.op(OperationType::PRELU, {x, g.ints(t, {2}, {132 - shift, 120 - shift}, 0.25f, 128 - shift)}, {y});
+  std::vector<int32_t> in = {138, 128, 118, 0, 255, 1};
+  std::vector<double> want = {105, 100, 95, 228, 164, 227};
+  for (auto& v : in) v -= shift;
+  for (auto& v : want) v -= shift;
+  expect_on_npu(run_both(g.build(), {{x, int_tensor(t, {1, 1, 3, 2}, in, 0.5f, 128 - shift)}}), {y}, {want});
+}
+TEST(NpuPrelu, Quant8) { prelu_quant8_case(OperandType::TENSOR_QUANT8_ASYMM); }
+TEST(NpuPrelu, Quant8Signed) { prelu_quant8_case(OperandType::TENSOR_QUANT8_ASYMM_SIGNED); }
+
+// Alpha [2, 1] against [2, 2] is a valid broadcast but not a trailing-dimension one: PRELU stays a CPU
+// stage with the reason, and the NPU device still returns the CPU's values: [-1, 2, -3, -4] with alpha
+// rows 0.5 and 3 = [-0.5, 2, -9, -12].
+TEST(NpuPrelu, LeadingAxisAlphaStaysOnTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 2});
+  const uint32_t y = g.output(t, {2, 2});
+  g.op(OperationType::PRELU, {x, g.floats({2, 1}, {0.5f, 3})}, {y});
+  const Model m = g.build();
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(m, 0, npu::hal::NpuTarget{}),
+            "broadcast of [2,2] with [2,1] is not a trailing-dimension broadcast the NPU supports");
+  const Outcome o = run_both(m, {{x, npu::hal::ops::test::float_tensor({2, 2}, {-1, 2, -3, -4})}});
+  ASSERT_TRUE(o.npu.status.ok()) << o.npu.status.message;
+  EXPECT_NE(o.placement.find("cpu"), std::string::npos) << o.placement;
+  EXPECT_EQ(npu::hal::ops::test::floats_of(o.npu.outputs.at(y)), (std::vector<float>{-0.5f, 2, -9, -12}));
+  EXPECT_EQ(o.npu.outputs.at(y).data, o.cpu.outputs.at(y).data);
+}
+
+// Many chunks on 16 KiB of SRAM over every channel, per-channel alpha: NPU == CPU byte for byte.
+TEST(NpuPreluTiled, Quant8ChannelAlphaMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 30, 30, 12}, 0.5f, 120);
+  const uint32_t y = g.output(t, {2, 30, 30, 12}, 0.75f, 90);
+  std::vector<int32_t> alpha(12);
+  for (int32_t c = 0; c < 12; ++c) alpha[static_cast<size_t>(c)] = 20 * c + 5;
+  g.op(OperationType::PRELU, {x, g.ints(t, {12}, alpha, 0.0625f, 100)}, {y});
+  Tensor in = iota(t, {2, 30, 30, 12});
+  in.zero_point = 120;
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
+}
+
+// ---- SELECT ----------------------------------------------------------------------------------------
+// cond [1, 0, 1, 0, 0, 1] picks from a = 0..5 (iota) and b = 10..15: [0, 11, 2, 13, 14, 5]; every type
+// the NPU copies (quant8 with one quantisation for all three operands).
+class NpuSelectTypes : public ::testing::TestWithParam<OperandType> {};
+
+TEST_P(NpuSelectTypes, PicksByCondition) {
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t c = g.input(OperandType::TENSOR_BOOL8, {2, 3});
+  const uint32_t a = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t b = g.input(t, {2, 3}, scale_of(t));
+  const uint32_t y = g.output(t, {2, 3}, scale_of(t));
+  g.op(OperationType::SELECT, {c, a, b}, {y});
+  Tensor bt = iota(t, {2, 3});
+  for (uint64_t i = 0; i < 6; ++i) npu::models::write_element(t, bt.data, i, static_cast<double>(10 + i));
+  expect_on_npu(run_both(g.build(), {{c, int_tensor(OperandType::TENSOR_BOOL8, {2, 3}, {1, 0, 1, 0, 0, 1})},
+                                     {a, iota(t, {2, 3})},
+                                     {b, bt}}),
+                {y}, {{0, 11, 2, 13, 14, 5}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuSelectTypes,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
+                                           OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// INT32 values are copied, not passed through float: 2^24 + 1 and -(2^24 + 1) survive.
+TEST(NpuSelect, Int32BitExact) {
+  GraphBuilder g;
+  const uint32_t c = g.input(OperandType::TENSOR_BOOL8, {2});
+  const uint32_t a = g.input(I32, {2});
+  const uint32_t b = g.input(I32, {2});
+  const uint32_t y = g.output(I32, {2});
+  g.op(OperationType::SELECT, {c, a, b}, {y});
+  expect_on_npu(run_both(g.build(), {{c, int_tensor(OperandType::TENSOR_BOOL8, {2}, {1, 0})},
+                                     {a, int_tensor(I32, {2}, {16777217, 0})},
+                                     {b, int_tensor(I32, {2}, {0, -16777217})}}),
+                {y}, {{16777217, -16777217}});
+}
+
+// Inputs quantised unlike the output: the CPU requantises, so SELECT stays a CPU stage with the reason.
+// a scale 0.5 zp 10: q 14 = 2.0; b scale 0.25 zp 0: q 12 = 3.0; output scale 1 zp 5: [7, 8].
+TEST(NpuSelect, RequantisingStaysOnTheCpu) {
+  const OperandType q = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t c = g.input(OperandType::TENSOR_BOOL8, {2});
+  const uint32_t a = g.input(q, {2}, 0.5f, 10);
+  const uint32_t b = g.input(q, {2}, 0.25f, 0);
+  const uint32_t y = g.output(q, {2}, 1.0f, 5);
+  g.op(OperationType::SELECT, {c, a, b}, {y});
+  const Model m = g.build();
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(m, 0, npu::hal::NpuTarget{}),
+            "quantised inputs with another scale or zero point than the output's (the CPU requantises)");
+  const Outcome o = run_both(m, {{c, int_tensor(OperandType::TENSOR_BOOL8, {2}, {1, 0})},
+                                 {a, int_tensor(q, {2}, {14, 0}, 0.5f, 10)},
+                                 {b, int_tensor(q, {2}, {0, 12}, 0.25f, 0)}});
+  ASSERT_TRUE(o.npu.status.ok()) << o.npu.status.message;
+  EXPECT_NE(o.placement.find("cpu"), std::string::npos) << o.placement;
+  EXPECT_EQ(o.npu.outputs.at(y).data, (std::vector<uint8_t>{7, 8}));
+  EXPECT_EQ(o.npu.outputs.at(y).data, o.cpu.outputs.at(y).data);
+}
+
+// Many chunks on 16 KiB of SRAM over every channel: NPU == CPU byte for byte.
+TEST(NpuSelectTiled, Float32MatchesCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t c = g.input(OperandType::TENSOR_BOOL8, {3, 50, 70});
+  const uint32_t a = g.input(t, {3, 50, 70});
+  const uint32_t b = g.input(t, {3, 50, 70});
+  const uint32_t y = g.output(t, {3, 50, 70});
+  g.op(OperationType::SELECT, {c, a, b}, {y});
+  Tensor ct = iota(OperandType::TENSOR_BOOL8, {3, 50, 70});
+  for (size_t i = 0; i < ct.data.size(); ++i) ct.data[i] = static_cast<uint8_t>(((i * 2654435761u) >> 7) & 1);
+  Tensor bt = iota(t, {3, 50, 70});
+  for (uint64_t i = 0; i < bt.element_count(); ++i)
+    npu::models::write_element(t, bt.data, i, -static_cast<double>(i));
+  expect_on_npu(
+      run_both(g.build(), {{c, ct}, {a, iota(t, {3, 50, 70})}, {b, bt}}, {"npu.channel.sram.kib=16"}), {y},
+      {});
+}
+
+// ---- LOG_SOFTMAX -----------------------------------------------------------------------------------
+// [1, 2, 3] along the last axis: log(e^-2 + e^-1 + 1) = 0.40760596, so [-2.40760596, -1.40760596,
+// -0.40760596]; the second row [0, 0.5] with beta 2 (y = [0, 1]): log(e^-1 + 1) = 0.31326169, so
+// [-1.31326169, -0.31326169] (rows of two: the second input, shape [2, 2], holds [0, 0.5, 1, 1.5] -> y
+// [0, 1, 2, 3], each row [-1.31326169, -0.31326169]). NPU == CPU byte for byte; the CPU near the hand
+// values (they are transcendental, so to 1e-6).
+void expect_log_softmax(const std::vector<uint32_t>& dims, float beta, const std::vector<float>& x,
+                        const std::vector<float>& want) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t in = g.input(t, dims);
+  const uint32_t y = g.output(t, dims);
+  g.op(OperationType::LOG_SOFTMAX, {in, g.floats({}, {beta}, OperandType::FLOAT32), g.i32(-1)}, {y});
+  const Outcome o = run_both(g.build(), {{in, npu::hal::ops::test::float_tensor(dims, x)}});
+  expect_on_npu(o, {y}, {});
+  const auto got = npu::hal::ops::test::floats_of(o.cpu.outputs.at(y));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+}
+
+// One simulation per test process (ctest runs each test alone), so one case per test.
+TEST(NpuLogSoftmax, Float) {
+  expect_log_softmax({1, 3}, 1.0f, {1, 2, 3}, {-2.40760596f, -1.40760596f, -0.40760596f});
+}
+
+TEST(NpuLogSoftmax, FloatBeta) {
+  expect_log_softmax({2, 2}, 2.0f, {0, 0.5f, 1, 1.5f},
+                     {-1.31326169f, -0.31326169f, -1.31326169f, -0.31326169f});
+}
+
+// Along a leading axis LOG_SOFTMAX stays on the CPU with its reason.
+TEST(NpuLogSoftmax, LeadingAxisStaysOnTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t in = g.input(t, {2, 3});
+  g.op(OperationType::LOG_SOFTMAX, {in, g.floats({}, {1.0f}, OperandType::FLOAT32), g.i32(0)},
+       {g.output(t, {2, 3})});
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(g.build(), 0, npu::hal::NpuTarget{}),
+            "softmax along a non-innermost axis is not supported by the NPU");
+}
+
+TEST(NpuLogSoftmaxTiled, ManyRowsMatchCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t in = g.input(t, {64, 300});
+  const uint32_t y = g.output(t, {64, 300});
+  g.op(OperationType::LOG_SOFTMAX, {in, g.floats({}, {0.7f}, OperandType::FLOAT32), g.i32(1)}, {y});
+  Tensor x = iota(t, {64, 300});
+  for (uint64_t i = 0; i < x.element_count(); ++i)
+    npu::models::write_element(t, x.data, i, static_cast<double>((i * 2654435761u) % 1000) / 37.0 - 13.0);
+  expect_on_npu(run_both(g.build(), {{in, x}}, {"npu.channel.sram.kib=16"}), {y}, {});
+}
+
+// ---- RESIZE_BILINEAR -------------------------------------------------------------------------------
+// A [1, 2, 2, 1] image v(y, x) = 8y + 4x ([0, 4; 8, 12]) resized. Along an axis the source of output v
+// is s = v·scale (half-pixel: (v + 0.5)·scale − 0.5), taps floor and ceil clamped to the image, weight
+// s − floor tap; with taps clamped to one row the blend gives that row. Effective positions:
+//   4×4, scale 2/4:                  s = 0, 0.5, 1, 1.5 → [0, 0.5, 1, 1]
+//   3×3, align corners (2−1)/(3−1):  s = 0, 0.5, 1      → [0, 0.5, 1]
+//   4×4, half-pixel, scale 0.5:      s = −0.25, 0.25, 0.75, 1.25 → [0 (weights 1.25 and −0.25 on one
+//                                    tap), 0.25, 0.75, 1]
+// and each output is 8·ey + 4·ex.
+uint32_t resize_op(GraphBuilder& g, uint32_t x, uint32_t y, uint32_t out_w, uint32_t out_h, bool align,
+                   bool half) {
+  g.op(OperationType::RESIZE_BILINEAR,
+       {x, g.i32(static_cast<int32_t>(out_w)), g.i32(static_cast<int32_t>(out_h)), g.boolean(false),
+        g.boolean(align), g.boolean(half)},
+       {y});
+  return y;
+}
+
+std::vector<double> grid(const std::vector<double>& e) {
+  std::vector<double> v;
+  for (double ey : e)
+    for (double ex : e) v.push_back(8 * ey + 4 * ex);
+  return v;
+}
+
+class NpuResizeBilinearTypes : public ::testing::TestWithParam<OperandType> {};
+
+void expect_resize(OperandType t, uint32_t size, bool align, bool half, const std::vector<double>& e) {
+  const int32_t shift = t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 128 : 0;  // signed: 128 lower
+  const Tensor in =
+      t == OperandType::TENSOR_FLOAT32
+          ? npu::hal::ops::test::float_tensor({1, 2, 2, 1}, {0, 4, 8, 12})
+          : int_tensor(t, {1, 2, 2, 1}, {0 - shift, 4 - shift, 8 - shift, 12 - shift}, scale_of(t));
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 2, 1}, scale_of(t));
+  const uint32_t y = resize_op(g, x, g.output(t, {1, size, size, 1}, scale_of(t)), size, size, align, half);
+  std::vector<double> want = grid(e);
+  for (double& v : want) v -= shift;
+  expect_on_npu(run_both(g.build(), {{x, in}}), {y}, {want});
+}
+
+TEST_P(NpuResizeBilinearTypes, Plain) { expect_resize(GetParam(), 4, false, false, {0, 0.5, 1, 1}); }
+TEST_P(NpuResizeBilinearTypes, AlignCorners) { expect_resize(GetParam(), 3, true, false, {0, 0.5, 1}); }
+TEST_P(NpuResizeBilinearTypes, HalfPixelCenters) {
+  expect_resize(GetParam(), 4, false, true, {0, 0.25, 0.75, 1});
+}
+
+// Quantised blends truncate toward zero: [1, 4; 8, 13] to 4×4 gives 2.5 → 2, 4.5 → 4, 6.5 → 6, 8.5 → 8,
+// 10.5 → 10 (signed: every value 128 lower).
+void expect_quantised_truncation(OperandType t) {
+  const int32_t shift = t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 128 : 0;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 2, 1}, 0.5f);
+  const uint32_t y = resize_op(g, x, g.output(t, {1, 4, 4, 1}, 0.5f), 4, 4, false, false);
+  std::vector<double> want = {1, 2, 4, 4, 4, 6, 8, 8, 8, 10, 13, 13, 8, 10, 13, 13};
+  for (double& v : want) v -= shift;
+  expect_on_npu(
+      run_both(g.build(),
+               {{x, int_tensor(t, {1, 2, 2, 1}, {1 - shift, 4 - shift, 8 - shift, 13 - shift}, 0.5f)}}),
+      {y}, {want});
+}
+TEST(NpuResizeBilinear, Quant8Truncates) { expect_quantised_truncation(OperandType::TENSOR_QUANT8_ASYMM); }
+TEST(NpuResizeBilinear, Quant8SignedTruncates) {
+  expect_quantised_truncation(OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuResizeBilinearTypes,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// NCHW stays on the CPU with its reason.
+TEST(NpuResizeBilinear, NchwStaysOnTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 1, 2, 2});
+  g.op(OperationType::RESIZE_BILINEAR, {x, g.i32(4), g.i32(4), g.boolean(true)}, {g.output(t, {1, 1, 4, 4})});
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(g.build(), 0, npu::hal::NpuTarget{}),
+            "NCHW layout is not supported by the NPU's RESIZE_BILINEAR");
+}
+
+// Bands over many chunks and channels on 16 KiB of SRAM: upsampling with half-pixel centres (quant8,
+// two images, a chunk crossing from one image to the next) and downsampling with aligned corners
+// (float). NPU == CPU byte for byte.
+TEST(NpuResizeBilinearTiled, UpsampleHalfPixelQuant8MatchesCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 33, 47, 8}, 0.5f, 3);
+  const uint32_t y = resize_op(g, x, g.output(t, {2, 70, 50, 8}, 0.5f, 3), 50, 70, false, true);
+  Tensor in = iota(t, {2, 33, 47, 8});
+  in.zero_point = 3;
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
+}
+
+TEST(NpuResizeBilinearTiled, DownsampleAlignCornersFloatMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 64, 64, 6});
+  const uint32_t y = resize_op(g, x, g.output(t, {1, 21, 30, 6}), 30, 21, true, false);
+  Tensor in = iota(t, {1, 64, 64, 6});
+  for (uint64_t i = 0; i < in.element_count(); ++i)
+    npu::models::write_element(t, in.data, i, static_cast<double>((i * 2654435761u) % 2000) / 7.0 - 100.0);
+  expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
+}
+
+// ---- Element selections by index map (lower_gather_rows.cpp) and SQUEEZE (lower_copy.cpp) ---------
+// Values 0, 1, 2, ... so the expected outputs are source positions, worked by hand from NNAPI's
+// definitions; every type these operations take (no INT32 in NNAPI).
+class NpuRearrange : public ::testing::TestWithParam<OperandType> {};
+
+// DEPTH_TO_SPACE, block 2, [1, 1, 2, 8] → [1, 2, 4, 2]: out(y, x, c) = in(y/2, x/2, ((y%2)·2 + x%2)·2 + c),
+// so row 0 reads pixel 0's depths 0-3 then pixel 1's (8-11), row 1 their depths 4-7 and 12-15.
+TEST_P(NpuRearrange, DepthToSpace) {
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 1, 2, 8}, scale_of(t));
+  const uint32_t y = g.output(t, {1, 2, 4, 2}, scale_of(t));
+  g.op(OperationType::DEPTH_TO_SPACE, {x, g.i32(2)}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {1, 1, 2, 8})}}), {y},
+                {{0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15}});
+}
+
+// SPACE_TO_DEPTH, block 2, [1, 2, 4, 2] → [1, 1, 2, 8]: out(0, x, (dy·2 + dx)·2 + c) = in(dy, 2x + dx, c).
+TEST_P(NpuRearrange, SpaceToDepth) {
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 4, 2}, scale_of(t));
+  const uint32_t y = g.output(t, {1, 1, 2, 8}, scale_of(t));
+  g.op(OperationType::SPACE_TO_DEPTH, {x, g.i32(2)}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {1, 2, 4, 2})}}), {y},
+                {{0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15}});
+}
+
+// BATCH_TO_SPACE_ND, block [2, 2], [4, 1, 2, 1] → [1, 2, 4, 1]: out(y, x) = in(batch (y%2)·2 + x%2, y/2,
+// x/2).
+TEST_P(NpuRearrange, BatchToSpace) {
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {4, 1, 2, 1}, scale_of(t));
+  const uint32_t y = g.output(t, {1, 2, 4, 1}, scale_of(t));
+  g.op(OperationType::BATCH_TO_SPACE_ND, {x, g.ints(I32, {2}, {2, 2})}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {4, 1, 2, 1})}}), {y}, {{0, 2, 1, 3, 4, 6, 5, 7}});
+}
+
+// STRIDED_SLICE of [3, 4] (0..11), begin [0, 3], end [3, 0], strides [2, -1]: rows 0 and 2, columns 3, 2, 1.
+TEST_P(NpuRearrange, StridedSliceNegativeStride) {
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {3, 4}, scale_of(t));
+  const uint32_t y = g.output(t, {2, 3}, scale_of(t));
+  g.op(OperationType::STRIDED_SLICE,
+       {x, g.ints(I32, {2}, {0, 3}), g.ints(I32, {2}, {3, 0}), g.ints(I32, {2}, {2, -1}), g.i32(0), g.i32(0),
+        g.i32(0)},
+       {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {3, 4})}}), {y}, {{3, 2, 1, 11, 10, 9}});
+}
+
+// SQUEEZE with the axes omitted drops every extent of 1: the bytes are unchanged.
+TEST_P(NpuRearrange, Squeeze) {
+  const OperandType t = GetParam();
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 3, 1, 2}, scale_of(t));
+  const uint32_t y = g.output(t, {3, 2}, scale_of(t));
+  g.op(OperationType::SQUEEZE, {x, g.omitted(I32)}, {y});
+  expect_on_npu(run_both(g.build(), {{x, iota(t, {1, 3, 1, 2})}}), {y}, {{0, 1, 2, 3, 4, 5}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, NpuRearrange,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                                           OperandType::TENSOR_QUANT8_ASYMM,
+                                           OperandType::TENSOR_QUANT8_ASYMM_SIGNED),
+                         type_name);
+
+// A runtime parameter keeps the index map from being built: the operation stays on the CPU, saying so.
+TEST(NpuRearrangeCases, RuntimeBeginStaysOnTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {3, 4});
+  const uint32_t begin = g.input(I32, {2});
+  g.op(OperationType::STRIDED_SLICE,
+       {x, begin, g.ints(I32, {2}, {3, 4}), g.ints(I32, {2}, {1, 1}), g.i32(0), g.i32(0), g.i32(0)},
+       {g.output(t, {3, 4})});
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(g.build(), 0, npu::hal::NpuTarget{}),
+            "input 1 must be a constant");
+}
+
+// Over many chunks on 16 KiB of SRAM: DEPTH_TO_SPACE then SPACE_TO_DEPTH gives the input back, and a
+// strided slice of a large tensor equals the CPU's.
+TEST(NpuRearrangeTiled, DepthToSpaceRoundTripMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {2, 20, 24, 16}, 0.5f);
+  const uint32_t mid = g.temp(t, {2, 80, 96, 1}, 0.5f);
+  const uint32_t y = g.output(t, {2, 20, 24, 16}, 0.5f);
+  g.op(OperationType::DEPTH_TO_SPACE, {x, g.i32(4)}, {mid});
+  g.op(OperationType::SPACE_TO_DEPTH, {mid, g.i32(4)}, {y});
+  Tensor in = iota(t, {2, 20, 24, 16});
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  const Outcome o = run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"});
+  expect_on_npu(o, {y}, {});
+  EXPECT_EQ(o.npu.outputs.at(y).data, in.data);
+}
+
+TEST(NpuRearrangeTiled, StridedSliceMatchesCpu) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 64, 64, 24}, 0.5f);
+  const uint32_t y = g.output(t, {1, 32, 21, 8}, 0.5f);
+  g.op(OperationType::STRIDED_SLICE,
+       {x, g.ints(I32, {4}, {0, 0, 1, 4}), g.ints(I32, {4}, {1, 64, 64, 12}), g.ints(I32, {4}, {1, 2, 3, 1}),
+        g.i32(0), g.i32(0), g.i32(0)},
+       {y});
+  Tensor in = iota(t, {1, 64, 64, 24});
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<uint8_t>((i * 2654435761u) >> 11);
+  expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
 }
 
 }  // namespace

@@ -90,11 +90,14 @@ TEST(OpTable, KnownCellsFromNnapiDocs) {
   // QUANTIZED_16BIT_LSTM has one form: TENSOR_QUANT8_ASYMM.
   EXPECT_TRUE(cell(OperationType::QUANTIZED_16BIT_LSTM, OperandType::TENSOR_QUANT8_ASYMM).cpu);
   EXPECT_FALSE(cell(OperationType::QUANTIZED_16BIT_LSTM, OperandType::TENSOR_FLOAT32).cpu);
-  // The NPU lowers CONV_2D in F32 and Q8; SELECT has no NPU lowering.
+  // The NPU lowers CONV_2D and SELECT in F32 and Q8 (SELECT not in FLOAT16); TOPK_V2 has no NPU lowering.
   EXPECT_TRUE(cell(OperationType::CONV_2D, OperandType::TENSOR_FLOAT32).npu);
   EXPECT_TRUE(cell(OperationType::CONV_2D, OperandType::TENSOR_QUANT8_ASYMM).npu);
-  EXPECT_TRUE(cell(OperationType::SELECT, OperandType::TENSOR_FLOAT32).cpu);
-  EXPECT_FALSE(cell(OperationType::SELECT, OperandType::TENSOR_FLOAT32).npu);
+  EXPECT_TRUE(cell(OperationType::SELECT, OperandType::TENSOR_FLOAT32).npu);
+  EXPECT_TRUE(cell(OperationType::SELECT, OperandType::TENSOR_QUANT8_ASYMM).npu);
+  EXPECT_FALSE(cell(OperationType::SELECT, OperandType::TENSOR_FLOAT16).npu);
+  EXPECT_TRUE(cell(OperationType::TOPK_V2, OperandType::TENSOR_FLOAT32).cpu);
+  EXPECT_FALSE(cell(OperationType::TOPK_V2, OperandType::TENSOR_FLOAT32).npu);
 }
 
 // Inputs for a probe model: quant8 bytes drawn at random (the signed model's are the unsigned ones
@@ -166,7 +169,8 @@ TEST(OpTable, SignedQuant8EqualsUnsignedShiftedOnEveryProbe) {
       }
     }
   }
-  // At the time of writing 61 operations have both forms (486 runs); the counts guard against probes going missing.
+  // At the time of writing 61 operations have both forms (486 runs); the counts guard against probes going
+  // missing.
   EXPECT_GE(compared_ops, 50u);
   EXPECT_GE(compared_runs, 8 * 40u);
   std::cout << "signed = unsigned - 128 over " << compared_ops << " operations, " << compared_runs

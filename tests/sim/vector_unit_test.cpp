@@ -161,6 +161,50 @@ TEST(VectorUnit, EltwiseQuantisedAdd) {
   EXPECT_EQ(s.get<uint8_t>(128, 4), (std::vector<uint8_t>{100, 106, 94, 132}));
 }
 
+// PRELU: a >= 0 ? a : b·a, alpha b repeating with period 2 ([0.25, −1]).
+TEST(VectorUnit, EltwisePreluFloatPeriodicAlpha) {
+  Sram s;
+  s.put<float>(0, {-2, 3, -0.5f, 0, -4, 1});
+  s.put<float>(64, {0.25f, -1});
+  desc::Eltwise d{};
+  d.h.opcode = desc::Opcode::ELTWISE;
+  d.func = desc::EltwiseFunc::PRELU;
+  d.dtype = desc::DType::F32;
+  d.a_sram = 0, d.b_sram = 64, d.out_sram = 128, d.count = 6, d.b_period = 2;
+  d.clamp_lo = bits(-kInf), d.clamp_hi = bits(kInf);
+  const auto r = run(desc::encode(d), s);
+  // −2·0.25, 3, −0.5·0.25, 0, −4·0.25, 1 (the second alpha −1 only meets non-negative inputs).
+  EXPECT_EQ(s.get<float>(128, 6), (std::vector<float>{-0.5f, 3, -0.125f, 0, -1, 1}));
+  EXPECT_EQ(r.cycles, 9u);  // P + ⌈6·4/64⌉
+  EXPECT_EQ(r.macs, 6u);
+}
+
+// Quantised PRELU, input scale 0.5 zp 128, alpha scale 0.25 zp 128 ([132, 120]: differences 4, −8), output
+// scale 1 zp 100: x = a − 128; x >= 0 → x·0.5, else x·(alpha − 128)·0.125; then + 100.
+TEST(VectorUnit, EltwisePreluQuantised) {
+  Sram s;
+  s.put<uint8_t>(0, {138, 128, 118, 0, 255, 1});
+  s.put<uint8_t>(64, {132, 120});
+  const fx::QuantizedMultiplier pos = fx::quantize_multiplier(0.5), neg = fx::quantize_multiplier(0.125);
+  desc::Eltwise d{};
+  d.h.opcode = desc::Opcode::ELTWISE;
+  d.func = desc::EltwiseFunc::PRELU;
+  d.dtype = desc::DType::U8;
+  d.a_sram = 0, d.b_sram = 64, d.out_sram = 128, d.count = 6, d.b_period = 2;
+  d.a_offset = -128, d.b_offset = -128, d.out_offset = 100;
+  d.a_scale = {pos.multiplier, pos.shift}, d.b_scale = {neg.multiplier, neg.shift};
+  d.clamp_lo = 0, d.clamp_hi = 255;
+  const auto r = run(desc::encode(d), s);
+  // 10·0.5 = 5 → 105; 0 → 100; −10·4·0.125 = −5 → 95; −128·−8·0.125 = 128 → 228;
+  // 127·0.5 = 63.5 → 64 (half away from zero) → 164; −127·−8·0.125 = 127 → 227.
+  EXPECT_EQ(s.get<uint8_t>(128, 6), (std::vector<uint8_t>{105, 100, 95, 228, 164, 227}));
+  EXPECT_EQ(r.macs, 6u);
+  d.func = static_cast<desc::EltwiseFunc>(6);  // past PRELU: unknown
+  sim::SramFootprint fp;
+  EXPECT_EQ(VectorUnit(VectorUnitConfig{}).footprint(desc::encode(d), s.bytes.size(), &fp),
+            ChannelError::BAD_DESCRIPTOR);
+}
+
 TEST(VectorUnit, UnaryLutRequantAndFloatFunctions) {
   Sram s;
   std::vector<uint8_t> table(256);
@@ -344,6 +388,88 @@ TEST(VectorUnit, SoftmaxFloatAndQuantised) {
   d.rows = 1, d.length = 4, d.table_sram = 1024, d.out_offset = 0;
   r = run(desc::encode(d), s);
   EXPECT_EQ(s.get<uint8_t>(64, 4), (std::vector<uint8_t>{64, 64, 64, 64}));
+}
+
+// LOG_SOFTMAX (the log flag): beta 2 on [0, ln(3)/2] gives y = [0, ln 3], max ln 3,
+// out = (y − ln 3) − log(e^(−ln 3) + 1) = [−ln 3 − ln(4/3), −ln(4/3)] = [−ln 4, −ln(4/3)].
+TEST(VectorUnit, LogSoftmaxFloat) {
+  Sram s;
+  s.put<float>(0, {0.0f, std::log(3.0f) / 2});
+  desc::Softmax d{};
+  d.h.opcode = desc::Opcode::SOFTMAX;
+  d.dtype = desc::DType::F32;
+  d.in_sram = 0, d.out_sram = 64, d.rows = 1, d.length = 2, d.beta = 2.0f, d.log = 1;
+  const auto r = run(desc::encode(d), s);
+  const auto y = s.get<float>(64, 2);
+  EXPECT_NEAR(y[0], -std::log(4.0), 1e-6);
+  EXPECT_NEAR(y[1], -std::log(4.0 / 3.0), 1e-6);
+  EXPECT_EQ(r.cycles, 8u + 1 * 6);  // P + ⌈2·4/64⌉·6, as softmax
+  // Log-softmax is float only; an unknown flag value is a corrupt descriptor.
+  sim::SramFootprint fp;
+  const VectorUnit vu{VectorUnitConfig{}};
+  d.dtype = desc::DType::U8;
+  EXPECT_EQ(vu.footprint(desc::encode(d), s.bytes.size(), &fp), ChannelError::BAD_DESCRIPTOR);
+  d.dtype = desc::DType::F32, d.log = 2;
+  EXPECT_EQ(vu.footprint(desc::encode(d), s.bytes.size(), &fp), ChannelError::BAD_DESCRIPTOR);
+}
+
+// SELECT copies the chosen element bit for bit: 2^24 + 1 has no float32, so an int32 passing through a
+// float would come out 2^24; the condition is any nonzero byte.
+TEST(VectorUnit, SelectCopiesBits) {
+  Sram s;
+  s.put<uint8_t>(0, {1, 0, 7, 0, 0});
+  s.put<int32_t>(64, {16777217, 1, -3, 4, 5});
+  s.put<int32_t>(128, {10, -16777217, 30, 40, 50});
+  desc::Select d{};
+  d.h.opcode = desc::Opcode::SELECT;
+  d.dtype = desc::DType::I32;
+  d.cond_sram = 0, d.a_sram = 64, d.b_sram = 128, d.out_sram = 192, d.count = 5;
+  const auto r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int32_t>(192, 5), (std::vector<int32_t>{16777217, -16777217, -3, 40, 50}));
+  EXPECT_EQ(r.cycles, 9u);  // P + ⌈5·4/64⌉
+  EXPECT_EQ(r.macs, 0u);
+  d.count = 0;
+  sim::SramFootprint fp;
+  EXPECT_EQ(VectorUnit(VectorUnitConfig{}).footprint(desc::encode(d), s.bytes.size(), &fp),
+            ChannelError::BAD_DESCRIPTOR);
+}
+
+// RESIZE_BILINEAR, 2×2 → 4×4, one channel, scale 0.5 (in / out), no half-pixel centres: rows sample
+// s = 0, 0.5, 1, 1.5 (taps clamp to row 1), so with v(y, x) = 8y + 4x the outputs are 8·[0, 0.5, 1, 1]
+// + 4·[0, 0.5, 1, 1]. Quantised U8 [1, 4; 8, 13]: the blend truncates toward zero (6.5 → 6).
+TEST(VectorUnit, ResizeBilinearFloatAndQuantised) {
+  Sram s;
+  s.put<float>(0, {0, 4, 8, 12});
+  desc::ResizeBilinear d{};
+  d.h.opcode = desc::Opcode::RESIZE_BILINEAR;
+  d.dtype = desc::DType::F32;
+  d.in_sram = 0, d.out_sram = 64;
+  d.in_h = 2, d.in_w = 2, d.out_h = 4, d.out_w = 4, d.channels = 1;
+  d.in_y0 = 0, d.in_rows = 2, d.out_y0 = 0, d.out_rows = 4;
+  d.h_scale = 0.5f, d.w_scale = 0.5f;
+  auto r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<float>(64, 16), (std::vector<float>{0, 2, 4, 4, 4, 6, 8, 8, 8, 10, 12, 12, 8, 10, 12, 12}));
+  EXPECT_EQ(r.cycles, 8u + 4);  // P + ⌈16·4·4/64⌉
+  EXPECT_EQ(r.macs, 64u);
+  s.put<uint8_t>(0, {1, 4, 8, 13});
+  d.dtype = desc::DType::U8;
+  r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<uint8_t>(64, 16),
+            (std::vector<uint8_t>{1, 2, 4, 4, 4, 6, 8, 8, 8, 10, 13, 13, 8, 10, 13, 13}));
+  // Signed: the same bytes 128 lower give the same results 128 lower.
+  s.put<int8_t>(0, {-127, -124, -120, -115});
+  d.dtype = desc::DType::S8;
+  r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<int8_t>(64, 16), (std::vector<int8_t>{-127, -126, -124, -124, -124, -122, -120, -120, -120,
+                                                        -118, -115, -115, -120, -118, -115, -115}));
+  // A band of output rows 1..2 from input rows 0..1 only (row 1's taps are 0 and 1): fine; claiming the
+  // band starts at input row 1 leaves output row 1's tap row 0 outside it.
+  sim::SramFootprint fp;
+  const VectorUnit vu{VectorUnitConfig{}};
+  d.out_y0 = 1, d.out_rows = 2;
+  EXPECT_EQ(vu.footprint(desc::encode(d), s.bytes.size(), &fp), ChannelError::NONE);
+  d.in_y0 = 1, d.in_rows = 1;
+  EXPECT_EQ(vu.footprint(desc::encode(d), s.bytes.size(), &fp), ChannelError::BAD_DESCRIPTOR);
 }
 
 // The throughput term: counts that take several lane passes, with a remainder, so a formula that

@@ -6,6 +6,7 @@
 // channel's scratchpad.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,26 +18,28 @@ inline constexpr uint32_t kDescriptorBytes = 128;
 
 enum class Opcode : uint32_t {
   NOP = 0,
-  DMA_IN = 1,          // device memory → SRAM, 2-D strided (Dma)
-  DMA_OUT = 2,         // SRAM → device memory, 2-D strided (Dma)
-  CONV_INT8 = 3,       // quantised convolution / GEMM tile on the MAC array (Conv)
-  CONV_FP32 = 4,       // float convolution / GEMM tile on the vector unit (Conv)
-  FENCE = 5,           // completion marker (Fence)
-  DWCONV_INT8 = 6,     // quantised depthwise convolution tile on the vector unit (Conv, depth_multiplier)
-  DWCONV_FP32 = 7,     // float depthwise convolution tile on the vector unit (Conv, depth_multiplier)
-  ELTWISE = 8,         // binary elementwise ADD/SUB/MUL/MAX/MIN (Eltwise)
-  UNARY = 9,           // unary activation, requantisation or 256-entry table lookup (Unary)
-  POOL = 10,           // AVG/MAX/L2 pooling window over an NHWC band (Pool)
-  REDUCE = 11,         // MEAN/SUM/MAX over the middle extent of [outer, extent, inner] (Reduce)
-  SOFTMAX = 12,        // softmax along the innermost extent (Softmax)
-  FILL = 13,           // fill an SRAM range with a repeated 32-bit pattern (Fill)
-  BARRIER = 14,        // the next descriptor starts only after every earlier one of this channel completed
-  PREEMPT_POINT = 15,  // declares the SRAM ranges live from here on, for a context save (PreemptPoint)
-  RMS_NORM = 16,       // root-mean-square normalisation of rows, times a per-column gain (RmsNorm)
-  ROPE = 17,           // rotary position embedding of rows of heads (Rope)
-  DMA_GATHER = 18,     // device memory → SRAM: table rows picked by int32 indices in SRAM (DmaGather)
+  DMA_IN = 1,            // device memory → SRAM, 2-D strided (Dma)
+  DMA_OUT = 2,           // SRAM → device memory, 2-D strided (Dma)
+  CONV_INT8 = 3,         // quantised convolution / GEMM tile on the MAC array (Conv)
+  CONV_FP32 = 4,         // float convolution / GEMM tile on the vector unit (Conv)
+  FENCE = 5,             // completion marker (Fence)
+  DWCONV_INT8 = 6,       // quantised depthwise convolution tile on the vector unit (Conv, depth_multiplier)
+  DWCONV_FP32 = 7,       // float depthwise convolution tile on the vector unit (Conv, depth_multiplier)
+  ELTWISE = 8,           // binary elementwise ADD/SUB/MUL/MAX/MIN/PRELU (Eltwise)
+  UNARY = 9,             // unary activation, requantisation or 256-entry table lookup (Unary)
+  POOL = 10,             // AVG/MAX/L2 pooling window over an NHWC band (Pool)
+  REDUCE = 11,           // MEAN/SUM/MAX over the middle extent of [outer, extent, inner] (Reduce)
+  SOFTMAX = 12,          // softmax or log-softmax along the innermost extent (Softmax)
+  FILL = 13,             // fill an SRAM range with a repeated 32-bit pattern (Fill)
+  BARRIER = 14,          // the next descriptor starts only after every earlier one of this channel completed
+  PREEMPT_POINT = 15,    // declares the SRAM ranges live from here on, for a context save (PreemptPoint)
+  RMS_NORM = 16,         // root-mean-square normalisation of rows, times a per-column gain (RmsNorm)
+  ROPE = 17,             // rotary position embedding of rows of heads (Rope)
+  DMA_GATHER = 18,       // device memory → SRAM: table rows picked by int32 indices in SRAM (DmaGather)
+  SELECT = 19,           // elementwise choice between two operands by a boolean operand (Select)
+  RESIZE_BILINEAR = 20,  // bilinear resampling of an NHWC band (ResizeBilinear)
 };
-inline constexpr uint32_t kOpcodeCount = 19;
+inline constexpr uint32_t kOpcodeCount = 21;
 
 // Element types of the vector unit's operands.
 enum class DType : uint32_t { U8 = 0, S8 = 1, F32 = 2, I32 = 3 };
@@ -50,8 +53,8 @@ struct Header {
 // rows × row_bytes bytes; row r starts at src + r·src_stride and lands at dst + r·dst_stride.
 struct Dma {
   Header h;
-  uint64_t dev;    // device address (source for DMA_IN, destination for DMA_OUT)
-  uint32_t sram;   // scratchpad offset
+  uint64_t dev;   // device address (source for DMA_IN, destination for DMA_OUT)
+  uint32_t sram;  // scratchpad offset
   uint32_t row_bytes;
   uint32_t rows;
   uint32_t dev_stride;
@@ -98,15 +101,19 @@ struct Requant {
   int32_t shift;  // > 0: left shift
 };
 
-enum class EltwiseFunc : uint32_t { ADD = 0, SUB = 1, MUL = 2, MAX = 3, MIN = 4 };
+enum class EltwiseFunc : uint32_t { ADD = 0, SUB = 1, MUL = 2, MAX = 3, MIN = 4, PRELU = 5 };
 
 // out[i] = f(a[i], b[i mod b_period]) over `count` elements (b_period 0: b has `count` elements too).
 // Quantised (U8/S8), NNAPI/TFLite arithmetic:
-//   ADD/SUB: x = ((a + a_offset) << left_shift) rescaled by a_scale, y likewise with b (SUB: b_scale.multiplier
+//   ADD/SUB: x = ((a + a_offset) << left_shift) rescaled by a_scale, y likewise with b (SUB:
+//   b_scale.multiplier
 //            negated by the compiler), r = rescale(x ± y, out_scale) + out_offset;
 //   MUL:     r = rescale((a + a_offset)·(b + b_offset), out_scale) + out_offset;
 //   MAX/MIN: r = rescale(a + a_offset, a_scale)  max/min  rescale(b + b_offset, b_scale), + out_offset;
-// then clamped to [clamp_lo, clamp_hi] (integers; F32: float bit patterns). dtype I32 is rejected.
+//   PRELU:   x = a + a_offset; r = (x >= 0 ? rescale(x, a_scale) : rescale(x·(b + b_offset), b_scale))
+//            + out_offset (NNAPI PRELU with alpha in b; left_shift and out_scale are not read);
+// then clamped to [clamp_lo, clamp_hi] (integers; F32: float bit patterns). F32 PRELU: a >= 0 ? a : b·a.
+// dtype I32 is rejected.
 struct Eltwise {
   Header h;
   EltwiseFunc func;
@@ -125,7 +132,13 @@ enum class UnaryFunc : uint32_t {
   LUT = 2,       // out = table[in] for 8-bit inputs: a 256-byte table at table_sram, indexed by the raw byte
   LOGISTIC = 3,  // F32: 1 / (1 + exp(−x))
   TANH = 4,      // F32
-  ABS = 5, NEG = 6, FLOOR = 7, EXP = 8, SQRT = 9, RSQRT = 10, LOG = 11,  // F32
+  ABS = 5,
+  NEG = 6,
+  FLOOR = 7,
+  EXP = 8,
+  SQRT = 9,
+  RSQRT = 10,
+  LOG = 11,         // F32
   SIN = 12,         // F32
   HARD_SWISH = 13,  // F32: x·min(max(x + 3, 0), 6) / 6
   ELU = 14,         // F32: x < 0 ? α·(exp(x) − 1) : x, α's float bits in in_offset
@@ -189,6 +202,8 @@ struct Reduce {
 // indexed by the raw input byte (compiler-built, (q − zp)·scale exactly as the reference computes it);
 // output scale 1/256: lround(y·256) + out_offset (0 for U8, −128 for S8), clamped to the type.
 // in_scale is informational (the table carries the dequantisation).
+// log = 1 (F32 only): log-softmax, y = beta·x, m = max y, out = (y − m) − log(Σ exp(y − m)), the sum in
+// row order (NNAPI LOG_SOFTMAX as the reference computes it).
 struct Softmax {
   Header h;
   DType dtype;
@@ -198,6 +213,53 @@ struct Softmax {
   float in_scale;
   uint32_t table_sram;  // quantised only: float[256]
   int32_t out_offset;
+  uint32_t log;  // 0 softmax, 1 log-softmax
+};
+
+// out[i] = cond[i] ? a[i] : b[i] for `count` elements of dtype (F32, I32, U8, S8); cond holds one byte per
+// element (nonzero = true). The chosen element is copied bit for bit: operands share one quantisation.
+struct Select {
+  Header h;
+  DType dtype;
+  uint32_t cond_sram, a_sram, b_sram, out_sram;
+  uint32_t count;
+};
+
+// Where output coordinate v of a resized axis samples the input (NNAPI RESIZE_BILINEAR, as TFLite's
+// reference): s = v·scale, or (v + 0.5)·scale − 0.5 with half-pixel centres; taps lo = floor(s) and
+// hi = ceil(s), both clamped to [0, extent − 1]. Shared by the compiler (which bands rows by it) and the
+// vector unit (which blends with it), so they cannot disagree on which rows a band needs.
+struct BilinearTaps {
+  float s;
+  int64_t lo, hi;
+};
+inline BilinearTaps bilinear_taps(uint32_t v, float scale, uint32_t extent, bool half_pixel) {
+  BilinearTaps t{};
+  t.s = half_pixel ? (static_cast<float>(v) + 0.5f) * scale - 0.5f : static_cast<float>(v) * scale;
+  const auto fl = static_cast<int64_t>(std::floor(t.s)), ce = static_cast<int64_t>(std::ceil(t.s));
+  const int64_t last = int64_t{extent} - 1;
+  t.lo = fl < 0 ? 0 : fl > last ? last : fl;
+  t.hi = ce > last ? last : ce < 0 ? 0 : ce;
+  return t;
+}
+
+// Bilinear resampling of one NHWC image (in_h × in_w → out_h × out_w, `channels` channels): output rows
+// [out_y0, out_y0 + out_rows) (all columns, dense at out_sram) from the band of input rows
+// [in_y0, in_y0 + in_rows) at in_sram (whole rows). Along each axis bilinear_taps with h_scale / w_scale;
+// the four taps blend in float in the reference's order, with dy = s_y − lo_y and dx = s_x − lo_x:
+//   v(lo_y, lo_x)·(1 − dy)·(1 − dx) + v(hi_y, lo_x)·dy·(1 − dx) + v(lo_y, hi_x)·(1 − dy)·dx + v(hi_y,
+//   hi_x)·dy·dx.
+// U8/S8: values are the raw bytes offset to [0, 255] (S8 + 128); the blend truncates toward zero, is
+// clamped to [0, 255] and offset back, so signed results are the unsigned ones shifted by 128.
+// A tap row outside the band is a bad descriptor.
+struct ResizeBilinear {
+  Header h;
+  DType dtype;  // F32, U8 or S8
+  uint32_t in_sram, out_sram;
+  uint32_t in_h, in_w, out_h, out_w, channels;
+  uint32_t in_y0, in_rows, out_y0, out_rows;
+  float h_scale, w_scale;
+  uint32_t half_pixel;  // 0 or 1
 };
 
 // RMS normalisation of `rows` rows of `length` elements (dense), each times gain[length]:
@@ -279,6 +341,7 @@ static_assert(sizeof(Pool) <= kDescriptorBytes && sizeof(Reduce) <= kDescriptorB
 static_assert(sizeof(Softmax) <= kDescriptorBytes && sizeof(Fill) <= kDescriptorBytes);
 static_assert(sizeof(PreemptPoint) <= kDescriptorBytes && sizeof(Fence) <= kDescriptorBytes);
 static_assert(sizeof(RmsNorm) <= kDescriptorBytes && sizeof(Rope) <= kDescriptorBytes);
+static_assert(sizeof(Select) <= kDescriptorBytes && sizeof(ResizeBilinear) <= kDescriptorBytes);
 static_assert(sizeof(DmaGather) <= kDescriptorBytes && offsetof(DmaGather, dev) == offsetof(Dma, dev));
 static_assert(std::is_trivially_copyable_v<Conv> && std::is_trivially_copyable_v<Dma>);
 
