@@ -20,6 +20,9 @@ const char* opcode_name(Opcode op) {
     case Opcode::FILL: return "FILL";
     case Opcode::BARRIER: return "BARRIER";
     case Opcode::PREEMPT_POINT: return "PREEMPT_POINT";
+    case Opcode::RMS_NORM: return "RMS_NORM";
+    case Opcode::ROPE: return "ROPE";
+    case Opcode::DMA_GATHER: return "DMA_GATHER";
   }
   return "UNKNOWN";
 }

@@ -19,6 +19,7 @@ const char* error_name(uint32_t code) {
     case regs::ChannelError::DMA_FAULT: return "DMA fault";
     case regs::ChannelError::SRAM_OVERFLOW: return "SRAM overflow";
     case regs::ChannelError::SRAM_ECC: return "uncorrectable SRAM ECC error";
+    case regs::ChannelError::INDEX_OUT_OF_RANGE: return "gather index out of range";
   }
   return "unknown error";
 }

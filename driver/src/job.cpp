@@ -26,11 +26,19 @@ Result<void> Driver::validate_commands(const Context& c, const std::vector<desc:
   for (size_t i = 0; i < commands.size(); ++i) {
     const auto op = desc::opcode_of(commands[i]);
     if (static_cast<uint32_t>(op) >= desc::kOpcodeCount)
-      return make_error("descriptor " + std::to_string(i) + ": unknown opcode " + std::to_string(static_cast<uint32_t>(op)));
-    if (op != desc::Opcode::DMA_IN && op != desc::Opcode::DMA_OUT) continue;  // the rest touch only SRAM
+      return make_error("descriptor " + std::to_string(i) + ": unknown opcode " +
+                        std::to_string(static_cast<uint32_t>(op)));
+    if (op != desc::Opcode::DMA_IN && op != desc::Opcode::DMA_OUT && op != desc::Opcode::DMA_GATHER)
+      continue;  // the rest touch only SRAM
     const auto d = desc::decode<desc::Dma>(commands[i]);
     if (d.rows == 0 || d.row_bytes == 0) continue;
-    const uint64_t span = static_cast<uint64_t>(d.rows - 1) * d.dev_stride + d.row_bytes;
+    uint64_t span = static_cast<uint64_t>(d.rows - 1) * d.dev_stride + d.row_bytes;
+    if (op == desc::Opcode::DMA_GATHER) {  // any row of the whole table may be read
+      const auto g = desc::decode<desc::DmaGather>(commands[i]);
+      if (g.table_rows == 0)
+        return make_error("descriptor " + std::to_string(i) + ": gather from an empty table");
+      span = static_cast<uint64_t>(g.table_rows - 1) * g.dev_stride + g.row_bytes;
+    }
     const BufferObject* b = owning_bo(d.dev, span);
     if (!b)
       return make_error("descriptor " + std::to_string(i) + ": DMA range 0x" + std::to_string(d.dev) + "+" +

@@ -14,6 +14,7 @@
 #include "npu/hal/ops/fully_connected.h"
 #include "npu/hal/ops/quant_math.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/extensions.h"
 
 namespace npu::hal {
 namespace {
@@ -68,18 +69,78 @@ Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
 // the channel block cut a 64×2048 by 8192 layer into 8-row tiles: 8 activation rows per pass, 15 MACs
 // per cycle of the 256. Laid out as one row of w pixels (the widest w dividing the batch that still
 // fits) a tile keeps every row and only the channel block shrinks.
-Result<ConvSpec> array_spec(const models::Model& m, uint32_t index, const NpuTarget& target) {
-  auto s = conv_spec(m, index);
-  if (!s || m.main.operations[index].type != OperationType::FULLY_CONNECTED) return s;
-  const uint32_t batch = s->out_h, elem = elem_bytes(m.main.operands[s->input].type);
+ConvSpec widen_rows(const models::Model& m, const ConvSpec& s, const NpuTarget& target) {
+  const uint32_t batch = s.out_h, elem = elem_bytes(m.main.operands[s.input].type);
   for (uint32_t w = batch; w > 1; --w) {
     if (batch % w) continue;
-    ConvSpec wide = *s;
+    ConvSpec wide = s;
     wide.in_h = wide.out_h = batch / w;
     wide.in_w = wide.out_w = w;
     if (tiling::fits_reason(wide, elem, target).empty()) return wide;
   }
   return s;
+}
+
+Result<ConvSpec> array_spec(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  auto s = conv_spec(m, index);
+  if (!s || m.main.operations[index].type != OperationType::FULLY_CONNECTED) return s;
+  return widen_rows(m, *s, target);
+}
+
+// com.npusim.llm:MATMUL as FULLY_CONNECTED's GEMM of one batch: A's M rows against B (K × N, or N × K
+// transposed), whose values the compiler does not know: the array's weight loader adapts them at run time
+// (descriptors.h, kConvWeights*).
+struct MatmulShape {
+  uint32_t batch, m, k, n;
+  bool transposed;
+};
+
+Result<MatmulShape> matmul_shape(const models::Model& m, uint32_t index) {
+  const auto& g = m.main;
+  const auto& op = g.operations[index];
+  if (op.inputs.size() != 3 || op.outputs.size() != 1) return make_error("expected 3 inputs and 1 output");
+  if (auto r = lower::unknown_dims_reason(m, {op.inputs[0], op.inputs[1], op.outputs[0]}); !r.empty())
+    return make_error(r);
+  const auto& a = g.operands[op.inputs[0]].dimensions;
+  const auto& b = g.operands[op.inputs[1]].dimensions;
+  const auto& t = g.operands[op.inputs[2]];
+  if (!t.is_constant() || t.data.size() != 1) return make_error("transpose_b must be a BOOL constant");
+  MatmulShape sh{};
+  const size_t r = a.size();
+  sh.batch = r == 3 ? a[0] : 1;
+  sh.m = a[r - 2];
+  sh.k = a[r - 1];
+  sh.transposed = t.data[0] != 0;
+  sh.n = sh.transposed ? b[r - 2] : b[r - 1];
+  return sh;
+}
+
+Result<ConvSpec> matmul_spec(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  auto sh = matmul_shape(m, index);
+  if (!sh) return make_error(sh.error());
+  const auto& op = m.main.operations[index];
+  const ConvSpec s{op.inputs[0],
+                   op.inputs[1],
+                   UINT32_MAX,
+                   op.outputs[0],
+                   1,
+                   sh->m,
+                   1,
+                   sh->k,
+                   sh->m,
+                   1,
+                   sh->n,
+                   1,
+                   1,
+                   1,
+                   1,
+                   1,
+                   1,
+                   0,
+                   0,
+                   fx::FusedActivation::NONE,
+                   false};
+  return widen_rows(m, s, target);
 }
 
 template <class T>
@@ -160,8 +221,51 @@ PackedBlock pack_block(const models::Model& m, const ConvSpec& s, uint32_t o0, u
   return p;
 }
 
+// MATMUL's weights block holds no values at compile time: only its bias and requantisation are packed
+// (laid out as pack_block lays them relative to each other). Σ(a − za)(w − zw) = Σ a'w' − zw'·Σ a' −
+// za'·Σ w' + K·za'·zw': the array subtracts zw'·Σ a' (weight_offset) and za'·Σ w' (the loader's column
+// sums, kConvWeightColumnSums); the bias carries K·za'·zw'. Every channel is alike.
+PackedBlock pack_runtime_block(const models::Model& m, const ConvSpec& s, uint32_t ob, WeightsImage& image) {
+  const auto& g = m.main;
+  const auto& in = g.operands[s.input];
+  const auto& f = g.operands[s.filter];
+  const auto& out = g.operands[s.output];
+  PackedBlock p{};
+  image.align_to(kArenaAlign);
+  p.bias = image.size();
+  p.w = p.bias;  // unused: the weights come from the arena
+  if (in.type == OperandType::TENSOR_FLOAT32) {
+    const std::vector<float> zeros(ob, 0.0f);
+    append(image, zeros.data(), zeros.size());
+    p.quant = p.bias;
+    return p;
+  }
+  const int32_t za = in.zero_point - (in.type == OperandType::TENSOR_QUANT8_ASYMM ? 128 : 0);
+  const int32_t zw = f.zero_point - (f.type == OperandType::TENSOR_QUANT8_ASYMM ? 128 : 0);
+  const uint64_t k = s.in_c;
+  const auto qm = ops::conv_multiplier(in.scale, f.scale, out.scale);
+  const std::vector<int32_t> bias(ob, static_cast<int32_t>(static_cast<int64_t>(k) * za * zw));
+  const std::vector<int32_t> mult(ob, qm.multiplier), shift(ob, qm.shift);
+  append(image, bias.data(), bias.size());
+  image.align_to(kSramAlign);
+  p.quant = image.size();
+  append(image, mult.data(), mult.size());
+  append(image, shift.data(), shift.size());
+  return p;
+}
+
+// Where a MATMUL batch's operands are: B (any region; [K, N] rows `n` apart, or [N, K] transposed) and the
+// batch's offsets into A and the output.
+struct RuntimeWeights {
+  lower::Source b;
+  uint32_t n;
+  bool transposed;
+  lower::Source a;
+  uint64_t out_offset;
+};
+
 Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarget& target, Program& prog,
-                        Stage& stage) {
+                        Stage& stage, const RuntimeWeights* rw = nullptr) {
   const auto& g = m.main;
   const auto& in = g.operands[s.input];
   const auto& out = g.operands[s.output];
@@ -171,8 +275,9 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
   stage.tiling = tiling::describe(s, *plan);
   stage.predicted_cycles = plan->predicted_cycles;
   std::vector<NpuStep>& jobs = stage.jobs;
-  const uint64_t in_base = prog.arena.at(s.input).offset;
-  const uint64_t out_base = prog.arena.at(s.output).offset;
+  const Region in_region = rw ? rw->a.region : Region::ARENA;
+  const uint64_t in_base = rw ? rw->a.offset : prog.arena.at(s.input).offset;
+  const uint64_t out_base = prog.arena.at(s.output).offset + (rw ? rw->out_offset : 0);
   const uint64_t in_row_bytes = static_cast<uint64_t>(s.in_w) * s.in_c * elem;
 
   desc::Conv c{};
@@ -206,15 +311,25 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
     c.clamp_lo = range.lo;
     c.clamp_hi = range.hi;
     c.flags = (in_unsigned ? desc::kConvInputUnsigned : 0) | (out_unsigned ? desc::kConvOutputUnsigned : 0);
+    if (rw)
+      c.flags |= desc::kConvWeightColumnSums |
+                 (f.type == OperandType::TENSOR_QUANT8_ASYMM ? desc::kConvWeightsUnsigned : 0);
   }
+  if (rw && rw->transposed) c.flags |= desc::kConvWeightsTransposed;
 
   // The plan's tiles; job j takes a contiguous run of them (tiling::job_steps says what each loads).
   const std::vector<tiling::TileRef> tiles = tiling::plan_tiles(s, *plan);
   const tiling::RingLayout l = tiling::ring_layout(s, elem, *plan);
   jobs.assign(plan->jobs, NpuStep{});
   std::map<uint32_t, PackedBlock> packed;
-  for (const auto& t : tiles)
-    if (!packed.count(t.o0)) packed[t.o0] = pack_block(m, s, t.o0, t.ob, prog.weights);
+  std::map<uint32_t, PackedBlock> runtime_packed;  // by block width: every runtime block is alike
+  for (const auto& t : tiles) {
+    if (rw) {
+      if (!runtime_packed.count(t.ob)) runtime_packed[t.ob] = pack_runtime_block(m, s, t.ob, prog.weights);
+    } else if (!packed.count(t.o0)) {
+      packed[t.o0] = pack_block(m, s, t.o0, t.ob, prog.weights);
+    }
+  }
 
   const uint64_t k = static_cast<uint64_t>(s.kh) * s.kw * s.in_c;
   for (uint32_t j = 0; j < plan->jobs; ++j) {
@@ -247,6 +362,18 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
           break;
         }
         case tiling::StepKind::LOAD_W: {
+          if (rw) {  // the block of B from where it lives, then its bias and requantisation
+            const tiling::SlotSizes z = tiling::slot_sizes(s, elem, 1, t.ob);
+            if (rw->transposed)
+              emit.dma(desc::Opcode::DMA_IN, rw->b.region, rw->b.offset + uint64_t{t.o0} * k * elem,
+                       l.w(st.slot), uint64_t{t.ob} * k * elem, 1, 0, 0);
+            else
+              emit.dma(desc::Opcode::DMA_IN, rw->b.region, rw->b.offset + uint64_t{t.o0} * elem, l.w(st.slot),
+                       uint64_t{t.ob} * elem, k, uint64_t{rw->n} * elem, uint64_t{t.ob} * elem);
+            emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, runtime_packed.at(t.ob).bias,
+                     l.w(st.slot) + z.bias_at, z.w_load - z.bias_at, 1, 0, 0);
+            break;
+          }
           // Weights, bias and requantisation in one DMA: the image packs them with the slot's offsets.
           const PackedBlock& p = packed.at(t.o0);
           emit.dma(desc::Opcode::DMA_IN, Region::WEIGHTS, p.w, l.w(st.slot),
@@ -262,11 +389,11 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
                     (static_cast<uint64_t>(t.n) * s.in_c * s.in_h + static_cast<uint64_t>(a)) * s.in_w * elem,
                 plane, l.in(st.slot), s.in_c, rows * s.in_w, elem);
           } else if (br.step > 1) {
-            emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
-                     in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes, l.in(st.slot), in_row_bytes,
-                     rows, br.step * in_row_bytes, in_row_bytes);
+            emit.dma(desc::Opcode::DMA_IN, in_region,
+                     in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes, l.in(st.slot),
+                     in_row_bytes, rows, br.step * in_row_bytes, in_row_bytes);
           } else {
-            emit.dma(desc::Opcode::DMA_IN, Region::ARENA,
+            emit.dma(desc::Opcode::DMA_IN, in_region,
                      in_base + (static_cast<uint64_t>(t.n) * s.in_h + a) * in_row_bytes, l.in(st.slot),
                      rows * in_row_bytes, 1, 0, 0);
           }
@@ -334,15 +461,61 @@ std::string control_flow_reason(const models::Model& m, uint32_t index, const Np
     models::Model sub;
     sub.main = m.referenced[o.subgraph];
     sub.referenced = m.referenced;
+    sub.extension_name_to_prefix = m.extension_name_to_prefix;
     for (uint32_t k = 0; k < sub.main.operations.size(); ++k)
       if (auto r = npu_unsupported_reason(sub, k, target); !r.empty())
         return "referenced[" + std::to_string(o.subgraph) + "].operations[" + std::to_string(k) + "] (" +
-               std::string(models::to_string(sub.main.operations[k].type)) + "): " + r;
+               models::operation_name(sub, sub.main.operations[k].type) + "): " + r;
   }
   return "";
 }
 
+std::string matmul_unsupported(const models::Model& m, uint32_t index, const NpuTarget& target) {
+  auto s = matmul_spec(m, index, target);
+  if (!s) return s.error();
+  return tiling::fits_reason(*s, elem_bytes(m.main.operands[s->input].type), target);
+}
+
+// Each batch is its own GEMM; job j of the stage runs job j of every batch, one after another.
+Result<void> matmul_lower(const models::Model& m, uint32_t index, const NpuTarget& target, Program& prog,
+                          std::vector<NpuStep>& jobs) {
+  auto s = matmul_spec(m, index, target);
+  if (!s) return make_error(s.error());
+  auto sh = matmul_shape(m, index);
+  const auto& op = m.main.operations[index];
+  const uint64_t elem = elem_bytes(m.main.operands[op.inputs[0]].type);
+  const lower::Source a = lower::operand_source(m, op.inputs[0], prog);
+  const lower::Source b = lower::operand_source(m, op.inputs[1], prog);
+  for (uint32_t n = 0; n < sh->batch; ++n) {
+    const RuntimeWeights rw{{b.region, b.offset + uint64_t{n} * sh->k * sh->n * elem},
+                            sh->n,
+                            sh->transposed,
+                            {a.region, a.offset + uint64_t{n} * sh->m * sh->k * elem},
+                            uint64_t{n} * sh->m * sh->n * elem};
+    Stage one;
+    if (auto r = lower_conv(m, *s, target, prog, one, &rw); !r) return r;
+    if (jobs.size() < one.jobs.size()) jobs.resize(one.jobs.size());
+    for (size_t j = 0; j < one.jobs.size(); ++j) {
+      NpuStep& into = jobs[j];
+      NpuStep& from = one.jobs[j];
+      // One FENCE ends each command buffer: the batches' own are dropped and one added after the last.
+      if (!into.commands.empty()) into.commands.pop_back();
+      const auto base = static_cast<uint32_t>(into.commands.size());
+      for (const Relocation& r : from.relocations)
+        into.relocations.push_back({r.descriptor + base, r.region});
+      into.commands.insert(into.commands.end(), from.commands.begin(), from.commands.end());
+      into.macs += from.macs;
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+const lower::Lowering& lower::matmul_lowering() {
+  static const Lowering l{matmul_unsupported, matmul_lower};
+  return l;
+}
 
 Result<void> lower::lower_conv_operation(const models::Model& m, uint32_t index, const NpuTarget& target,
                                          Program& prog, std::vector<NpuStep>& jobs) {
@@ -359,10 +532,12 @@ std::string npu_unsupported_reason(const models::Model& m, uint32_t index, const
   const auto& lowered = target.lowered_operations;
   if (!lowered.empty() && index < m.main.operations.size() &&
       std::find(lowered.begin(), lowered.end(), m.main.operations[index].type) == lowered.end())
-    return "this device does not lower " + std::string(models::to_string(m.main.operations[index].type));
+    return "this device does not lower " + models::operation_name(m, m.main.operations[index].type);
   if (ops::is_control_flow(m.main.operations[index].type)) return control_flow_reason(m, index, target);
-  if (const lower::Lowering* l = lower::find_lowering(m.main.operations[index].type))
+  if (const lower::Lowering* l = lower::find_lowering(m, m.main.operations[index].type))
     return l->unsupported(m, index, target);
+  if (models::is_extension_type(m.main.operations[index].type))
+    return models::operation_name(m, m.main.operations[index].type) + " has no NPU lowering";
   auto s = array_spec(m, index, target);
   if (!s) return s.error();
   if (auto r = type_reason(m, *s); !r.empty()) return r;
@@ -387,18 +562,24 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
     Stage stage;
     stage.operation = i;
     if (ops::is_control_flow(g.operations[i].type)) {
-      log->info("operations[{}] ({}) is interpreted on the host", i, models::to_string(g.operations[i].type));
+      log->info("operations[{}] ({}) is interpreted on the host", i,
+                models::operation_name(m, g.operations[i].type));
       stage.control_flow = true;
       ++prog.control_flow_operations;
       prog.stages.push_back(std::move(stage));
       continue;
     }
+    const std::string name = models::operation_name(m, g.operations[i].type);
     if (auto reason = npu_unsupported_reason(m, i, target); !reason.empty()) {
+      // The partitioning: what the NPU cannot run becomes a CPU stage, except a vendor extension
+      // operation, which no CPU reference computes (nor NNAPI's CPU fallback): then the model cannot run.
+      if (models::is_extension_type(g.operations[i].type))
+        return make_error("operations[" + std::to_string(i) + "] (" + name + "): the NPU cannot run it (" +
+                          reason + ") and the CPU reference computes no vendor extension");
       if (!ops::is_supported_by_cpu(g, g.operations[i]))
-        return make_error("operations[" + std::to_string(i) + "] (" +
-                          std::string(models::to_string(g.operations[i].type)) + "): runs on neither the NPU (" +
+        return make_error("operations[" + std::to_string(i) + "] (" + name + "): runs on neither the NPU (" +
                           reason + ") nor the CPU reference");
-      log->info("operations[{}] ({}) runs on the CPU: {}", i, models::to_string(g.operations[i].type), reason);
+      log->info("operations[{}] ({}) runs on the CPU: {}", i, name, reason);
       stage.on_cpu = true;
       stage.cpu_reason = reason;
       stage.cpu_model = extract_operation(m, i, &stage.cpu_inputs, &stage.cpu_outputs);
@@ -406,7 +587,7 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
       prog.stages.push_back(std::move(stage));
       continue;
     }
-    if (const lower::Lowering* l = lower::find_lowering(g.operations[i].type)) {
+    if (const lower::Lowering* l = lower::find_lowering(m, g.operations[i].type)) {
       if (auto r = l->lower(m, i, target, prog, stage.jobs); !r)
         return make_error("operations[" + std::to_string(i) + "]: " + r.error());
       for (const auto& j : stage.jobs) descriptors += j.commands.size();
@@ -416,8 +597,8 @@ Result<Program> compile_for_npu(const models::Model& m, const NpuTarget& target)
     auto s = array_spec(m, i, target);
     if (auto r = lower_conv(m, *s, target, prog, stage); !r)
       return make_error("operations[" + std::to_string(i) + "]: " + r.error());
-    log->info("operations[{}] ({}): {}; predicted {} cycles", i, models::to_string(g.operations[i].type),
-              stage.tiling, stage.predicted_cycles);
+    log->info("operations[{}] ({}): {}; predicted {} cycles", i,
+              models::operation_name(m, g.operations[i].type), stage.tiling, stage.predicted_cycles);
     for (const auto& j : stage.jobs) descriptors += j.commands.size();
     prog.stages.push_back(std::move(stage));
   }
@@ -433,6 +614,7 @@ models::Model extract_operation(const models::Model& m, uint32_t index, std::vec
   models::Model sub;
   sub.relax_computation_float32_to_float16 = m.relax_computation_float32_to_float16;
   sub.referenced = m.referenced;
+  sub.extension_name_to_prefix = m.extension_name_to_prefix;
   std::map<uint32_t, uint32_t> renumber;
   auto take = [&](uint32_t original, bool is_output) {
     if (auto it = renumber.find(original); it != renumber.end()) return it->second;
@@ -474,9 +656,8 @@ uint64_t WeightsImage::append(const void* data, uint64_t n) {
 std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base) {
   std::vector<desc::Raw> out = step.commands;
   for (const auto& r : step.relocations) {
-    auto d = desc::decode<desc::Dma>(out[r.descriptor]);
-    d.dev += r.region == Region::WEIGHTS ? weights_base : arena_base;
-    out[r.descriptor] = desc::encode(d);
+    desc::set_dma_dev(out[r.descriptor], desc::dma_dev(out[r.descriptor]) +
+                                             (r.region == Region::WEIGHTS ? weights_base : arena_base));
   }
   return out;
 }

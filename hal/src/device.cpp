@@ -8,6 +8,7 @@
 #include "npu/common/log.h"
 #include "npu/hal/compilation_cache.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/extensions.h"
 #include "npu/models/validate.h"
 #include "prepared_models.h"
 
@@ -105,6 +106,12 @@ uint64_t model_fingerprint(const models::Model& model) {
   for (const auto& g : model.referenced) mix_graph(g);
   const uint8_t relaxed = model.relax_computation_float32_to_float16;
   mix(&relaxed, 1);
+  for (const auto& e : model.extension_name_to_prefix) {  // the same type values mean other operations
+    const uint64_t n = e.name.size();
+    mix(&n, sizeof n);
+    mix(e.name.data(), e.name.size());
+    mix(&e.prefix, sizeof e.prefix);
+  }
   return d.value();
 }
 
@@ -212,6 +219,41 @@ Status check_inputs(const models::Model& model, const TensorMap& inputs) {
   return {};
 }
 
+std::string extension_unsupported_reason(const Device& device, const models::Model& model, uint32_t index) {
+  if (index >= model.main.operations.size() || !models::is_extension_type(model.main.operations[index].type))
+    return "";
+  const auto r =
+      models::resolve_extension_operation(model.extension_name_to_prefix, model.main.operations[index].type);
+  if (!r.extension) return r.error;
+  std::string supported;
+  for (const Extension& e : device.supported_extensions()) {
+    if (e.name == r.extension->name) return "";
+    supported += (supported.empty() ? "" : ", ") + e.name;
+  }
+  return "vendor extension " + std::string(r.extension->name) + " is not supported by " + device.name() +
+         " (" + (supported.empty() ? "it supports no vendor extension" : "it supports " + supported) + ")";
+}
+
+namespace {
+
+// NNAPI: a model using a vendor extension goes only to a device that lists it in getSupportedExtensions.
+Status check_extensions_supported(const Device& device, const models::Model& model) {
+  for (size_t g = 0; g <= model.referenced.size(); ++g) {
+    models::Model one;
+    one.main = g == 0 ? model.main : model.referenced[g - 1];
+    one.extension_name_to_prefix = model.extension_name_to_prefix;
+    for (uint32_t i = 0; i < one.main.operations.size(); ++i)
+      if (auto why = extension_unsupported_reason(device, one, i); !why.empty())
+        return {ErrorStatus::INVALID_ARGUMENT, (g == 0 ? "" : "referenced[" + std::to_string(g - 1) + "].") +
+                                                   "operations[" + std::to_string(i) + "] (" +
+                                                   models::operation_name(one, one.main.operations[i].type) +
+                                                   "): " + why};
+  }
+  return {};
+}
+
+}  // namespace
+
 // --- Device: the preparation flow every device shares ---------------------------------------------
 
 PrepareResult Device::prepare_model(const models::Model& model, const PrepareOptions& options) {
@@ -248,6 +290,7 @@ PrepareResult Device::prepare_model(const models::Model& model, const PrepareOpt
   if (options.deadline && os_.now_ns() > *options.deadline)
     return {{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the preparation deadline passed during validation"},
             nullptr};
+  if (auto s = check_extensions_supported(*this, model); !s.ok()) return {s, nullptr};
   if (!runs_timing_only_models())
     if (auto s = check_values_present(model); !s.ok()) return {s, nullptr};
   PrepareResult r;
@@ -315,7 +358,15 @@ std::string CpuDevice::version_string() const {
 
 Status CpuDevice::supported_operations(const models::Model& model, std::vector<bool>* supported) {
   if (auto s = validate_for_prepare(model); !s.ok()) return s;
-  supported->assign(model.main.operations.size(), true);
+  supported->clear();
+  for (uint32_t i = 0; i < model.main.operations.size(); ++i) {
+    const std::string reason = extension_unsupported_reason(*this, model, i);
+    if (!reason.empty())
+      log::get("compilation")
+          ->info("{}: operations[{}] ({}) not supported: {}", name(), i,
+                 models::operation_name(model, model.main.operations[i].type), reason);
+    supported->push_back(reason.empty());
+  }
   return {};
 }
 
@@ -354,7 +405,16 @@ std::string NpuDevice::version_string() const {
          driver_source_digest() + " hw " + hw;
 }
 
+std::vector<Extension> NpuDevice::supported_extensions() const {
+  if (variant_ == Variant::MINIMAL) return {};
+  const models::ExtensionInfo* llm = models::find_extension(models::kLlmExtension);
+  Extension e{std::string(llm->name), {}};
+  for (const auto& t : llm->operand_types) e.operand_types.push_back({t.type, t.is_tensor, t.byte_size});
+  return {e};
+}
+
 std::string NpuDevice::unsupported_reason(const models::Model& model, uint32_t index) const {
+  if (auto why = extension_unsupported_reason(*this, model, index); !why.empty()) return why;
   return npu_unsupported_reason(model, index, target_);
 }
 
@@ -367,7 +427,7 @@ Status NpuDevice::supported_operations(const models::Model& model, std::vector<b
     const std::string reason = unsupported_reason(shaped, i);
     if (!reason.empty())
       log->info("{}: operations[{}] ({}) not supported: {}", name(), i,
-                models::to_string(shaped.main.operations[i].type), reason);
+                models::operation_name(shaped, shaped.main.operations[i].type), reason);
     supported->push_back(reason.empty());
   }
   return {};
@@ -390,6 +450,9 @@ PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priori
   ++compilations_;
   if (!program && models::is_timing_only(model))
     return {{ErrorStatus::GENERAL_FAILURE, "timing-only model: " + program.error()}, nullptr};
+  // The CPU reference computes no vendor extension: a model using one has no fallback.
+  if (!program && !models::extensions_used(model).empty())
+    return {{ErrorStatus::GENERAL_FAILURE, program.error()}, nullptr};
   if (!program) {
     // As the NNAPI framework does when preparation fails: run the whole model on the CPU.
     log->info("{}: NPU preparation failed ({}); the model runs on the CPU", name(), program.error());
@@ -429,6 +492,7 @@ Status NpuDevice::prepare_subgraphs(PrepareResult& prepared, const models::Model
       models::Model sub;
       sub.main = model.referenced[i];
       sub.referenced = model.referenced;
+      sub.extension_name_to_prefix = model.extension_name_to_prefix;
       sub.relax_computation_float32_to_float16 = model.relax_computation_float32_to_float16;
       CompiledGraph compiled;
       child = compile_or_fall_back(sub, priority, record ? &compiled : nullptr);

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "npu/models/extensions.h"
+
 namespace npu::hal {
 namespace {
 
@@ -78,7 +80,8 @@ constexpr size_t kScalarsPerLine = 8;
 // outputs and subgraph references are nodes of their own; a value passed from one operation to the next
 // is the edge between them and is named on its producer's title line ("3: ADD → #7 TYPE [dims]"), so a chain
 // of operations is one rank per operation.
-void dump_subgraph(const models::Subgraph& g, const std::string& prefix, std::string& out) {
+void dump_subgraph(const models::Model& m, const models::Subgraph& g, const std::string& prefix,
+                   std::string& out) {
   const std::string indent = prefix.empty() ? "  " : "    ";
   std::vector<int64_t> producer(g.operands.size(), -1);
   for (size_t k = 0; k < g.operations.size(); ++k)
@@ -116,7 +119,7 @@ void dump_subgraph(const models::Subgraph& g, const std::string& prefix, std::st
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const auto& op = g.operations[k];
     const std::string node = prefix + "op" + std::to_string(k);
-    std::string label = escape(std::to_string(k) + ": " + std::string(models::to_string(op.type)));
+    std::string label = escape(std::to_string(k) + ": " + models::operation_name(m, op.type));
     // Its outputs: the first on the title line, any other on a line of its own.
     bool first_output = true;
     for (uint32_t idx : op.outputs)
@@ -166,12 +169,12 @@ std::string graph_dump(const models::Model& model) {
       "  node [fontname=\"monospace\", fontsize=10, margin=\"0.08,0.03\"];\n"
       "  edge [fontname=\"monospace\", fontsize=9, arrowsize=0.6];\n";
   if (model.relax_computation_float32_to_float16) out += "  label=\"relaxComputationFloat32toFloat16\";\n";
-  dump_subgraph(model.main, "", out);
+  dump_subgraph(model, model.main, "", out);
   for (size_t r = 0; r < model.referenced.size(); ++r) {
     const std::string prefix = "r" + std::to_string(r) + "_";
     out += "  subgraph cluster_" + std::to_string(r) + " {\n    label=\"referenced[" + std::to_string(r) +
            "]\";\n";
-    dump_subgraph(model.referenced[r], prefix, out);
+    dump_subgraph(model, model.referenced[r], prefix, out);
     out += "  }\n";
   }
   return out + "}\n";

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "npu/common/fixed_point.h"
+#include "npu/models/extensions.h"
 
 namespace npu::hal::lower {
 
@@ -62,6 +63,22 @@ void Emitter::dma(desc::Opcode op, Region region, uint64_t dev, uint64_t sram, u
   d.rows = static_cast<uint32_t>(rows);
   d.dev_stride = static_cast<uint32_t>(dev_stride);
   d.sram_stride = static_cast<uint32_t>(sram_stride);
+  step_.relocations.push_back({static_cast<uint32_t>(step_.commands.size()), region});
+  step_.commands.push_back(desc::encode(d));
+}
+
+void Emitter::gather(Region region, uint64_t dev, uint64_t sram, uint64_t row_bytes, uint64_t rows,
+                     uint64_t dev_stride, uint64_t sram_stride, uint64_t index_sram, uint64_t table_rows) {
+  desc::DmaGather d{};
+  d.h = {desc::Opcode::DMA_GATHER, next_id_++};
+  d.dev = dev;
+  d.sram = static_cast<uint32_t>(sram);
+  d.row_bytes = static_cast<uint32_t>(row_bytes);
+  d.rows = static_cast<uint32_t>(rows);
+  d.dev_stride = static_cast<uint32_t>(dev_stride);
+  d.sram_stride = static_cast<uint32_t>(sram_stride);
+  d.index_sram = static_cast<uint32_t>(index_sram);
+  d.table_rows = static_cast<uint32_t>(table_rows);
   step_.relocations.push_back({static_cast<uint32_t>(step_.commands.size()), region});
   step_.commands.push_back(desc::encode(d));
 }
@@ -331,9 +348,26 @@ const Lowering* find_lowering(OperationType type) {
       return &grouped_conv_lowering();
     case OperationType::TRANSPOSE_CONV_2D:
       return &transpose_conv_lowering();
+    case OperationType::EMBEDDING_LOOKUP:
+      return &embedding_lookup_lowering();
     default:
       return nullptr;
   }
+}
+
+const Lowering* find_lowering(const models::Model& m, OperationType type) {
+  if (!models::is_extension_type(type)) return find_lowering(type);
+  const auto r = models::resolve_extension_operation(m.extension_name_to_prefix, type);
+  if (!r.operation || r.extension->name != models::kLlmExtension) return nullptr;
+  switch (static_cast<models::LlmOperation>(r.operation->type)) {
+    case models::LlmOperation::RMS_NORM:
+      return &rms_norm_lowering();
+    case models::LlmOperation::ROPE:
+      return &rope_lowering();
+    case models::LlmOperation::MATMUL:
+      return &matmul_lowering();
+  }
+  return nullptr;
 }
 
 }  // namespace npu::hal::lower

@@ -43,6 +43,10 @@ class Emitter {
   explicit Emitter(NpuStep& step) : step_(step) {}
   void dma(desc::Opcode op, Region region, uint64_t dev, uint64_t sram, uint64_t row_bytes, uint64_t rows = 1,
            uint64_t dev_stride = 0, uint64_t sram_stride = 0);
+  // A DMA_GATHER of `rows` rows of the table at `dev` (`table_rows` rows, `dev_stride` apart) picked by
+  // the int32 indices at index_sram.
+  void gather(Region region, uint64_t dev, uint64_t sram, uint64_t row_bytes, uint64_t rows,
+              uint64_t dev_stride, uint64_t sram_stride, uint64_t index_sram, uint64_t table_rows);
   template <class T>
   void op(T d) {
     d.h.id = next_id_++;
@@ -165,9 +169,17 @@ const Lowering& pad_lowering();         // PAD, PAD_V2
 
 // SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR
 const Lowering& gather_rows_lowering();
-const Lowering& argminmax_lowering();  // ARGMAX, ARGMIN
-const Lowering& grouped_conv_lowering();  // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
-const Lowering& transpose_conv_lowering();  // TRANSPOSE_CONV_2D, stride 1 (as a flipped-filter CONV_2D)
+const Lowering& argminmax_lowering();         // ARGMAX, ARGMIN
+const Lowering& grouped_conv_lowering();      // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
+const Lowering& transpose_conv_lowering();    // TRANSPOSE_CONV_2D, stride 1 (as a flipped-filter CONV_2D)
+const Lowering& embedding_lookup_lowering();  // EMBEDDING_LOOKUP (DMA_GATHER)
+
+// Vendor extension com.npusim.llm (models/extensions.h)
+const Lowering& rms_norm_lowering();  // RMS_NORM on the vector unit
+const Lowering& rope_lowering();      // ROPE on the vector unit
+const Lowering& matmul_lowering();    // MATMUL on the MAC array (compiler.cpp: the runtime-weights CONV)
+// The lowering of an operation type of `m` (NNAPI or vendor extension), nullptr when the NPU has none.
+const Lowering* find_lowering(const models::Model& m, models::OperationType type);
 
 // The compiler's CONV_2D / FULLY_CONNECTED lowering of operation `index` (compiler.cpp), for lowerings
 // that rewrite an operation into one of those.

@@ -7,6 +7,7 @@
 #include "npu/common/log.h"
 #include "npu/hal/ops/control_flow.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/extensions.h"
 #include "prepared_models.h"
 
 namespace npu::hal {
@@ -62,8 +63,8 @@ std::vector<OperationTiling> NpuPreparedModel::tilings() const {
   std::vector<OperationTiling> out;
   for (const auto& s : program_.stages)
     if (!s.tiling.empty())
-      out.push_back({s.operation, std::string(models::to_string(model_.main.operations[s.operation].type)), s.tiling,
-                     s.predicted_cycles});
+      out.push_back({s.operation, models::operation_name(model_, model_.main.operations[s.operation].type),
+                     s.tiling, s.predicted_cycles});
   return out;
 }
 
@@ -124,21 +125,21 @@ std::vector<desc::Raw> NpuPreparedModel::relocate_step(const NpuStep& step, cons
                                                        const Request& request) const {
   std::vector<desc::Raw> out = step.commands;
   for (const auto& r : step.relocations) {
-    auto d = desc::decode<desc::Dma>(out[r.descriptor]);
+    uint64_t dev = desc::dma_dev(out[r.descriptor]);
     if (r.region == Region::WEIGHTS) {
-      d.dev += weights_.device_address;
+      dev += weights_.device_address;
     } else {
       // The slot holding this arena offset names the operand; anything else is arena scratch.
-      auto it = std::upper_bound(slots_.begin(), slots_.end(), d.dev,
+      auto it = std::upper_bound(slots_.begin(), slots_.end(), dev,
                                  [](uint64_t v, const Slot& s) { return v < s.offset; });
-      if (it != slots_.begin() && d.dev < std::prev(it)->offset + std::prev(it)->bytes) {
+      if (it != slots_.begin() && dev < std::prev(it)->offset + std::prev(it)->bytes) {
         const Slot& s = *std::prev(it);
-        d.dev = locate(s.operand, arena, request).address + (d.dev - s.offset);
+        dev = locate(s.operand, arena, request).address + (dev - s.offset);
       } else {
-        d.dev += arena.device_address;
+        dev += arena.device_address;
       }
     }
-    out[r.descriptor] = desc::encode(d);
+    desc::set_dma_dev(out[r.descriptor], dev);
   }
   return out;
 }
@@ -214,10 +215,21 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
       ++first;
       continue;
     }
+    // Consecutive NPU stages go in one job, cut where its command buffers would take more than half of
+    // the driver's command-buffer space (the rest stays for other jobs and preemption save areas): a
+    // model wholly on the NPU (a 7B decoder) would not fit in one.
+    const uint64_t budget = driver_.command_space_bytes() / 2;
     size_t last = first;
+    uint64_t bytes = 0;
     while (last < program_.stages.size() && !program_.stages[last].on_cpu &&
-           !program_.stages[last].control_flow)
+           !program_.stages[last].control_flow) {
+      uint64_t stage_bytes = 0;
+      for (const auto& step : program_.stages[last].jobs)
+        stage_bytes += step.commands.size() * desc::kDescriptorBytes;
+      if (last > first && bytes + stage_bytes > budget) break;
+      bytes += stage_bytes;
       ++last;
+    }
     if (auto s = run_npu_stages(first, last, arena.bo(), request, options, &device_ns, r); !s.ok()) {
       r.status = s;
       return r;
@@ -306,7 +318,7 @@ Status NpuPreparedModel::check_no_value_placement(const Request& request) const 
       if (std::find(op.inputs.begin(), op.inputs.end(), idx) == op.inputs.end()) continue;
       return {ErrorStatus::INVALID_ARGUMENT,
               "operand " + std::to_string(idx) + " is given no value, but operations[" +
-                  std::to_string(stage.operation) + "] (" + std::string(models::to_string(op.type)) +
+                  std::to_string(stage.operation) + "] (" + models::operation_name(model_, op.type) +
                   ") reads it " + (stage.control_flow ? "as an IF/WHILE input" : "on the NPU")};
     }
   }
@@ -393,7 +405,7 @@ Status NpuPreparedModel::run_control_flow(const Stage& stage, const drv::BufferO
   const auto& g = model_.main;
   const auto& op = g.operations[stage.operation];
   const std::string where =
-      "operations[" + std::to_string(stage.operation) + "] (" + std::string(models::to_string(op.type)) + ")";
+      "operations[" + std::to_string(stage.operation) + "] (" + models::operation_name(model_, op.type) + ")";
   if (!subgraphs_) return {ErrorStatus::GENERAL_FAILURE, where + ": its subgraphs were not prepared"};
   // Operand values: constants from the model, the rest out of device memory.
   auto value_of = [&](uint32_t idx, models::Tensor* t) -> Status {

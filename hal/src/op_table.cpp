@@ -14,6 +14,7 @@
 
 #include "npu/hal/ops/operation.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/extensions.h"
 #include "npu/models/tensor.h"
 #include "npu/models/validate.h"
 
@@ -136,6 +137,12 @@ class Probe {
   void op(OperationType type, std::vector<uint32_t> ins, std::vector<uint32_t> outs) {
     m_.main.operations.push_back({type, std::move(ins), std::move(outs)});
   }
+  // An operation of com.npusim.llm (the probe model gives the extension prefix 1).
+  void llm_op(models::LlmOperation code, std::vector<uint32_t> ins, std::vector<uint32_t> outs) {
+    op(models::use_extension_operation(m_, models::kLlmExtension, static_cast<uint16_t>(code)),
+       std::move(ins), std::move(outs));
+  }
+  uint32_t f32(double v) { return scalar(OperandType::FLOAT32, v); }
   Model take() { return std::move(m_); }
 
  private:
@@ -163,6 +170,9 @@ class Probe {
 };
 
 using Builder = std::function<void(Probe&)>;
+
+// The prefix com.npusim.llm gets in a probe model (the first extension a model uses gets 1).
+constexpr uint16_t kProbeExtensionPrefix = 1;
 
 std::vector<double> ramp(size_t n, double start = 0.5, double step = 0.5) {
   std::vector<double> v(n);
@@ -617,6 +627,26 @@ const std::map<OperationType, Builder>& builders() {
   return table;
 }
 
+// com.npusim.llm's operations, by code within the extension (models/extensions.h).
+const std::map<models::LlmOperation, Builder>& llm_builders() {
+  using L = models::LlmOperation;
+  static const std::map<L, Builder> table = {
+      {L::RMS_NORM,
+       [](Probe& p) {
+         p.llm_op(L::RMS_NORM, {p.in({2, 4}), p.cst({4}, {1, 0.5, 2, 1}), p.f32(1e-5)}, {p.out()});
+       }},
+      {L::ROPE,
+       [](Probe& p) {
+         p.llm_op(L::ROPE, {p.in({2, 8}), p.i32(3), p.i32(4), p.f32(10000)}, {p.out()});
+       }},
+      {L::MATMUL,
+       [](Probe& p) {
+         p.llm_op(L::MATMUL, {p.in({2, 3}), p.in({4, 3}), p.boolean(true)}, {p.out()});
+       }},
+  };
+  return table;
+}
+
 }  // namespace
 
 const std::vector<OperandType>& op_table_types() {
@@ -625,23 +655,39 @@ const std::vector<OperandType>& op_table_types() {
 }
 
 Model operation_probe_model(OperationType op, OperandType type) {
+  Probe p(type);
+  if (models::is_extension_type(op)) {
+    const auto& llm = llm_builders();
+    const auto it = models::type_prefix(static_cast<uint32_t>(op)) == kProbeExtensionPrefix
+                        ? llm.find(static_cast<models::LlmOperation>(
+                              models::type_within_extension(static_cast<uint32_t>(op))))
+                        : llm.end();
+    if (it == llm.end()) return {};
+    it->second(p);
+    if (!p.column_used()) return {};
+    return p.take();
+  }
   const auto& all = builders();
   const auto it = all.find(op);
   if (it == all.end()) return {};
-  Probe p(type);
   it->second(p);
   if (!p.column_used()) return {};
   return p.take();
 }
 
 std::vector<OpTableRow> probe_operation_table(const NpuTarget& target) {
+  std::vector<OperationType> ops;
+  for (int32_t code = 0; code <= static_cast<int32_t>(OperationType::RANK); ++code)
+    if (code != static_cast<int32_t>(OperationType::IF) && code != static_cast<int32_t>(OperationType::WHILE))
+      ops.push_back(static_cast<OperationType>(code));
+  for (const auto& [code, builder] : llm_builders())
+    ops.push_back(models::extension_operation_type(kProbeExtensionPrefix, static_cast<uint16_t>(code)));
   std::vector<OpTableRow> rows;
-  for (int32_t code = 0; code <= static_cast<int32_t>(OperationType::RANK); ++code) {
-    const auto op = static_cast<OperationType>(code);
-    if (op == OperationType::IF || op == OperationType::WHILE) continue;
+  for (const OperationType op : ops) {
     OpTableRow row;
     row.op = op;
-    row.registered = ops::find_kernel(op) != nullptr;
+    row.extension = models::is_extension_type(op);
+    row.registered = row.extension ? true : ops::find_kernel(op) != nullptr;
     for (OperandType type : op_table_types()) {
       OpTypeCell cell;
       Model m = operation_probe_model(op, type);
@@ -652,17 +698,22 @@ std::vector<OpTableRow> probe_operation_table(const NpuTarget& target) {
       } else if (auto o = ops::validate_operations(m); !o.ok()) {
         cell.cpu_error = o.error();
       } else {
-        cell.cpu = true;
+        cell.valid = true;
+        // The CPU reference computes no vendor extension (a valid form, refused by the CPU device).
+        cell.cpu = !row.extension;
+        if (row.extension) cell.cpu_error = "refused: vendor extension " + std::string(models::kLlmExtension);
         // The NPU decides on known shapes, as the device does after inference.
-        if (auto shapes = ops::infer_shapes(m.main); shapes.ok()) {
+        if (auto shapes = ops::infer_shapes(m, m.main); shapes.ok()) {
           for (size_t i = 0; i < m.main.operands.size(); ++i)
             m.main.operands[i].dimensions = shapes.value()[i];
         }
         cell.npu_reason = npu_unsupported_reason(m, 0, target);
         cell.npu = cell.npu_reason.empty();
       }
+      if (row.name.empty() && !m.main.operations.empty()) row.name = models::operation_name(m, op);
       row.cells.push_back(std::move(cell));
     }
+    if (row.name.empty()) row.name = std::string(models::to_string(op));
     rows.push_back(std::move(row));
   }
   return rows;
@@ -716,11 +767,12 @@ std::string operation_table_markdown(const std::vector<OpTableRow>& rows) {
   for (size_t i = 0; i < op_table_types().size(); ++i) md << "---|";
   md << "---|\n";
   for (const OpTableRow& row : rows) {
-    md << "| " << models::to_string(row.op) << (row.registered ? "" : " (no CPU kernel)") << " |";
+    md << "| " << row.name << (row.registered ? "" : " (no CPU kernel)") << " |";
     std::vector<std::string> reasons;
+    if (row.extension) reasons.push_back("vendor extension: the CPU refuses it (no CPU stage)");
     for (const OpTypeCell& c : row.cells) {
-      md << ' ' << (c.npu ? "C N" : c.cpu ? "C" : "") << (c.cpu ? " |" : "|");
-      if (c.cpu && !c.npu && std::find(reasons.begin(), reasons.end(), c.npu_reason) == reasons.end())
+      md << ' ' << (c.npu ? (c.cpu ? "C N" : "N") : c.cpu ? "C" : "") << (c.cpu || c.npu ? " |" : "|");
+      if (c.valid && !c.npu && std::find(reasons.begin(), reasons.end(), c.npu_reason) == reasons.end())
         reasons.push_back(c.npu_reason);
     }
     std::string why;

@@ -147,10 +147,13 @@ constexpr std::array<std::string_view, 102> kOperationNames{
 };
 
 constexpr std::string_view kInvalid = "<invalid>";
+// An extension type's name depends on the model's prefixes: operation_name(model, type) gives it.
+constexpr std::string_view kExtension = "<extension>";
 
 }  // namespace
 
 std::string_view to_string(OperandType t) {
+  if (static_cast<uint32_t>(t) > 0xFFFF) return kExtension;
   for (const auto& [code, name] : kOperandTypes) {
     if (code == t) return name;
   }
@@ -165,6 +168,7 @@ std::string_view to_string(Lifetime l) {
 }
 
 std::string_view to_string(OperationType t) {
+  if (static_cast<uint32_t>(t) > 0xFFFF) return kExtension;
   const auto code = static_cast<int32_t>(t);
   if (code < 0 || code >= static_cast<int32_t>(kOperationNames.size())) return kInvalid;
   return kOperationNames[static_cast<size_t>(code)];
@@ -196,9 +200,9 @@ bool is_timing_only(const Model& model) {
   return std::any_of(ops.begin(), ops.end(), [](const Operand& o) { return o.values_omitted; });
 }
 
-bool is_valid(OperandType t) { return to_string(t) != kInvalid; }
+bool is_valid(OperandType t) { return to_string(t) != kInvalid && to_string(t) != kExtension; }
 bool is_valid(Lifetime l) { return to_string(l) != kInvalid; }
-bool is_valid(OperationType t) { return to_string(t) != kInvalid; }
+bool is_valid(OperationType t) { return to_string(t) != kInvalid && to_string(t) != kExtension; }
 
 bool is_tensor(OperandType t) {
   switch (t) {

@@ -12,6 +12,7 @@
 #include "json_values.h"
 #include "npu/common/file_io.h"
 #include "npu/common/log.h"
+#include "npu/models/extensions.h"
 
 namespace npu::models {
 
@@ -31,9 +32,14 @@ class ModelParser {
     if (!doc.is_object()) return fail(root, "expected an object, got " + describe_json_value(doc));
     if (auto r = check_keys(doc, root,
                             {"operands", "operations", "inputIndexes", "outputIndexes",
-                             "relaxComputationFloat32toFloat16", "referenced"});
+                             "relaxComputationFloat32toFloat16", "referenced", "extensionNameToPrefix"});
         !r) {
       return make_error(r.error());
+    }
+    // Read first: extension types in the graphs take their prefixes from it.
+    if (auto it = doc.find("extensionNameToPrefix"); it != doc.end()) {
+      if (auto r = extension_table(*it, child(root, "extensionNameToPrefix")); !r)
+        return make_error(r.error());
     }
     Model model;
     auto main = subgraph(doc, root);
@@ -62,6 +68,7 @@ class ModelParser {
         model.referenced.push_back(std::move(sg.value()));
       }
     }
+    model.extension_name_to_prefix = std::move(extensions_);
     return model;
   }
 
@@ -117,6 +124,91 @@ class ModelParser {
     return out;
   }
 
+  // "extensionNameToPrefix": [{"name": "com.npusim.llm", "prefix": 1}, ...]. Whether the names are known
+  // and the pairs one-to-one is validate_extensions' to say; here only the syntax.
+  Result<void> extension_table(const json& v, const std::string& path) {
+    if (!v.is_array())
+      return fail(path, "expected an array of {\"name\", \"prefix\"} objects, got " + describe_json_value(v));
+    declared_extensions_ = true;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string ep = child(path, i);
+      const json& e = v[i];
+      if (!e.is_object())
+        return fail(ep, "expected {\"name\": ..., \"prefix\": ...}, got " + describe_json_value(e));
+      if (auto r = check_keys(e, ep, {"name", "prefix"}); !r) return make_error(r.error());
+      auto name = required(e, ep, "name");
+      if (!name) return make_error(name.error());
+      if (!(*name)->is_string())
+        return fail(child(ep, "name"), "expected an extension name, got " + describe_json_value(**name));
+      auto prefix = required(e, ep, "prefix");
+      if (!prefix) return make_error(prefix.error());
+      auto p = u32(**prefix, child(ep, "prefix"));
+      if (!p) return make_error(p.error());
+      if (*p > kBaseTypeMax)
+        return fail(child(ep, "prefix"),
+                    "expected a 16-bit prefix (at most 65535), got " + std::to_string(*p));
+      extensions_.push_back({(*name)->get<std::string>(), static_cast<uint16_t>(*p)});
+    }
+    return {};
+  }
+
+  // The prefix of `extension` in this model: the declared one, or (no table in the file) the lowest free
+  // one, assigned in order of first use.
+  Result<uint16_t> prefix_for(const std::string& extension, const std::string& path) {
+    if (auto p = prefix_of_extension(extensions_, extension)) return *p;
+    if (declared_extensions_)
+      return fail(path, "extension " + extension + " is not listed in $.extensionNameToPrefix");
+    uint16_t p = 1;
+    while (extension_of_prefix(extensions_, p)) ++p;
+    extensions_.push_back({extension, p});
+    return p;
+  }
+
+  // "<extension>:<NAME>" split; the extension must be one this build knows.
+  Result<const ExtensionInfo*> extension_of(const std::string& text, const std::string& path) const {
+    const std::string ext = text.substr(0, text.find(':'));
+    const ExtensionInfo* info = find_extension(ext);
+    if (info) return info;
+    std::string known;
+    for (const auto& e : known_extensions()) known += (known.empty() ? "" : ", ") + std::string(e.name);
+    return fail(path,
+                "unknown extension \"" + ext + "\" in \"" + text + "\" (this build knows " + known + ")");
+  }
+
+  Result<OperationType> extension_operation(const std::string& text, const std::string& path) {
+    auto ext = extension_of(text, path);
+    if (!ext) return make_error(ext.error());
+    const std::string name = text.substr(text.find(':') + 1);
+    const ExtensionOperationInfo* op = find_extension_operation(**ext, name);
+    if (!op) {
+      std::string list;
+      for (const auto& o : (*ext)->operations) list += (list.empty() ? "" : ", ") + std::string(o.name);
+      return fail(path, "extension " + std::string((*ext)->name) + " has no operation \"" + name +
+                            "\" (it defines " + list + ")");
+    }
+    auto prefix = prefix_for(std::string((*ext)->name), path);
+    if (!prefix) return make_error(prefix.error());
+    return extension_operation_type(*prefix, op->type);
+  }
+
+  Result<OperandType> extension_operand(const std::string& text, const std::string& path) {
+    auto ext = extension_of(text, path);
+    if (!ext) return make_error(ext.error());
+    const std::string name = text.substr(text.find(':') + 1);
+    const ExtensionOperandTypeInfo* t = find_extension_operand_type(**ext, name);
+    if (!t) {
+      std::string list;
+      for (const auto& o : (*ext)->operand_types) list += (list.empty() ? "" : ", ") + std::string(o.name);
+      return fail(path, "extension " + std::string((*ext)->name) + " has no operand type \"" + name + "\" (" +
+                            (list.empty() ? "it defines none: its operations take NNAPI's types"
+                                          : "it defines " + list) +
+                            ")");
+    }
+    auto prefix = prefix_for(std::string((*ext)->name), path);
+    if (!prefix) return make_error(prefix.error());
+    return extension_operand_type(*prefix, t->type);
+  }
+
   Result<Subgraph> subgraph(const json& obj, const std::string& path) {
     Subgraph sg;
     auto ops = required(obj, path, "operands");
@@ -152,7 +244,7 @@ class ModelParser {
     return sg;
   }
 
-  Result<Operation> operation(const json& obj, const std::string& path) const {
+  Result<Operation> operation(const json& obj, const std::string& path) {
     if (!obj.is_object()) return fail(path, "expected an operation object, got " + describe_json_value(obj));
     if (auto r = check_keys(obj, path, {"type", "inputs", "outputs"}); !r) return make_error(r.error());
     Operation op;
@@ -163,11 +255,18 @@ class ModelParser {
       return fail(type_path,
                   "expected an operation type name (e.g. CONV_2D), got " + describe_json_value(**type));
     }
-    auto t = operation_type_from_string((*type)->get<std::string>());
-    if (!t)
-      return fail(type_path,
-                  "expected an operation type name (e.g. CONV_2D), got " + describe_json_value(**type));
-    op.type = *t;
+    const std::string type_text = (*type)->get<std::string>();
+    if (type_text.find(':') != std::string::npos) {
+      auto t = extension_operation(type_text, type_path);
+      if (!t) return make_error(t.error());
+      op.type = *t;
+    } else {
+      auto t = operation_type_from_string(type_text);
+      if (!t)
+        return fail(type_path,
+                    "expected an operation type name (e.g. CONV_2D), got " + describe_json_value(**type));
+      op.type = *t;
+    }
     for (const char* key : {"inputs", "outputs"}) {
       auto v = required(obj, path, key);
       if (!v) return make_error(v.error());
@@ -178,7 +277,7 @@ class ModelParser {
     return op;
   }
 
-  Result<Operand> operand(const json& obj, const std::string& path) const {
+  Result<Operand> operand(const json& obj, const std::string& path) {
     if (!obj.is_object()) return fail(path, "expected an operand object, got " + describe_json_value(obj));
     if (auto r = check_keys(
             obj, path,
@@ -191,7 +290,13 @@ class ModelParser {
     if (!type) return make_error(type.error());
     const std::string type_path = child(path, "type");
     std::optional<OperandType> t;
-    if ((*type)->is_string()) t = operand_type_from_string((*type)->get<std::string>());
+    if ((*type)->is_string() && (*type)->get<std::string>().find(':') != std::string::npos) {
+      auto e = extension_operand((*type)->get<std::string>(), type_path);
+      if (!e) return make_error(e.error());
+      t = *e;
+    } else if ((*type)->is_string()) {
+      t = operand_type_from_string((*type)->get<std::string>());
+    }
     if (!t) {
       return fail(type_path,
                   "expected an operand type name (e.g. TENSOR_FLOAT32), got " + describe_json_value(**type));
@@ -367,13 +472,15 @@ class ModelParser {
 
   std::string source_;
   std::string base_dir_;
+  std::vector<ExtensionNameAndPrefix> extensions_;
+  bool declared_extensions_ = false;  // the file has "extensionNameToPrefix": no prefix is assigned
 };
 
-json subgraph_to_json(const Subgraph& sg) {
+json subgraph_to_json(const Subgraph& sg, const std::vector<ExtensionNameAndPrefix>& extensions) {
   json operands = json::array();
   for (const Operand& op : sg.operands) {
     json o;
-    o["type"] = to_string(op.type);
+    o["type"] = operand_type_name(extensions, op.type);
     o["dimensions"] = op.dimensions;
     if (op.scale != 0.0f)
       o["scale"] = detail::element_to_json(
@@ -397,7 +504,8 @@ json subgraph_to_json(const Subgraph& sg) {
   }
   json operations = json::array();
   for (const Operation& op : sg.operations) {
-    operations.push_back({{"type", to_string(op.type)}, {"inputs", op.inputs}, {"outputs", op.outputs}});
+    operations.push_back(
+        {{"type", operation_name(extensions, op.type)}, {"inputs", op.inputs}, {"outputs", op.outputs}});
   }
   json j;
   j["operands"] = std::move(operands);
@@ -458,12 +566,19 @@ Result<Model> parse_model_json(const json& doc, const std::string& source_name, 
 }
 
 json to_json(const Model& model) {
-  json j = subgraph_to_json(model.main);
+  json j = subgraph_to_json(model.main, model.extension_name_to_prefix);
   j["relaxComputationFloat32toFloat16"] = model.relax_computation_float32_to_float16;
   if (!model.referenced.empty()) {
     json refs = json::array();
-    for (const Subgraph& sg : model.referenced) refs.push_back(subgraph_to_json(sg));
+    for (const Subgraph& sg : model.referenced)
+      refs.push_back(subgraph_to_json(sg, model.extension_name_to_prefix));
     j["referenced"] = std::move(refs);
+  }
+  if (!model.extension_name_to_prefix.empty()) {
+    json table = json::array();
+    for (const auto& e : model.extension_name_to_prefix)
+      table.push_back({{"name", e.name}, {"prefix", e.prefix}});
+    j["extensionNameToPrefix"] = std::move(table);
   }
   return j;
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "npu/models/extensions.h"
+
 namespace npu::models {
 namespace {
 
@@ -92,6 +94,10 @@ Result<void> check_quant(const Operand& op, const std::string& where) {
 }  // namespace
 
 Result<void> validate_operand(const Operand& op, size_t num_referenced, const std::string& where) {
+  // No extension this build knows defines operand types (validate_extensions names the type at fault).
+  if (is_extension_type(op.type))
+    return err(where, "extension operand type " + std::to_string(static_cast<uint32_t>(op.type)) +
+                          " (no known extension defines operand types)");
   if (!is_valid(op.type))
     return err(where, "invalid operand type code " + std::to_string(static_cast<int32_t>(op.type)));
   if (!is_valid(op.lifetime)) {
@@ -190,7 +196,7 @@ Result<void> validate_subgraph(const Subgraph& sg, size_t num_referenced, const 
   for (size_t k = 0; k < sg.operations.size(); ++k) {
     const Operation& op = sg.operations[k];
     const std::string where = prefix + "operations[" + std::to_string(k) + "]";
-    if (!is_valid(op.type)) {
+    if (!is_valid(op.type) && !is_extension_type(op.type)) {  // extension types: validate_extensions
       return err(where, "invalid operation type code " + std::to_string(static_cast<int32_t>(op.type)));
     }
     for (size_t j = 0; j < op.inputs.size(); ++j) {
@@ -237,6 +243,7 @@ Result<void> validate_subgraph(const Subgraph& sg, size_t num_referenced, const 
 }
 
 Result<void> validate_model(const Model& model) {
+  if (auto res = validate_extensions(model); !res) return res;
   const size_t r = model.referenced.size();
   if (auto res = validate_subgraph(model.main, r, ""); !res) return res;
   for (size_t i = 0; i < r; ++i) {

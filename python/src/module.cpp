@@ -15,10 +15,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npu/common/file_io.h"
 #include "npu/common/fixed_point.h"
+#include "npu/common/version.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/mlts/bench.h"
 #include "npu/models/builder.h"
+#include "npu/models/extensions.h"
 #include "npu/models/figures.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -103,7 +106,7 @@ std::string model_info(const std::string& spec_text) {
   for (uint32_t i : m->main.output_indexes) j["outputs"].push_back(operand_json(*m, i));
   for (const auto& op : m->main.operations)
     j["operations"].push_back(
-        {{"type", std::string(models::to_string(op.type))}, {"inputs", op.inputs}, {"outputs", op.outputs}});
+        {{"type", models::operation_name(*m, op.type)}, {"inputs", op.inputs}, {"outputs", op.outputs}});
   const auto f = models::model_figures(*m);
   j["parameters"] = f.parameters;
   j["parameter_bytes"] = f.parameter_bytes;
@@ -200,7 +203,10 @@ std::string run(const std::string& request_text) {
   if (cfg->trace) {
     const json trace = sys.tracer()->to_json();
     if (!trace_path.empty()) {
-      if (auto w = sys.tracer()->write(trace_path); !w) return error("output", w.error());
+      // Named like `npusim run --trace`'s: the trace's metadata says which build wrote it.
+      json named = trace;
+      named["metadata"] = {{"npusim", {{"version", version()}, {"git", git_hash()}}}};
+      if (auto w = io::write_file_atomic(trace_path, named.dump() + "\n"); !w) return error("output", w.error());
     }
     if (layers) {
       j["layers"] = json::array();

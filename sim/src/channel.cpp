@@ -370,6 +370,7 @@ void Channel::run_command_buffer() {
         complete(op, ChannelError::NONE);
         continue;
       case desc::Opcode::DMA_IN:
+      case desc::Opcode::DMA_GATHER:
         if (!issue(std::move(op), Engine::DMA_IN)) break;
         continue;
       case desc::Opcode::DMA_OUT:
@@ -435,7 +436,8 @@ void Channel::wait_for_drain() {
 
 regs::FaultKind Channel::fault_for(const Op& op) {
   if (op.index < fault_.at) return FaultKind::NONE;
-  const bool is_dma = op.opcode == desc::Opcode::DMA_IN || op.opcode == desc::Opcode::DMA_OUT;
+  const bool is_dma = op.opcode == desc::Opcode::DMA_IN || op.opcode == desc::Opcode::DMA_OUT ||
+                      op.opcode == desc::Opcode::DMA_GATHER;
   const bool reads_sram = !op.fp.sram.reads.empty();
   const FaultKind k = fault_.kind;
   if ((k == FaultKind::DMA_ERROR && is_dma) || (k == FaultKind::SRAM_ECC && reads_sram)) {

@@ -78,12 +78,29 @@ ChannelError Channel::decode(const desc::Raw& raw, Op* op) const {
       (in ? fp.sram.writes : fp.sram.reads).push_back(range(d.sram, sram_span));
       return ChannelError::NONE;
     }
+    case desc::Opcode::DMA_GATHER: {
+      const auto d = desc::decode<desc::DmaGather>(raw);
+      if (d.rows == 0 || d.row_bytes == 0) return ChannelError::NONE;
+      if (d.table_rows == 0 || (d.table_rows > 1 && d.dev_stride < d.row_bytes))
+        return ChannelError::BAD_DESCRIPTOR;
+      const uint64_t dev_span = static_cast<uint64_t>(d.table_rows - 1) * d.dev_stride + d.row_bytes;
+      const uint64_t sram_span = static_cast<uint64_t>(d.rows - 1) * d.sram_stride + d.row_bytes;
+      if (!dram_.in_range(d.dev, dev_span)) return ChannelError::DMA_FAULT;
+      if (!sram_.range_ok(d.sram, sram_span) || !sram_.range_ok(d.index_sram, 4ull * d.rows))
+        return ChannelError::SRAM_OVERFLOW;
+      fp.dev_reads.push_back({d.dev, dev_span});
+      fp.sram.reads.push_back(range(d.index_sram, 4ull * d.rows));
+      fp.sram.writes.push_back(range(d.sram, sram_span));
+      return ChannelError::NONE;
+    }
     case desc::Opcode::CONV_INT8:
     case desc::Opcode::CONV_FP32: {
       const auto d = desc::decode<desc::Conv>(raw);
       const bool int8 = op->opcode == desc::Opcode::CONV_INT8;
       ConvGeometry g{};
       if (!conv_geometry(d, int8 ? 1 : 4, &g)) return ChannelError::BAD_DESCRIPTOR;
+      if (!int8 && (d.flags & (desc::kConvWeightsUnsigned | desc::kConvWeightColumnSums)))
+        return ChannelError::BAD_DESCRIPTOR;
       fp.sram.reads = {range(d.in_sram, g.in_bytes), range(d.w_sram, g.w_bytes), range(d.bias_sram, g.n * 4)};
       if (int8) fp.sram.reads.push_back(range(d.quant_sram, g.n * 8));
       fp.sram.writes = {range(d.out_sram, g.out_bytes)};
@@ -111,6 +128,8 @@ ChannelError Channel::execute(const Op& op) {
       return dma(op, desc::decode<desc::Dma>(op.raw), true);
     case desc::Opcode::DMA_OUT:
       return dma(op, desc::decode<desc::Dma>(op.raw), false);
+    case desc::Opcode::DMA_GATHER:
+      return dma_gather(op, desc::decode<desc::DmaGather>(op.raw));
     case desc::Opcode::CONV_INT8:
       return conv_int8(op, desc::decode<desc::Conv>(op.raw));
     case desc::Opcode::CONV_FP32:
@@ -151,6 +170,38 @@ ChannelError Channel::dma(const Op& op, const desc::Dma& d, bool to_sram) {
   (to_sram ? dma_bytes_in_ : dma_bytes_out_) += bytes;
   power_.add_dram_bytes(power_id_, bytes);
   power_.add_sram_bytes(power_id_, bytes);
+  return ChannelError::NONE;
+}
+
+// A gather moves its rows at the DMA engine's pace like a 2-D DMA of the same bytes; the indices are
+// read from SRAM when it runs (data-dependent addresses), and checked against the table.
+ChannelError Channel::dma_gather(const Op& op, const desc::DmaGather& d) {
+  if (d.rows == 0 || d.row_bytes == 0) return ChannelError::NONE;
+  if (!wait_cycles(cfg_.dma_setup_cycles, op.epoch)) return ChannelError::NONE;
+  if (op.fault == FaultKind::DMA_ERROR) return ChannelError::DMA_FAULT;
+  if (op.fault == FaultKind::SRAM_ECC) return ChannelError::SRAM_ECC;
+  std::vector<int32_t> index(d.rows);
+  if (run_.functional) {
+    std::memcpy(index.data(), sram_.data() + d.index_sram, 4ull * d.rows);
+    for (int32_t i : index)
+      if (i < 0 || static_cast<uint32_t>(i) >= d.table_rows) return ChannelError::INDEX_OUT_OF_RANGE;
+  }
+  const uint64_t bytes = static_cast<uint64_t>(d.rows) * d.row_bytes;
+  const uint64_t conflicts =
+      sram_.conflict_cycles(d.sram, d.row_bytes, d.rows, d.sram_stride, cfg_.dma_bytes_per_cycle);
+  const uint64_t engine_cycles = div_up(bytes, cfg_.dma_bytes_per_cycle) + conflicts;
+  const double ns_per_byte =
+      static_cast<double>(engine_cycles) * clock_.period().to_seconds() * 1e9 / static_cast<double>(bytes);
+  if (!dram_.transfer(bytes, ns_per_byte, &abort_) || op.epoch != epoch_) return ChannelError::NONE;
+  if (run_.functional) {
+    for (uint32_t r = 0; r < d.rows; ++r)
+      dram_.read(d.dev + static_cast<uint64_t>(index[r]) * d.dev_stride,
+                 sram_.data() + d.sram + static_cast<uint64_t>(r) * d.sram_stride, d.row_bytes);
+  }
+  bank_conflict_cycles_ += conflicts;
+  dma_bytes_in_ += bytes;
+  power_.add_dram_bytes(power_id_, bytes);
+  power_.add_sram_bytes(power_id_, bytes + 4ull * d.rows);
   return ChannelError::NONE;
 }
 
@@ -204,6 +255,26 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
     std::memcpy(mult.data(), sram_.data() + d.quant_sram, g.n * 4);
     std::memcpy(shift.data(), sram_.data() + d.quant_sram + g.n * 4, g.n * 4);
     const auto* w = reinterpret_cast<const int8_t*>(sram_.data() + d.w_sram);
+    // Runtime weights (kConvWeights*): the loader's view of them, K × N int8, and their column sums.
+    std::vector<int8_t> loaded;
+    if (d.flags & (desc::kConvWeightsTransposed | desc::kConvWeightsUnsigned | desc::kConvWeightColumnSums)) {
+      const uint8_t* raw = sram_.data() + d.w_sram;
+      const bool transposed = d.flags & desc::kConvWeightsTransposed;
+      const uint8_t flip = (d.flags & desc::kConvWeightsUnsigned) ? 0x80u : 0u;
+      loaded.resize(g.k * g.n);
+      for (uint64_t kk = 0; kk < g.k; ++kk)
+        for (uint64_t j = 0; j < g.n; ++j)
+          loaded[kk * g.n + j] = static_cast<int8_t>(raw[transposed ? j * g.k + kk : kk * g.n + j] ^ flip);
+      if (d.flags & desc::kConvWeightColumnSums) {
+        for (uint64_t j = 0; j < g.n; ++j) {
+          int64_t sum = 0;
+          for (uint64_t kk = 0; kk < g.k; ++kk) sum += loaded[kk * g.n + j];
+          bias[j] = static_cast<int32_t>(static_cast<uint32_t>(bias[j]) -
+                                         static_cast<uint32_t>(static_cast<int64_t>(d.pad_value) * sum));
+        }
+      }
+      w = loaded.data();
+    }
     uint8_t* out = sram_.data() + d.out_sram;
     std::vector<uint8_t> scratch;  // a clocked core writes here, so a reset mid-tile cannot reach the SRAM
     // A core that computes untimed takes every column block at once (one weight packing per descriptor);
@@ -269,7 +340,13 @@ ChannelError Channel::conv_fp32(const Op& op, const desc::Conv& d) {
       return v;
     };
     const std::vector<float> in = load(d.in_sram, g.in_bytes / 4);
-    const std::vector<float> w = load(d.w_sram, g.k * g.n);
+    std::vector<float> w = load(d.w_sram, g.k * g.n);
+    if (d.flags & desc::kConvWeightsTransposed) {  // cout × K in SRAM: the loader turns it to K × cout
+      std::vector<float> t(w.size());
+      for (uint64_t kk = 0; kk < g.k; ++kk)
+        for (uint64_t j = 0; j < g.n; ++j) t[kk * g.n + j] = w[j * g.k + kk];
+      w = std::move(t);
+    }
     const std::vector<float> bias = load(d.bias_sram, g.n);
     const float lo = std::bit_cast<float>(d.clamp_lo), hi = std::bit_cast<float>(d.clamp_hi);
     out.resize(g.m * g.n);

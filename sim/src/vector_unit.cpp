@@ -11,9 +11,15 @@
 //   POOL          P + ⌈taps·e / L⌉           taps = out_h·out_w·channels·filter_h·filter_w
 //   REDUCE        P + ⌈outer·extent·inner·e / L⌉
 //   SOFTMAX       P + ⌈rows·length·4 / L⌉·6  (max pass, exp pass at 4×, normalising pass)
+//   RMS_NORM      P + 2·⌈n·e / L⌉ + 4·rows   n = rows·length: a sum-of-squares pass and a scaling pass,
+//                                            and per row one reciprocal square root at the
+//                                            transcendental rate (4 cycles)
+//   ROPE          P + ⌈n·e / L⌉·4            n = rows·width: cos/sin of each pair's angle at the
+//                                            transcendental rate, the rotation in the same pass
 // MACs (energy, by kind INT8 for U8/S8/I32 and FP32 for F32): DWCONV its macs; ELTWISE ADD/SUB/MUL one
 // per element (MAX/MIN none); POOL AVG/L2 one per tap; REDUCE MEAN/SUM one per input element; SOFTMAX
-// two per element (exp, normalise); UNARY none. SRAM bytes = every byte read plus every byte written.
+// two per element (exp, normalise); RMS_NORM two per element (square-accumulate, scale); ROPE two per
+// element (its two products); UNARY none. SRAM bytes = every byte read plus every byte written.
 #include "npu/sim/vector_unit.h"
 
 #include <algorithm>
@@ -215,6 +221,42 @@ Plan plan_softmax(const desc::Softmax& d, const Planner& pl) {
   return p;
 }
 
+bool positive_finite(float v) { return std::isfinite(v) && v > 0.0f; }
+
+Plan plan_rms_norm(const desc::RmsNorm& d, const Planner& pl) {
+  if (!valid_dtype(d.dtype) || d.dtype == desc::DType::I32 || !d.rows || !d.length) return pl.bad();
+  if (d.rows > kMaxExtent || d.length > kMaxExtent || !positive_finite(d.epsilon)) return pl.bad();
+  if (d.dtype != desc::DType::F32 && (!positive_finite(d.in_scale) || !positive_finite(d.real_scale)))
+    return pl.bad();
+  const uint64_t n = uint64_t{d.rows} * d.length;
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  Plan p;
+  pl.read(p, d.in_sram, n * e);
+  pl.read(p, d.gain_sram, uint64_t{d.length} * e);
+  pl.write(p, d.out_sram, n * e);
+  p.macs = 2 * n;
+  p.mac_kind = kind_of(d.dtype);
+  p.cycles = pl.lane_cycles(n * e, 2) + 4ull * d.rows;
+  return p;
+}
+
+Plan plan_rope(const desc::Rope& d, const Planner& pl) {
+  if (!valid_dtype(d.dtype) || d.dtype == desc::DType::I32 || !d.rows || !d.width) return pl.bad();
+  if (d.rows > kMaxExtent || d.width > kMaxExtent || d.head_dim < 2 || d.head_dim % 2 || d.width % d.head_dim)
+    return pl.bad();
+  if (!positive_finite(d.base)) return pl.bad();
+  const uint64_t n = uint64_t{d.rows} * d.width;
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  Plan p;
+  pl.read(p, d.in_sram, n * e);
+  pl.read(p, d.position_sram, 4);
+  pl.write(p, d.out_sram, n * e);
+  p.macs = 2 * n;
+  p.mac_kind = kind_of(d.dtype);
+  p.cycles = pl.lane_cycles(n * e, 4);
+  return p;
+}
+
 Plan plan(const desc::Raw& raw, const VectorUnitConfig& cfg, uint64_t sram_bytes) {
   const Planner pl(cfg, sram_bytes);
   switch (desc::opcode_of(raw)) {
@@ -232,6 +274,10 @@ Plan plan(const desc::Raw& raw, const VectorUnitConfig& cfg, uint64_t sram_bytes
       return plan_reduce(desc::decode<desc::Reduce>(raw), pl);
     case desc::Opcode::SOFTMAX:
       return plan_softmax(desc::decode<desc::Softmax>(raw), pl);
+    case desc::Opcode::RMS_NORM:
+      return plan_rms_norm(desc::decode<desc::RmsNorm>(raw), pl);
+    case desc::Opcode::ROPE:
+      return plan_rope(desc::decode<desc::Rope>(raw), pl);
     default:
       return pl.bad();
   }
@@ -602,6 +648,86 @@ void run_softmax(const desc::Softmax& d, uint8_t* s) {
   std::memcpy(s + d.out_sram, result.data(), result.size());
 }
 
+int32_t qmin_of(desc::DType t) { return t == desc::DType::U8 ? 0 : -128; }
+int32_t qmax_of(desc::DType t) { return t == desc::DType::U8 ? 255 : 127; }
+
+// RMS_NORM (descriptors.h): float in the CPU-style order; quantised with an int64 sum of squares and a
+// per-row multiplier from it.
+void run_rms_norm(const desc::RmsNorm& d, uint8_t* s) {
+  const uint8_t* in = s + d.in_sram;
+  const uint8_t* gain = s + d.gain_sram;
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  std::vector<uint8_t> result(uint64_t{d.rows} * d.length * e);
+  for (uint64_t r = 0; r < d.rows; ++r) {
+    const uint64_t base = r * d.length;
+    if (d.dtype == desc::DType::F32) {
+      float ss = 0.0f;
+      for (uint64_t k = 0; k < d.length; ++k) ss += load_f32(in, base + k) * load_f32(in, base + k);
+      const float inv = 1.0f / std::sqrt(ss / static_cast<float>(d.length) + d.epsilon);
+      for (uint64_t k = 0; k < d.length; ++k)
+        store_f32(result.data(), base + k, load_f32(in, base + k) * inv * load_f32(gain, k));
+      continue;
+    }
+    int64_t ss = 0;
+    for (uint64_t k = 0; k < d.length; ++k) {
+      const int64_t x = int64_t{load_int(in, base + k, d.dtype)} + d.in_offset;
+      ss += x * x;
+    }
+    const double in_scale = d.in_scale;
+    const double mean_sq = in_scale * in_scale * static_cast<double>(ss) / static_cast<double>(d.length);
+    fx::QuantizedMultiplier m = fx::quantize_multiplier(static_cast<double>(d.real_scale) /
+                                                        std::sqrt(mean_sq + static_cast<double>(d.epsilon)));
+    m.shift = std::min(m.shift, 31);
+    for (uint64_t k = 0; k < d.length; ++k) {
+      const int32_t x = load_int(in, base + k, d.dtype) + d.in_offset;
+      const int32_t g = load_int(gain, k, d.dtype) + d.gain_offset;
+      const int64_t v = int64_t{fx::multiply_by_quantized_multiplier(x * g, m)} + d.out_offset;
+      store_int(result.data(), base + k, d.dtype, clamp_int(v, qmin_of(d.dtype), qmax_of(d.dtype)));
+    }
+  }
+  std::memcpy(s + d.out_sram, result.data(), result.size());
+}
+
+// ROPE (descriptors.h): the angle of pair i of a row at position p is p · base^(−2i/head_dim), in double.
+void run_rope(const desc::Rope& d, uint8_t* s) {
+  const uint8_t* in = s + d.in_sram;
+  const uint64_t e = desc::dtype_bytes(d.dtype);
+  const uint32_t half = d.head_dim / 2;
+  int32_t position;
+  std::memcpy(&position, s + d.position_sram, 4);
+  std::vector<double> inv_freq(half);
+  for (uint32_t i = 0; i < half; ++i)
+    inv_freq[i] = std::pow(static_cast<double>(d.base), -2.0 * i / static_cast<double>(d.head_dim));
+  std::vector<uint8_t> result(uint64_t{d.rows} * d.width * e);
+  for (uint64_t r = 0; r < d.rows; ++r) {
+    const double p = static_cast<double>(int64_t{position} + d.position_delta + static_cast<int64_t>(r));
+    for (uint64_t h0 = r * d.width; h0 < (r + 1) * d.width; h0 += d.head_dim) {
+      for (uint32_t i = 0; i < half; ++i) {
+        const double theta = p * inv_freq[i];
+        const uint64_t ia = h0 + i, ib = h0 + i + half;
+        if (d.dtype == desc::DType::F32) {
+          const auto c = static_cast<float>(std::cos(theta)), sn = static_cast<float>(std::sin(theta));
+          const float a = load_f32(in, ia), b = load_f32(in, ib);
+          store_f32(result.data(), ia, a * c - b * sn);
+          store_f32(result.data(), ib, b * c + a * sn);
+          continue;
+        }
+        const auto c = static_cast<int32_t>(std::lround(std::cos(theta) * 32768.0));
+        const auto sn = static_cast<int32_t>(std::lround(std::sin(theta) * 32768.0));
+        const int32_t a = load_int(in, ia, d.dtype) + d.in_offset,
+                      b = load_int(in, ib, d.dtype) + d.in_offset;
+        auto out = [&](int32_t acc) {
+          const int64_t v = int64_t{fx::multiply_by_quantized_multiplier(acc, qm(d.scale))} + d.out_offset;
+          return clamp_int(v, qmin_of(d.dtype), qmax_of(d.dtype));
+        };
+        store_int(result.data(), ia, d.dtype, out(a * c - b * sn));
+        store_int(result.data(), ib, d.dtype, out(b * c + a * sn));
+      }
+    }
+  }
+  std::memcpy(s + d.out_sram, result.data(), result.size());
+}
+
 }  // namespace
 
 bool VectorUnit::handles(desc::Opcode op) {
@@ -613,6 +739,8 @@ bool VectorUnit::handles(desc::Opcode op) {
     case desc::Opcode::POOL:
     case desc::Opcode::REDUCE:
     case desc::Opcode::SOFTMAX:
+    case desc::Opcode::RMS_NORM:
+    case desc::Opcode::ROPE:
       return true;
     default:
       return false;
@@ -656,6 +784,12 @@ VectorOpResult VectorUnit::execute(const desc::Raw& raw, uint8_t* sram, uint64_t
         break;
       case desc::Opcode::SOFTMAX:
         run_softmax(desc::decode<desc::Softmax>(raw), sram);
+        break;
+      case desc::Opcode::RMS_NORM:
+        run_rms_norm(desc::decode<desc::RmsNorm>(raw), sram);
+        break;
+      case desc::Opcode::ROPE:
+        run_rope(desc::decode<desc::Rope>(raw), sram);
         break;
       default:
         break;

@@ -37,7 +37,10 @@ TEST(HalDevices, NamesTypesAndVersionStrings) {
               std::string::npos)
         << npu.version_string();
     EXPECT_NE(cpu.version_string().find(digest), std::string::npos);
-    EXPECT_TRUE(npu.supported_extensions().empty());
+    ASSERT_EQ(npu.supported_extensions().size(), 1u);  // com.npusim.llm (tests/hal/llm_extension_test.cpp)
+    EXPECT_EQ(npu.supported_extensions()[0].name, "com.npusim.llm");
+    EXPECT_TRUE(minimal.supported_extensions().empty());
+    EXPECT_TRUE(cpu.supported_extensions().empty());
     EXPECT_EQ(npu.number_of_cache_files_needed(), std::make_pair(1u, 1u));
     EXPECT_EQ(cpu.number_of_cache_files_needed(), std::make_pair(0u, 0u));
   });

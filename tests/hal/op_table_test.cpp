@@ -55,7 +55,7 @@ TEST(OpTable, DocMatchesGeneratedTable) {
 // F32 probe of a float operation is accepted (a probe that validation refuses would hide a cell).
 TEST(OpTable, EveryRegisteredOperationHasACpuCell) {
   for (const OpTableRow& row : probe_operation_table(default_target())) {
-    if (!row.registered) continue;
+    if (!row.registered || row.extension) continue;  // extension rows: ExtensionRowsRunOnTheNpuOnly
     bool any = false;
     std::string errors;
     for (size_t i = 0; i < row.cells.size(); ++i) {
@@ -140,7 +140,7 @@ TEST(OpTable, SignedQuant8EqualsUnsignedShiftedOnEveryProbe) {
                                           OperationType::QUANTIZED_16BIT_LSTM};
   size_t compared_ops = 0, compared_runs = 0;
   for (const OpTableRow& row : probe_operation_table(default_target())) {
-    if (exempt.count(row.op)) continue;
+    if (exempt.count(row.op) || row.extension) continue;  // no CPU reference for a vendor extension
     const models::Model q8 = operation_probe_model(row.op, OperandType::TENSOR_QUANT8_ASYMM);
     const models::Model s8 = operation_probe_model(row.op, OperandType::TENSOR_QUANT8_ASYMM_SIGNED);
     if (q8.main.operations.empty() || s8.main.operations.empty()) continue;
@@ -186,6 +186,7 @@ TEST(OpTable, NpuCellsAgreeWithTheCpuReference) {
   auto end = (*sys)->run(
       [&](system::System& s) {
         for (const OpTableRow& row : rows) {
+          if (row.extension) continue;  // ExtensionRowsRunOnTheNpuOnly
           for (size_t col = 0; col < row.cells.size(); ++col) {
             if (!row.cells[col].npu) continue;
             const OperandType type = op_table_types()[col];
@@ -227,6 +228,74 @@ TEST(OpTable, NpuCellsAgreeWithTheCpuReference) {
   ASSERT_TRUE(end.ok()) << end.error();
   EXPECT_GE(cells, 40u);
   std::cout << cells << " NPU cells agree with the CPU reference\n";
+}
+
+// The com.npusim.llm rows: a valid form is never a CPU cell (the CPU reference computes no vendor
+// extension) and the NPU lowers every one (F32, Q8, S8); on the devices, the CPU device refuses the probe
+// with INVALID_ARGUMENT, the NPU device runs it wholly on the NPU, and (no CPU reference to compare with)
+// its TENSOR_QUANT8_ASYMM_SIGNED result is the TENSOR_QUANT8_ASYMM one minus 128 on the same draws.
+TEST(OpTable, ExtensionRowsRunOnTheNpuOnly) {
+  const auto rows = probe_operation_table(default_target());
+  size_t extension_rows = 0;
+  for (const OpTableRow& row : rows) {
+    if (!row.extension) continue;
+    ++extension_rows;
+    EXPECT_EQ(row.name.rfind("com.npusim.llm:", 0), 0u) << row.name;
+    for (size_t col = 0; col < row.cells.size(); ++col) {
+      const OpTypeCell& c = row.cells[col];
+      const OperandType t = op_table_types()[col];
+      const bool main_type = t == OperandType::TENSOR_FLOAT32 || t == OperandType::TENSOR_QUANT8_ASYMM ||
+                             t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+      EXPECT_FALSE(c.cpu) << row.name;
+      EXPECT_EQ(c.valid, main_type) << row.name << " " << models::to_string(t) << ": " << c.cpu_error;
+      EXPECT_EQ(c.npu, main_type) << row.name << " " << models::to_string(t) << ": " << c.npu_reason;
+      if (c.valid) {
+        EXPECT_EQ(c.cpu_error, "refused: vendor extension com.npusim.llm");
+      }
+    }
+  }
+  EXPECT_EQ(extension_rows, 3u);  // RMS_NORM, ROPE, MATMUL
+  const std::string md = operation_table_markdown(rows);
+  EXPECT_NE(md.find("| com.npusim.llm:MATMUL | N | | | N | N |"), std::string::npos) << md;
+
+  auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
+  ASSERT_TRUE(cfg.ok()) << cfg.error();
+  auto sys = system::System::create(*cfg);
+  ASSERT_TRUE(sys.ok()) << sys.error();
+  auto end = (*sys)->run(
+      [&](system::System& s) {
+        for (const OpTableRow& row : rows) {
+          if (!row.extension) continue;
+          std::map<OperandType, std::vector<TensorMap>> results;
+          for (const OperandType t : {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                      OperandType::TENSOR_QUANT8_ASYMM_SIGNED}) {
+            const std::string what = row.name + " in " + std::string(models::to_string(t));
+            const models::Model m = operation_probe_model(row.op, t);
+            ASSERT_FALSE(m.main.operations.empty()) << what;
+            EXPECT_EQ(s.cpu_device().prepare_model(m).status.code, ErrorStatus::INVALID_ARGUMENT) << what;
+            auto npu = s.npu_device().prepare_model(m);
+            ASSERT_TRUE(npu.status.ok()) << what << ": " << npu.status.message;
+            EXPECT_EQ(npu.model->placement(), "npu") << what;
+            for (uint32_t seed = 1; seed <= 4; ++seed) {
+              auto r = npu.model->execute_synchronously(
+                  probe_inputs(m, t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED, seed), false);
+              ASSERT_TRUE(r.status.ok()) << what << ": " << r.status.message;
+              results[t].push_back(r.outputs);
+            }
+          }
+          const auto& u = results[OperandType::TENSOR_QUANT8_ASYMM];
+          const auto& v = results[OperandType::TENSOR_QUANT8_ASYMM_SIGNED];
+          for (size_t k = 0; k < u.size(); ++k)
+            for (const auto& [idx, ut] : u[k]) {
+              const models::Tensor& vt = v[k].at(idx);
+              ASSERT_EQ(ut.data.size(), vt.data.size()) << row.name;
+              for (size_t i = 0; i < ut.data.size(); ++i)
+                ASSERT_EQ(static_cast<uint8_t>(ut.data[i] ^ 0x80), vt.data[i]) << row.name << " byte " << i;
+            }
+        }
+      },
+      600.0);
+  ASSERT_TRUE(end.ok()) << end.error();
 }
 
 }  // namespace

@@ -12,7 +12,10 @@
 #include <map>
 #include <set>
 
+#include "npu/hal/op_table.h"
+#include "npu/hal/ops/operation.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/extensions.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
@@ -160,6 +163,48 @@ TEST(RandomGraph, EveryRegistryCellIsDrawnOverTheTestSeeds) {
   std::printf("%zu registry cells over %zu operations; %zu cells drawn over seeds 0-%llu\n", cells.size(),
               ops_with_cells.size(), drawn.size(), static_cast<unsigned long long>(kSeeds - 1));
   print_counts(drawn);
+}
+
+// Registry graphs draw their inputs' sizes: over the test seeds, most operations are run with input
+// shapes other than the table's (sizes tied to a constant keep theirs). Prints the count.
+TEST(RandomGraph, RegistryGraphsDrawInputShapes) {
+  std::set<OperationType> ops_all, ops_reshaped;
+  for (uint64_t seed = 1; seed < kSeeds; seed += 2) {
+    const RandomGraph g = make_conformance_graph(seed);
+    const auto [op, column] = g.cells[g.cells.size() > 1 && g.summary.rfind("ADD -> ", 0) == 0 ? 1 : 0];
+    ops_all.insert(op);
+    const models::Model probe = operation_probe_model(op, column);
+    // The cell's own operation's first input, in the drawn graph and in the table's.
+    const models::Operation* drawn = nullptr;
+    for (const auto& o : g.model.main.operations)
+      if (o.type == op) drawn = &o;
+    ASSERT_NE(drawn, nullptr) << "seed " << seed;
+    const auto& in_drawn = g.model.main.operands[drawn->inputs[0]].dimensions;
+    const auto& in_probe = probe.main.operands[probe.main.operations[0].inputs[0]].dimensions;
+    if (in_drawn != in_probe) ops_reshaped.insert(op);
+  }
+  std::printf("%zu of %zu operations drawn with an input shape other than the table's\n", ops_reshaped.size(),
+              ops_all.size());
+  EXPECT_GE(ops_reshaped.size() * 2, ops_all.size());
+}
+
+// Vendor extension operations are in the table (valid, NPU-lowered) but are never drawn: the CPU reference
+// refuses them, so an NPU result has nothing to be compared with. Neither kind of graph holds one.
+TEST(RandomGraph, ExtensionOperationsAreNotDrawn) {
+  size_t extension_cells = 0;
+  for (const OpTableRow& row : probe_operation_table())
+    for (const OpTypeCell& c : row.cells)
+      if (row.extension && c.valid) {
+        ++extension_cells;
+        EXPECT_FALSE(c.cpu) << row.name;
+        EXPECT_TRUE(c.npu) << row.name;
+      }
+  EXPECT_EQ(extension_cells, 9u);  // RMS_NORM, ROPE, MATMUL in F32, Q8, S8
+  for (const auto& cell : registry_cells()) EXPECT_FALSE(models::is_extension_type(cell.first));
+  for (uint64_t seed = 0; seed < kSeeds; ++seed)
+    for (const auto& op : make_conformance_graph(seed).model.main.operations)
+      ASSERT_FALSE(models::is_extension_type(op.type)) << "seed " << seed;
+  std::printf("%zu vendor-extension cells (NPU only, no CPU reference) not drawn\n", extension_cells);
 }
 
 // The same rule over the registry graphs: for every operation with both a TENSOR_QUANT8_ASYMM and a

@@ -184,12 +184,13 @@ TEST(HalTimingOnly, SameSimulatedFiguresAsWithValues) {
   EXPECT_NE(with.placement.find("cpu"), std::string::npos) << with.placement;  // the CPU stage is timed too
 }
 
-// A decoder step of a reduced Llama shape: embedding lookup, RMSNorm and attention on the CPU or the
-// NPU as the compiler places them, every FULLY_CONNECTED on the MAC array.
+// A decoder step of a reduced Llama shape, every operation on the NPU: the embedding lookup (a gather),
+// com.npusim.llm's RMS_NORM, ROPE and attention MATMULs, every FULLY_CONNECTED on the MAC array.
 TEST(HalTimingOnly, DecoderStepTimesLikeTheSameDecoderWithValues) {
   models::DecoderShape shape{"tiny", 2, 64, 4, 2, 16, 128, 256, false};
   const models::Model timing_only = models::build_decoder(shape, 1, 8, 1);
-  expect_same_timing(with_zero_values(timing_only), timing_only);
+  const Figures with = expect_same_timing(with_zero_values(timing_only), timing_only);
+  EXPECT_EQ(with.placement, "npu");  // the timing-only run's placement equals it (checked above)
 }
 
 TEST(HalTimingOnly, CpuDeviceRefusesAndNothingIsCached) {

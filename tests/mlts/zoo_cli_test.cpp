@@ -24,17 +24,18 @@ TEST(ZooCli, ListShowsEveryModelWithItsFigures) {
   const CliRun r = npusim("zoo list --json");
   ASSERT_EQ(r.status, 0) << r.output;
   const auto list = nlohmann::json::parse(r.output);
-  ASSERT_EQ(list.size(), 13u);
+  ASSERT_EQ(list.size(), 19u);  // the decoders in two forms: decoder_* and decoder_*_nnapi
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& row : list) by_name[row["name"]] = row;
   // MobileNet v2 at 224: ≈ 300 M MACs (see tests/zoo for the arithmetic).
   EXPECT_NEAR(by_name["mobilenet_v2_quant8"]["macs"].get<double>(), 300e6, 9e6);
   EXPECT_TRUE(by_name["decoder_7b_decode"]["timing_only"].get<bool>());
+  EXPECT_TRUE(by_name["decoder_7b_decode_nnapi"]["timing_only"].get<bool>());
   EXPECT_FALSE(by_name["resnet18_float"]["timing_only"].get<bool>());
   // The text form has one line per model plus the header.
   const CliRun text = npusim("zoo list");
   ASSERT_EQ(text.status, 0);
-  EXPECT_EQ(std::count(text.output.begin(), text.output.end(), '\n'), 14);
+  EXPECT_EQ(std::count(text.output.begin(), text.output.end(), '\n'), 20);
 }
 
 TEST(ZooCli, RunAZooModelByName) {

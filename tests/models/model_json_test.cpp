@@ -258,7 +258,7 @@ TEST(ModelJson, ErrorsNameTheFileAndJsonPath) {
   EXPECT_EQ(with([](json& d) { d["version"] = 1; }),
             "m.json: $: unknown key \"version\" (expected one of: operands, operations, inputIndexes, "
             "outputIndexes, "
-            "relaxComputationFloat32toFloat16, referenced)");
+            "relaxComputationFloat32toFloat16, referenced, extensionNameToPrefix)");
   EXPECT_EQ(
       with([](json& d) { d["operands"][0]["lifetime"] = "INPUT"; }),
       "m.json: $.operands[0].lifetime: expected one of SUBGRAPH_INPUT, SUBGRAPH_OUTPUT, TEMPORARY_VARIABLE, "

@@ -224,8 +224,13 @@ TEST(ValidateModel, EmptyGraphsAndInvalidCodes) {
   m.main.operands[2].type = static_cast<OperandType>(77);
   EXPECT_EQ(error_of(m), "operands[2]: invalid operand type code 77");
   m = two_convs();
+  m.main.operations[1].type = static_cast<OperationType>(777);
+  EXPECT_EQ(error_of(m), "operations[1]: invalid operation type code 777");  // above RANK, below 0x10000
+  // Above 0xFFFF a value is an extension type (NNAPI): -4 is 0xfffffffc, prefix 65535, which this model
+  // does not declare.
   m.main.operations[1].type = static_cast<OperationType>(-4);
-  EXPECT_EQ(error_of(m), "operations[1]: invalid operation type code -4");
+  EXPECT_EQ(error_of(m),
+            "operations[1]: type 0xfffffffc: prefix 65535 is not declared in extensionNameToPrefix");
   m = two_convs();
   m.main.operands[0].dimensions = {0xffffffffu, 0xffffffffu, 0xffffffffu, 1};
   EXPECT_EQ(error_of(m),

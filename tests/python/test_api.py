@@ -171,8 +171,11 @@ def test_run_trace_file(tmp_path):
     m, _ = tiny_quant_model()
     path = tmp_path / "t.json"
     npusim.run(m, trace=str(path), layers=False)
-    events = json.loads(path.read_text())["traceEvents"]
-    assert any(e.get("name") == "command buffer" for e in events)
+    trace = json.loads(path.read_text())
+    assert any(e.get("name") == "command buffer" for e in trace["traceEvents"])
+    # Named like `npusim run --trace`'s: which build wrote it.
+    made_by = trace["metadata"]["npusim"]
+    assert made_by["version"] and made_by["git"]
 
 
 def test_run_bad_inputs():

@@ -439,4 +439,151 @@ TEST(VectorUnit, TimingOnlyMovesNoData) {
   EXPECT_EQ(full.sram_bytes, 48u);  // a 16 + b 16 (same range, read twice) + out 16
 }
 
+// ---- com.npusim.llm: RMS_NORM and ROPE (descriptors.h) ----
+
+desc::Raw rms_norm(desc::DType t, uint32_t rows, uint32_t length, float epsilon) {
+  desc::RmsNorm d{};
+  d.h.opcode = desc::Opcode::RMS_NORM;
+  d.dtype = t;
+  d.in_sram = 0, d.gain_sram = 512, d.out_sram = 1024;
+  d.rows = rows, d.length = length, d.epsilon = epsilon;
+  return desc::encode(d);
+}
+
+// Epsilons chosen so mean(x²) + ε is a square: every value is exact in float.
+// Row 0: x = 1,1,1,1: mean 1, + 3 = 4, 1/√4 = 0.5, y = 0.5·g = 0.5, 1, 1.5, 2.
+// Row 1: x = 1,5,1,5: (1 + 25 + 1 + 25)/4 = 13, + 3 = 16, 1/4, y = 0.25·x·g = 0.25, 2.5, 0.75, 5.
+TEST(VectorUnit, RmsNormFloat) {
+  Sram s;
+  s.put<float>(0, {1, 1, 1, 1, 1, 5, 1, 5});
+  s.put<float>(512, {1, 2, 3, 4});
+  const auto r = run(rms_norm(desc::DType::F32, 2, 4, 3.0f), s);
+  EXPECT_EQ(s.get<float>(1024, 8), (std::vector<float>{0.5f, 1, 1.5f, 2, 0.25f, 2.5f, 0.75f, 5}));
+  // n = 8 elements of 4 bytes: P + 2·⌈32/64⌉ + 4·rows = 8 + 2 + 8 = 18; MACs 2 per element.
+  EXPECT_EQ(r.cycles, 18u);
+  EXPECT_EQ(r.macs, 16u);
+  EXPECT_EQ(r.mac_kind, MacKind::FP32);
+  EXPECT_EQ(r.sram_bytes, 32u + 16 + 32);  // input, gain, output
+}
+
+// uint8 x (scale 0.5, zero point 128): 130, 126, 132, 124 → d = 2, −2, 4, −4 (reals 1, −1, 2, −2);
+// Σd² = 40, mean of the reals' squares 0.25·40/4 = 2.5, + ε 1.5 = 4, √ = 2. Gain (scale 0.25, zero point
+// 0): 4, 4, 8, 8 (reals 1, 1, 2, 2). Output scale 1/32, zero point 128: real_scale = 0.5·0.25·32 = 4, so the
+// row's multiplier is 4/2 = 2: y = 128 + 2·d·g = 128 + 2·(8, −8, 32, −32) = 144, 112, 192, 64
+// (reals 0.5, −0.5, 2, −2 = x/2·g). Signed: every value − 128 (gain zero point −128), the same minus 128.
+TEST(VectorUnit, RmsNormQuantisedBothTypes) {
+  for (const bool is_signed : {false, true}) {
+    Sram s;
+    const int shift = is_signed ? 128 : 0;
+    std::vector<uint8_t> x{130, 126, 132, 124}, g{4, 4, 8, 8};
+    for (auto& v : x) v = static_cast<uint8_t>(v - shift);
+    for (auto& v : g) v = static_cast<uint8_t>(v - shift);
+    s.put<uint8_t>(0, x);
+    s.put<uint8_t>(512, g);
+    auto d = desc::decode<desc::RmsNorm>(rms_norm(is_signed ? desc::DType::S8 : desc::DType::U8, 1, 4, 1.5f));
+    d.in_scale = 0.5f;
+    d.real_scale = 4.0f;
+    d.in_offset = -(128 - shift);
+    d.gain_offset = shift;
+    d.out_offset = 128 - shift;
+    const auto r = run(desc::encode(d), s);
+    std::vector<uint8_t> want{144, 112, 192, 64};
+    for (auto& v : want) v = static_cast<uint8_t>(v - shift);
+    EXPECT_EQ(s.get<uint8_t>(1024, 4), want) << (is_signed ? "S8" : "U8");
+    // 4 one-byte elements: 8 + 2·⌈4/64⌉ + 4·1 = 14.
+    EXPECT_EQ(r.cycles, 14u);
+    EXPECT_EQ(r.macs, 8u);
+    EXPECT_EQ(r.mac_kind, MacKind::INT8);
+  }
+}
+
+// The result saturates at the type's range: x = 228, 128, 128, 128 → d = 100, 0, 0, 0 (scale 0.5); mean of
+// the squares 0.25·10000/4 = 625, + ε 275 = 900, √ = 30; multiplier real_scale/30 = 4/30. Gain 40 on the
+// first element: 128 + 100·40·4/30 = 128 + 533 = 661 → 255; the zeros stay at the zero point 128.
+TEST(VectorUnit, RmsNormQuantisedSaturates) {
+  Sram s;
+  s.put<uint8_t>(0, {228, 128, 128, 128});
+  s.put<uint8_t>(512, {40, 4, 4, 4});
+  auto d = desc::decode<desc::RmsNorm>(rms_norm(desc::DType::U8, 1, 4, 275.0f));
+  d.in_scale = 0.5f;
+  d.real_scale = 4.0f;
+  d.in_offset = -128;
+  d.out_offset = 128;
+  run(desc::encode(d), s);
+  EXPECT_EQ(s.get<uint8_t>(1024, 4), (std::vector<uint8_t>{255, 128, 128, 128}));
+}
+
+desc::Raw rope(desc::DType t, uint32_t rows, uint32_t width, uint32_t head_dim, float base) {
+  desc::Rope d{};
+  d.h.opcode = desc::Opcode::ROPE;
+  d.dtype = t;
+  d.in_sram = 0, d.out_sram = 1024, d.position_sram = 512;
+  d.rows = rows, d.width = width, d.head_dim = head_dim, d.base = base;
+  return desc::encode(d);
+}
+
+// One head of 4 (pairs (0, 2) and (1, 3)), base 100: frequencies 100^0 = 1 and 100^(−2/4) = 0.1. Position
+// 1 + row: row 0 turns the pairs by 1 and 0.1 rad, row 1 by 2 and 0.2 rad.
+// Row 0, x = 1, 0, 0, 1: (a, b) = (1, 0) → (cos 1, sin 1) = (0.540302306, 0.841470985);
+//   (a, b) = (0, 1) → (−sin 0.1, cos 0.1) = (−0.099833417, 0.995004165).
+// Row 1, x = 2, 0, 0, 0: (2, 0) → (2 cos 2, 2 sin 2) = (−0.832293673, 1.818594854); (0, 0) stays 0.
+TEST(VectorUnit, RopeFloat) {
+  Sram s;
+  s.put<float>(0, {1, 0, 0, 1, 2, 0, 0, 0});
+  s.put<int32_t>(512, {1});
+  const auto r = run(rope(desc::DType::F32, 2, 4, 4, 100.0f), s);
+  const std::vector<float> want{0.540302306f,  -0.099833417f, 0.841470985f, 0.995004165f,
+                                -0.832293673f, 0.0f,          1.818594854f, 0.0f};
+  const auto got = s.get<float>(1024, 8);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  // 8 elements of 4 bytes: P + ⌈32/64⌉·4 = 12; 2 MACs per element.
+  EXPECT_EQ(r.cycles, 12u);
+  EXPECT_EQ(r.macs, 16u);
+  EXPECT_EQ(r.sram_bytes, 32u + 4 + 32);  // input, position, output
+}
+
+// uint8, zero point 128, input scale = output scale, so the rescale is 1/2^15. Position 1: angles 1 and 0.1.
+// C = lround(cos·2^15), S = lround(sin·2^15): cos 1 → 17704.6 → 17705, sin 1 → 27573.6 → 27574,
+// cos 0.1 → 32604.3 → 32604, sin 0.1 → 3271.3 → 3271.
+// x = 228, 128, 128, 28 → (a, b) pairs (100, 0) and (0, −100):
+//   a0' = 100·17705 = 1770500 → /32768 = 54.03 → 54;   b0' = 100·27574 = 2757400 → 84.15 → 84;
+//   a1' = −(−100)·3271 = 327100 → 9.98 → 10;            b1' = −100·32604 = −3260400 → −99.50 → −99.
+// y = 128 + (54, 10, 84, −99) = 182, 138, 212, 29 in element order (a0, a1, b0, b1).
+TEST(VectorUnit, RopeQuantised) {
+  Sram s;
+  s.put<uint8_t>(0, {228, 128, 128, 28});
+  s.put<int32_t>(512, {1});
+  auto d = desc::decode<desc::Rope>(rope(desc::DType::U8, 1, 4, 4, 100.0f));
+  d.in_offset = -128;
+  d.out_offset = 128;
+  const auto m = fx::quantize_multiplier(1.0 / 32768);
+  d.scale = {m.multiplier, m.shift};
+  const auto r = run(desc::encode(d), s);
+  EXPECT_EQ(s.get<uint8_t>(1024, 4), (std::vector<uint8_t>{182, 138, 212, 29}));
+  EXPECT_EQ(r.cycles, 12u);  // 8 + ⌈4/64⌉·4
+  // The position is read when the descriptor runs, plus position_delta: delta 1 with position 0 is the same.
+  Sram t;
+  t.put<uint8_t>(0, {228, 128, 128, 28});
+  t.put<int32_t>(512, {0});
+  d.position_delta = 1;
+  run(desc::encode(d), t);
+  EXPECT_EQ(t.get<uint8_t>(1024, 4), (std::vector<uint8_t>{182, 138, 212, 29}));
+}
+
+TEST(VectorUnit, LlmDescriptorsRejectBadFields) {
+  const VectorUnit vu(VectorUnitConfig{});
+  sim::SramFootprint fp;
+  auto bad = [&](const desc::Raw& raw) { return vu.footprint(raw, 4096, &fp); };
+  EXPECT_EQ(bad(rms_norm(desc::DType::F32, 1, 4, 0.0f)), ChannelError::BAD_DESCRIPTOR);  // ε must be > 0
+  EXPECT_EQ(bad(rms_norm(desc::DType::I32, 1, 4, 1.0f)), ChannelError::BAD_DESCRIPTOR);
+  EXPECT_EQ(bad(rms_norm(desc::DType::U8, 1, 4, 1.0f)), ChannelError::BAD_DESCRIPTOR);  // no scales
+  EXPECT_EQ(bad(rms_norm(desc::DType::F32, 1, 0, 1.0f)), ChannelError::BAD_DESCRIPTOR);
+  EXPECT_EQ(bad(rms_norm(desc::DType::F32, 64, 64, 1.0f)), ChannelError::SRAM_OVERFLOW);
+  EXPECT_EQ(bad(rope(desc::DType::F32, 1, 6, 3, 100.0f)), ChannelError::BAD_DESCRIPTOR);  // odd head
+  EXPECT_EQ(bad(rope(desc::DType::F32, 1, 6, 4, 100.0f)), ChannelError::BAD_DESCRIPTOR);  // 4 ∤ 6
+  EXPECT_EQ(bad(rope(desc::DType::F32, 1, 8, 4, 0.0f)), ChannelError::BAD_DESCRIPTOR);    // base > 0
+  EXPECT_EQ(bad(rope(desc::DType::F32, 1, 8, 4, 100.0f)), ChannelError::NONE);
+  EXPECT_EQ(bad(rope(desc::DType::F32, 64, 16, 4, 100.0f)), ChannelError::SRAM_OVERFLOW);
+}
+
 }  // namespace

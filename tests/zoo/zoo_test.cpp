@@ -94,20 +94,24 @@ TEST(Zoo, DecodersHaveThePublishedParameterCounts) {
 }
 
 // A decode step reads every weight once: MACs ≈ parameters − embeddings (a lookup, no MACs; tied
-// models use the table again as the LM head) + attention 2·heads·head_dim·context.
+// models use the table again as the LM head) + attention 2·heads·head_dim·context (two com.npusim.llm:MATMUL
+// per KV head in the extension form, two FULLY_CONNECTED in the NNAPI form: the same products).
 TEST(Zoo, DecoderStepMacs) {
   const DecoderShape s = decoder_shape_7b();
-  const ModelFigures decode = model_figures(build("decoder_7b_decode@1024"));
   const double linear = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 11008 * 4096) + 32000.0 * 4096;
   const double attention = 32.0 * 2 * s.heads * s.head_dim * 1024;
-  EXPECT_TRUE(within(decode.macs, linear + attention, 1e-9));
-  // Prefill of 256 tokens: 256× the per-token linear layers (LM head once) and 256×256 attention.
-  const ModelFigures prefill = model_figures(build("decoder_7b_prefill@256"));
   const double head = 32000.0 * 4096;
   const double prefill_macs = 256 * (linear - head) + head + 32.0 * 2 * s.heads * s.head_dim * 256.0 * 256;
-  EXPECT_TRUE(within(prefill.macs, prefill_macs, 1e-9));
-  // Same weights; only the zero biases of the 32·32 score products follow the context length.
-  EXPECT_EQ(decode.parameters - prefill.parameters, 32u * 32 * (1024 - 256));
+  for (const char* suffix : {"", "_nnapi"}) {
+    const ModelFigures decode = model_figures(build(std::string("decoder_7b_decode") + suffix + "@1024"));
+    EXPECT_TRUE(within(decode.macs, linear + attention, 1e-9)) << suffix;
+    // Prefill of 256 tokens: 256× the per-token linear layers (LM head once) and 256×256 attention.
+    const ModelFigures prefill = model_figures(build(std::string("decoder_7b_prefill") + suffix + "@256"));
+    EXPECT_TRUE(within(prefill.macs, prefill_macs, 1e-9)) << suffix;
+    // Same weights; in the NNAPI form the zero biases of the 32·32 FULLY_CONNECTED score products follow
+    // the context length (MATMUL has no bias).
+    EXPECT_EQ(decode.parameters - prefill.parameters, *suffix ? 32u * 32 * (1024 - 256) : 0u) << suffix;
+  }
 }
 
 TEST(Zoo, DecoderWeightsAreSizesOnly) {
@@ -153,8 +157,10 @@ TEST(Zoo, SameSeedSameBytesOtherSeedOtherWeights) {
 }
 
 TEST(Zoo, NamesAndErrors) {
-  EXPECT_EQ(zoo_entries().size(), 13u);
+  EXPECT_EQ(zoo_entries().size(),
+            19u);  // 7 vision and LSTM, 6 decoders in two forms (decoder_*, decoder_*_nnapi)
   EXPECT_NE(find_zoo_entry("mobilenet_v2_quant8@96"), nullptr);
+  EXPECT_NE(find_zoo_entry("decoder_7b_prefill_nnapi@64"), nullptr);
   EXPECT_EQ(find_zoo_entry("mobilenet_v3"), nullptr);
   auto unknown = zoo_model("mobilenet_v3");
   ASSERT_FALSE(unknown.ok());

@@ -11,6 +11,7 @@
 #include "npu/common/log.h"
 #include "npu/hal/ops/control_flow.h"
 #include "npu/hal/ops/operation.h"
+#include "npu/models/extensions.h"
 #include "npu/models/validate.h"
 
 namespace npu::hal::ops {
@@ -23,9 +24,16 @@ using models::Tensor;
 
 namespace {
 
-std::string op_name(const std::string& prefix, size_t k, const Operation& op) {
-  return prefix + "operations[" + std::to_string(k) + "] (" + std::string(models::to_string(op.type)) + ")";
+std::string op_name(const models::Model* model, const std::string& prefix, size_t k, const Operation& op) {
+  const std::string type =
+      model ? models::operation_name(*model, op.type) : std::string(models::to_string(op.type));
+  return prefix + "operations[" + std::to_string(k) + "] (" + type + ")";
 }
+
+// Said where the CPU reference meets a vendor extension operation (validation accepts it; nothing here
+// computes it).
+constexpr const char* kNoExtensions =
+    "a vendor extension operation: the CPU reference computes no vendor extension";
 
 // A relaxed model (relaxComputationFloat32toFloat16) computes with fp16 range and precision: in an
 // operation on float32 tensors, every float32 value it reads (inputs, weights, scalar parameters) and
@@ -122,7 +130,7 @@ Result<std::vector<std::vector<uint32_t>>> infer_shapes_in(const models::Model* 
   std::vector<OperandInfo> out;
   for (size_t k = 0; k < sg.operations.size(); ++k) {
     const Operation& op = sg.operations[k];
-    const std::string where = op_name(prefix, k, op);
+    const std::string where = op_name(model, prefix, k, op);
     if (!indices_in_range(sg, op)) return make_error(where + ": operand index out of range");
     Result<std::vector<std::vector<uint32_t>>> inferred = std::vector<std::vector<uint32_t>>{};
     const std::string note = no_value_note(op, no_value);
@@ -131,7 +139,10 @@ Result<std::vector<std::vector<uint32_t>>> infer_shapes_in(const models::Model* 
       if (!note.empty()) return make_error(where + ": every input needs a value" + note);
       inferred = control_flow_shapes(*model, sg, op, shapes);
     } else {
-      const OperationKernel* kernel = find_kernel(op.type);
+      if (models::is_extension_type(op.type) && model == nullptr)
+        return make_error(where + ": a vendor extension operation needs the model's extensionNameToPrefix");
+      const OperationKernel* kernel =
+          model ? find_kernel(model->extension_name_to_prefix, op.type) : find_kernel(op.type);
       if (kernel == nullptr)
         return make_error(where + ": no kernel in the operation library (cannot validate or run)");
       gather(sg, op, shapes, &in, &out, no_value);
@@ -180,7 +191,7 @@ Result<void> validate_no_value_inputs(const models::Model& model, const std::set
 }
 
 bool is_supported_by_cpu(const Subgraph& sg, const Operation& op) {
-  if (!indices_in_range(sg, op)) return false;
+  if (!indices_in_range(sg, op) || models::is_extension_type(op.type)) return false;
   const OperationKernel* kernel = find_kernel(op.type);
   if (kernel == nullptr) return false;
   std::vector<std::vector<uint32_t>> shapes;
@@ -249,7 +260,7 @@ class GraphRunner {
     }
     for (size_t k = 0; k < sg.operations.size(); ++k) {
       const Operation& op = sg.operations[k];
-      const std::string where = op_name(prefix, k, op);
+      const std::string where = op_name(&model_, prefix, k, op);
       auto r = is_control_flow(op.type) ? run_control_flow(sg, op, values, where)
                                         : run_kernel(sg, op, values, where);
       if (!r) return make_error(r.error());
@@ -271,6 +282,7 @@ class GraphRunner {
  private:
   Result<void> run_kernel(const Subgraph& sg, const Operation& op, std::vector<std::optional<Tensor>>& values,
                           const std::string& where) {
+    if (models::is_extension_type(op.type)) return make_error(where + ": " + kNoExtensions);
     const OperationKernel* kernel = find_kernel(op.type);
     if (kernel == nullptr) return make_error(where + ": no kernel in the operation library");
     std::vector<OperandInfo> in;

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "npu/models/extensions.h"
+
 namespace npu::models {
 namespace {
 
@@ -237,6 +239,33 @@ uint32_t ModelBuilder::reshape(uint32_t input, const std::vector<uint32_t>& dims
   return out;
 }
 
+uint32_t ModelBuilder::rms_norm(uint32_t input, uint32_t gamma, float epsilon, QuantParams out_q) {
+  const uint32_t out = like(input, model_.main.operands[input].dimensions, out_q);
+  operation(use_extension_operation(model_, kLlmExtension, static_cast<uint16_t>(LlmOperation::RMS_NORM)),
+            {input, gamma, constant_f32(epsilon)}, {out});
+  return out;
+}
+
+uint32_t ModelBuilder::rope(uint32_t input, uint32_t position, uint32_t head_dim, float base,
+                            QuantParams out_q) {
+  const uint32_t out = like(input, model_.main.operands[input].dimensions, out_q);
+  operation(use_extension_operation(model_, kLlmExtension, static_cast<uint16_t>(LlmOperation::ROPE)),
+            {input, position, constant_i32(static_cast<int32_t>(head_dim)), constant_f32(base)}, {out});
+  return out;
+}
+
+uint32_t ModelBuilder::matmul(uint32_t a, uint32_t b, bool transpose_b, QuantParams out_q) {
+  std::vector<uint32_t> dims = model_.main.operands[a].dimensions;
+  const auto& bd = model_.main.operands[b].dimensions;
+  if (dims.size() < 2 || bd.size() != dims.size())
+    throw std::invalid_argument("matmul: a and b need one rank, 2 or 3");
+  dims.back() = transpose_b ? bd[bd.size() - 2] : bd.back();
+  const uint32_t out = like(a, dims, out_q);
+  operation(use_extension_operation(model_, kLlmExtension, static_cast<uint16_t>(LlmOperation::MATMUL)),
+            {a, b, constant_bool(transpose_b)}, {out});
+  return out;
+}
+
 uint32_t ModelBuilder::softmax(uint32_t input, float beta) {
   const uint32_t out = like(input, model_.main.operands[input].dimensions, {1.0f / 256, 0});
   operation(OperationType::SOFTMAX, {input, constant_f32(beta)}, {out});
@@ -284,11 +313,9 @@ uint32_t ModelBuilder::slice_rows(uint32_t input, uint32_t begin, uint32_t end) 
   if (in.dimensions.size() != 2) throw std::invalid_argument("slice_rows: input must be rank 2");
   const auto cols = static_cast<int32_t>(in.dimensions[1]);
   const uint32_t b = constant_i32_tensor({static_cast<int32_t>(begin), 0});
-  const uint32_t e = constant_i32_tensor({static_cast<int32_t>(end), cols});
-  const uint32_t s = constant_i32_tensor({1, 1});
+  const uint32_t size = constant_i32_tensor({static_cast<int32_t>(end - begin), cols});
   const uint32_t out = like(input, {end - begin, in.dimensions[1]}, quant_of(in));
-  operation(OperationType::STRIDED_SLICE, {input, b, e, s, constant_i32(0), constant_i32(0), constant_i32(0)},
-            {out});
+  operation(OperationType::SLICE, {input, b, size}, {out});
   return out;
 }
 

@@ -1,12 +1,20 @@
 #include "npu/models/figures.h"
 
+#include "npu/models/extensions.h"
+
 namespace npu::models {
 namespace {
 
 uint64_t elements(const Subgraph& g, uint32_t operand) { return g.operands[operand].element_count(); }
 
 // MACs of one operation: output elements × the reduction length of each output element.
-uint64_t operation_macs(const Subgraph& g, const Operation& op) {
+uint64_t operation_macs(const Model& m, const Subgraph& g, const Operation& op) {
+  if (is_extension_type(op.type)) {  // com.npusim.llm:MATMUL: output elements × K (a's last extent)
+    const auto r = resolve_extension_operation(m.extension_name_to_prefix, op.type);
+    const bool matmul = r.operation && r.extension->name == kLlmExtension &&
+                        r.operation->type == static_cast<uint16_t>(LlmOperation::MATMUL);
+    return matmul ? elements(g, op.outputs[0]) * g.operands[op.inputs[0]].dimensions.back() : 0;
+  }
   switch (op.type) {
     case OperationType::CONV_2D: {
       const auto& filter = g.operands[op.inputs[1]].dimensions;  // [out, kh, kw, in]
@@ -50,7 +58,7 @@ ModelFigures model_figures(const Model& model) {
     f.parameters += op.element_count();
     f.parameter_bytes += op.byte_size();
   }
-  for (const Operation& op : g.operations) f.macs += operation_macs(g, op);
+  for (const Operation& op : g.operations) f.macs += operation_macs(model, g, op);
   f.operations = static_cast<uint32_t>(g.operations.size());
   return f;
 }

@@ -1,5 +1,6 @@
 // The sequence models of the zoo: an LSTM acoustic model (float, one frame per execution) and
-// Llama-shaped transformer decoders (W8A8, timing-only weights).
+// Llama-shaped transformer decoders (W8A8, timing-only weights), in two forms: with the NPU's vendor
+// extension com.npusim.llm (RMS_NORM, ROPE, MATMUL) or with NNAPI 1.3's operations only.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -61,9 +62,16 @@ Model build_lstm_acoustic(uint64_t seed, bool values) {
 // --- Transformer decoders -----------------------------------------------------------------------
 // Published configurations (the models' config.json): hidden size, layers, attention and key/value
 // heads, MLP size, vocabulary.
-DecoderShape decoder_shape_1b() { return {"decoder_1b", 16, 2048, 32, 8, 64, 8192, 128256, true}; }
-DecoderShape decoder_shape_3b() { return {"decoder_3b", 28, 3072, 24, 8, 128, 8192, 128256, true}; }
-DecoderShape decoder_shape_7b() { return {"decoder_7b", 32, 4096, 32, 32, 128, 11008, 32000, false}; }
+// rope_theta and rms_norm_eps as published too.
+DecoderShape decoder_shape_1b() {
+  return {"decoder_1b", 16, 2048, 32, 8, 64, 8192, 128256, true, 500000.0f, 1e-5f};
+}
+DecoderShape decoder_shape_3b() {
+  return {"decoder_3b", 28, 3072, 24, 8, 128, 8192, 128256, true, 500000.0f, 1e-5f};
+}
+DecoderShape decoder_shape_7b() {
+  return {"decoder_7b", 32, 4096, 32, 32, 128, 11008, 32000, false, 10000.0f, 1e-5f};
+}
 
 namespace {
 
@@ -75,11 +83,16 @@ QuantParams weight_q(uint32_t fan_in) { return {static_cast<float>(std::sqrt(6.0
 
 class DecoderBuilder {
  public:
-  DecoderBuilder(const DecoderShape& s, uint32_t tokens, uint32_t context, uint64_t seed)
-      : s_(s), tokens_(tokens), context_(context), b_(seed, {WeightInit::HeUniform, true}) {}
+  DecoderBuilder(const DecoderShape& s, uint32_t tokens, uint32_t context, uint64_t seed, DecoderOps ops)
+      : s_(s),
+        tokens_(tokens),
+        context_(context),
+        llm_(ops == DecoderOps::LLM_EXTENSION),
+        b_(seed, {WeightInit::HeUniform, true}) {}
 
   Model build() {
     const uint32_t ids = b_.input(OperandType::TENSOR_INT32, {tokens_});
+    if (llm_) position_ = b_.input(OperandType::INT32, {});
     const uint32_t table = b_.random_constant(q8, {s_.vocab, s_.hidden}, kHidden, 0, 255);
     uint32_t x = b_.embedding_lookup(ids, table);
     std::vector<uint32_t> new_kv;
@@ -100,22 +113,32 @@ class DecoderBuilder {
     return b_.fully_connected(x, units, FusedActivation::NONE, weight_q(fan_in), kHidden);
   }
 
-  // RMSNorm(x)·g = x / ‖x‖ · √hidden · g: L2_NORMALIZATION, then MUL by a per-channel constant.
+  // With the extension: RMS_NORM (epsilon as published). Standard: RMSNorm(x)·g = x / ‖x‖ · √hidden · g as
+  // L2_NORMALIZATION, then MUL by a per-channel constant (no epsilon).
   uint32_t rms_norm(uint32_t x) {
     const uint32_t gamma = b_.random_constant(q8, {s_.hidden}, kHidden, 0, 255);
+    if (llm_) return b_.rms_norm(x, gamma, s_.rms_norm_eps, kHidden);
     return b_.elementwise(OperationType::MUL, b_.l2_normalization(x), gamma, FusedActivation::NONE, kHidden);
   }
 
-  // Attention of one key/value head's group of query heads: queries [tokens·group, head_dim] against
-  // the cached keys [context, head_dim] and values (transposed) [head_dim, context].
+  // Attention of one key/value head's group of query heads: queries [tokens·group, head_dim] against the
+  // cached keys [context, head_dim] and values. With the extension the queries are rotated (ROPE), the
+  // keys are cached rotated, scores = MATMUL(q, keys, transposed) and the output MATMUL(probs, values)
+  // with values [context, head_dim]. Standard: no rotation (NNAPI has none), FULLY_CONNECTED with the
+  // caches as runtime weights, values transposed [head_dim, context].
   uint32_t attention_group(uint32_t normed) {
     const uint32_t group = s_.heads / s_.kv_heads, d = s_.head_dim;
-    const uint32_t q = b_.reshape(fc(normed, group * d), {tokens_ * group, d});
+    uint32_t q = fc(normed, group * d);
+    if (llm_) q = b_.rope(q, position_, d, s_.rope_theta, kHidden);
+    q = b_.reshape(q, {tokens_ * group, d});
     const uint32_t keys = b_.input(q8, {context_, d}, kHidden);
-    const uint32_t values_t = b_.input(q8, {d, context_}, kHidden);
-    const uint32_t scores = b_.fully_connected_with(q, keys, kScores);
+    const uint32_t values =
+        llm_ ? b_.input(q8, {context_, d}, kHidden) : b_.input(q8, {d, context_}, kHidden);
+    const uint32_t scores =
+        llm_ ? b_.matmul(q, keys, true, kScores) : b_.fully_connected_with(q, keys, kScores);
     const uint32_t probs = b_.softmax(scores, static_cast<float>(1.0 / std::sqrt(d)));
-    const uint32_t out = b_.fully_connected_with(probs, values_t, kHidden);
+    const uint32_t out =
+        llm_ ? b_.matmul(probs, values, false, kHidden) : b_.fully_connected_with(probs, values, kHidden);
     return b_.reshape(out, {tokens_, group * d});
   }
 
@@ -124,7 +147,13 @@ class DecoderBuilder {
     std::vector<uint32_t> heads;
     for (uint32_t g = 0; g < s_.kv_heads; ++g) heads.push_back(attention_group(normed));
     const uint32_t attn = heads.size() == 1 ? heads[0] : b_.concatenation(heads, 1);
-    new_kv->push_back(fc(normed, 2 * s_.kv_heads * s_.head_dim));  // this step's keys and values
+    if (llm_) {  // this step's keys (rotated, as the cache holds them) and values
+      const uint32_t width = s_.kv_heads * s_.head_dim;
+      new_kv->push_back(b_.rope(fc(normed, width), position_, s_.head_dim, s_.rope_theta, kHidden));
+      new_kv->push_back(fc(normed, width));
+    } else {
+      new_kv->push_back(fc(normed, 2 * s_.kv_heads * s_.head_dim));  // this step's keys and values
+    }
     const uint32_t h =
         b_.elementwise(OperationType::ADD, x, fc(attn, s_.hidden), FusedActivation::NONE, kHidden);
     const uint32_t n2 = rms_norm(h);
@@ -139,17 +168,20 @@ class DecoderBuilder {
 
   const DecoderShape& s_;
   uint32_t tokens_, context_;
+  bool llm_;
+  uint32_t position_ = 0;  // INT32 graph input: the position of this step's first token
   ModelBuilder b_;
 };
 
 }  // namespace
 
-Model build_decoder(const DecoderShape& shape, uint32_t tokens, uint32_t context, uint64_t seed) {
+Model build_decoder(const DecoderShape& shape, uint32_t tokens, uint32_t context, uint64_t seed,
+                    DecoderOps ops) {
   if (tokens == 0 || context < tokens)
     throw std::invalid_argument("decoder step needs 0 < tokens <= context");
   if (shape.heads % shape.kv_heads != 0)
     throw std::invalid_argument("decoder heads must be a multiple of kv_heads");
-  return DecoderBuilder(shape, tokens, context, seed).build();
+  return DecoderBuilder(shape, tokens, context, seed, ops).build();
 }
 
 }  // namespace npu::models

@@ -31,12 +31,12 @@ Result<Model> vision(VisionNet net, bool quant8, uint32_t n, uint64_t seed, bool
   return build_vision(net, quant8, res, seed, values);
 }
 
-Result<Model> decoder(const DecoderShape& shape, bool prefill, uint32_t n, uint64_t seed) {
+Result<Model> decoder(const DecoderShape& shape, bool prefill, uint32_t n, uint64_t seed, DecoderOps ops) {
   const uint32_t len = n ? n : prefill ? kDefaultPrompt : kDefaultContext;
   if (len > kMaxContext)
     return make_error(std::string(prefill ? "prompt" : "context") + " length " + std::to_string(len) +
                       " above the zoo's limit " + std::to_string(kMaxContext));
-  return build_decoder(shape, prefill ? len : 1, len, seed);
+  return build_decoder(shape, prefill ? len : 1, len, seed, ops);
 }
 
 const std::vector<Recipe>& recipes() {
@@ -71,14 +71,20 @@ const std::vector<Recipe>& recipes() {
                                      std::to_string(s.hidden) + ", " + std::to_string(s.heads) + "/" +
                                      std::to_string(s.kv_heads) + " heads, MLP " + std::to_string(s.ffn) +
                                      ", vocab " + std::to_string(s.vocab);
-      r.push_back({{s.name + "_prefill", "decoder",
-                    "W8A8 timing-only, 256-token prompt (@N: prompt length); " + shape_text, true},
-                   "prompt length",
-                   [s](uint32_t n, uint64_t seed, bool) { return decoder(s, true, n, seed); }});
-      r.push_back({{s.name + "_decode", "decoder",
-                    "W8A8 timing-only, one token at context 1024 (@N: context length); " + shape_text, true},
-                   "context length",
-                   [s](uint32_t n, uint64_t seed, bool) { return decoder(s, false, n, seed); }});
+      for (const DecoderOps ops : {DecoderOps::LLM_EXTENSION, DecoderOps::NNAPI}) {
+        const bool llm = ops == DecoderOps::LLM_EXTENSION;
+        const std::string suffix = llm ? "" : "_nnapi";
+        const std::string form = llm ? "com.npusim.llm extension; " : "NNAPI 1.3 operations only, no RoPE; ";
+        r.push_back({{s.name + "_prefill" + suffix, "decoder",
+                      "W8A8 timing-only, 256-token prompt (@N: prompt length); " + form + shape_text, true},
+                     "prompt length",
+                     [s, ops](uint32_t n, uint64_t seed, bool) { return decoder(s, true, n, seed, ops); }});
+        r.push_back(
+            {{s.name + "_decode" + suffix, "decoder",
+              "W8A8 timing-only, one token at context 1024 (@N: context length); " + form + shape_text, true},
+             "context length",
+             [s, ops](uint32_t n, uint64_t seed, bool) { return decoder(s, false, n, seed, ops); }});
+      }
     }
     return r;
   }();

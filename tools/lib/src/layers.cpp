@@ -5,6 +5,7 @@
 
 #include "npu/hal/compiler.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/extensions.h"
 
 namespace npu::tools {
 namespace {
@@ -79,7 +80,7 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
   for (uint32_t i = 0; i < g.operations.size(); ++i) {
     LayerRow& r = rows[i];
     r.operation = i;
-    r.type = std::string(models::to_string(g.operations[i].type));
+    r.type = models::operation_name(shaped, g.operations[i].type);
     if (!g.operations[i].outputs.empty() && g.operations[i].outputs[0] < g.operands.size()) {
       const auto& out = g.operands[g.operations[i].outputs[0]];
       r.output_type = std::string(models::to_string(out.type));
@@ -120,7 +121,8 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
       for (const desc::Raw& raw : j.commands) {
         switch (desc::opcode_of(raw)) {
           case desc::Opcode::DMA_IN:
-          case desc::Opcode::DMA_OUT: {
+          case desc::Opcode::DMA_OUT:
+          case desc::Opcode::DMA_GATHER: {
             const auto dma = desc::decode<desc::Dma>(raw);
             r.dram_bytes += static_cast<uint64_t>(dma.rows) * dma.row_bytes;
             break;

@@ -11,6 +11,7 @@
 
 #include "npu/hal/device.h"
 #include "npu/models/builder.h"
+#include "npu/models/extensions.h"
 #include "npu/models/figures.h"
 #include "npu/models/validate.h"
 #include "npu/models/zoo.h"
@@ -89,7 +90,7 @@ void compare(const hal::TensorMap& device, const hal::TensorMap& reference, uint
 std::vector<std::string> cpu_operations(const models::Model& m, const std::vector<bool>& supported) {
   std::map<std::string, uint32_t> counts;
   for (size_t i = 0; i < supported.size(); ++i)
-    if (!supported[i]) ++counts[std::string(models::to_string(m.main.operations[i].type))];
+    if (!supported[i]) ++counts[models::operation_name(m, m.main.operations[i].type)];
   std::vector<std::string> out;
   for (const auto& [name, n] : counts) out.push_back(name + " x" + std::to_string(n));
   return out;

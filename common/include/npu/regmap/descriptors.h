@@ -6,6 +6,7 @@
 // channel's scratchpad.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -16,23 +17,26 @@ inline constexpr uint32_t kDescriptorBytes = 128;
 
 enum class Opcode : uint32_t {
   NOP = 0,
-  DMA_IN = 1,         // device memory → SRAM, 2-D strided (Dma)
-  DMA_OUT = 2,        // SRAM → device memory, 2-D strided (Dma)
-  CONV_INT8 = 3,      // quantised convolution / GEMM tile on the MAC array (Conv)
-  CONV_FP32 = 4,      // float convolution / GEMM tile on the vector unit (Conv)
-  FENCE = 5,          // completion marker (Fence)
-  DWCONV_INT8 = 6,    // quantised depthwise convolution tile on the vector unit (Conv, depth_multiplier)
-  DWCONV_FP32 = 7,    // float depthwise convolution tile on the vector unit (Conv, depth_multiplier)
-  ELTWISE = 8,        // binary elementwise ADD/SUB/MUL/MAX/MIN (Eltwise)
-  UNARY = 9,          // unary activation, requantisation or 256-entry table lookup (Unary)
-  POOL = 10,          // AVG/MAX/L2 pooling window over an NHWC band (Pool)
-  REDUCE = 11,        // MEAN/SUM/MAX over the middle extent of [outer, extent, inner] (Reduce)
-  SOFTMAX = 12,       // softmax along the innermost extent (Softmax)
-  FILL = 13,          // fill an SRAM range with a repeated 32-bit pattern (Fill)
-  BARRIER = 14,       // the next descriptor starts only after every earlier one of this channel completed
-  PREEMPT_POINT = 15, // declares the SRAM ranges live from here on, for a context save (PreemptPoint)
+  DMA_IN = 1,          // device memory → SRAM, 2-D strided (Dma)
+  DMA_OUT = 2,         // SRAM → device memory, 2-D strided (Dma)
+  CONV_INT8 = 3,       // quantised convolution / GEMM tile on the MAC array (Conv)
+  CONV_FP32 = 4,       // float convolution / GEMM tile on the vector unit (Conv)
+  FENCE = 5,           // completion marker (Fence)
+  DWCONV_INT8 = 6,     // quantised depthwise convolution tile on the vector unit (Conv, depth_multiplier)
+  DWCONV_FP32 = 7,     // float depthwise convolution tile on the vector unit (Conv, depth_multiplier)
+  ELTWISE = 8,         // binary elementwise ADD/SUB/MUL/MAX/MIN (Eltwise)
+  UNARY = 9,           // unary activation, requantisation or 256-entry table lookup (Unary)
+  POOL = 10,           // AVG/MAX/L2 pooling window over an NHWC band (Pool)
+  REDUCE = 11,         // MEAN/SUM/MAX over the middle extent of [outer, extent, inner] (Reduce)
+  SOFTMAX = 12,        // softmax along the innermost extent (Softmax)
+  FILL = 13,           // fill an SRAM range with a repeated 32-bit pattern (Fill)
+  BARRIER = 14,        // the next descriptor starts only after every earlier one of this channel completed
+  PREEMPT_POINT = 15,  // declares the SRAM ranges live from here on, for a context save (PreemptPoint)
+  RMS_NORM = 16,       // root-mean-square normalisation of rows, times a per-column gain (RmsNorm)
+  ROPE = 17,           // rotary position embedding of rows of heads (Rope)
+  DMA_GATHER = 18,     // device memory → SRAM: table rows picked by int32 indices in SRAM (DmaGather)
 };
-inline constexpr uint32_t kOpcodeCount = 16;
+inline constexpr uint32_t kOpcodeCount = 19;
 
 // Element types of the vector unit's operands.
 enum class DType : uint32_t { U8 = 0, S8 = 1, F32 = 2, I32 = 3 };
@@ -80,6 +84,13 @@ struct Conv {
 };
 inline constexpr uint32_t kConvInputUnsigned = 1u << 0;   // input bytes are uint8: convert x − 128
 inline constexpr uint32_t kConvOutputUnsigned = 1u << 1;  // store uint8
+// Weights the compiler could not pack (a matrix product of two runtime tensors, com.npusim.llm:MATMUL):
+// the weight loader adapts them as they stream into the array, at no cost in cycles.
+inline constexpr uint32_t kConvWeightsTransposed = 1u << 2;  // filter in SRAM as cout × K (row j: channel j)
+inline constexpr uint32_t kConvWeightsUnsigned = 1u << 3;  // INT8: weight bytes are uint8: convert w − 128
+// INT8: the loader sums each weight column (int8 domain) and the array takes the input zero point's term
+// off the bias: acc_j = Σ a·w − weight_offset·Σ a + bias_j − pad_value·Σ_k w[k][j].
+inline constexpr uint32_t kConvWeightColumnSums = 1u << 4;
 
 // Fixed-point rescale of an int32 value: multiply_by_quantized_multiplier (npu::fx) with these fields.
 struct Requant {
@@ -189,6 +200,60 @@ struct Softmax {
   int32_t out_offset;
 };
 
+// RMS normalisation of `rows` rows of `length` elements (dense), each times gain[length]:
+//   F32:  ss = Σ x² (float, ascending), inv = 1 / sqrt(ss / length + epsilon), y = (x · inv) · g.
+//   U8/S8 (x, gain and y of the same 8-bit type): d = x + in_offset, ss = Σ d² (int64); per row the
+//     real multiplier m = real_scale / sqrt(in_scale² · ss / length + epsilon) (double) is encoded as
+//     fx::quantize_multiplier(m) (left shift capped at 31), and y = clamp(out_offset +
+//     rescale(d · (g + gain_offset), m)) to the type's range.
+// real_scale = in_scale · gain_scale / out_scale (quantised only); epsilon > 0.
+struct RmsNorm {
+  Header h;
+  DType dtype;
+  uint32_t in_sram, gain_sram, out_sram;
+  uint32_t rows, length;
+  float epsilon;
+  float in_scale;                              // quantised only
+  float real_scale;                            // quantised only
+  int32_t in_offset, gain_offset, out_offset;  // −zero points (in, gain), +zero point (out)
+};
+
+// Rotary position embedding of `rows` rows, each `width` = heads · head_dim elements. Row r is at
+// position p = position + r, where `position` is the int32 at position_sram (read when the descriptor
+// runs, so a runtime value) plus position_delta. Within each head, element i < head_dim/2 pairs with
+// element i + head_dim/2 (the "rotate half" convention) and both turn by θ = p · base^(−2i/head_dim),
+// computed in double:  a' = a·cos θ − b·sin θ,  b' = b·cos θ + a·sin θ.
+//   F32:  c = (float)cos θ, s = (float)sin θ, a' = a·c − b·s in float.
+//   U8/S8: C = lround(cos θ · 2^15), S = lround(sin θ · 2^15) (int32), da = a + in_offset, db likewise,
+//     acc = da·C − db·S (int32), a' = clamp(out_offset + rescale(acc, scale)) to the type's range, where
+//     scale encodes in_scale / (out_scale · 2^15).
+struct Rope {
+  Header h;
+  DType dtype;
+  uint32_t in_sram, out_sram;
+  uint32_t rows, width, head_dim;
+  uint32_t position_sram;  // int32
+  int32_t position_delta;
+  float base;
+  int32_t in_offset, out_offset;
+  Requant scale;  // quantised only
+};
+
+// `rows` destination rows of row_bytes: row r (at sram + r·sram_stride) is table row idx[r] (at
+// dev + idx[r]·dev_stride), idx being int32[rows] at index_sram. An index outside [0, table_rows) stops
+// the channel with INDEX_OUT_OF_RANGE. The first fields are laid out as Dma's (the HAL relocates `dev`).
+struct DmaGather {
+  Header h;
+  uint64_t dev;  // table base (device address)
+  uint32_t sram;
+  uint32_t row_bytes;
+  uint32_t rows;
+  uint32_t dev_stride;
+  uint32_t sram_stride;
+  uint32_t index_sram;
+  uint32_t table_rows;
+};
+
 struct Fill {
   Header h;
   uint32_t sram, bytes;  // bytes need not be a multiple of 4: the pattern is repeated byte-wise
@@ -213,6 +278,8 @@ static_assert(sizeof(Eltwise) <= kDescriptorBytes && sizeof(Unary) <= kDescripto
 static_assert(sizeof(Pool) <= kDescriptorBytes && sizeof(Reduce) <= kDescriptorBytes);
 static_assert(sizeof(Softmax) <= kDescriptorBytes && sizeof(Fill) <= kDescriptorBytes);
 static_assert(sizeof(PreemptPoint) <= kDescriptorBytes && sizeof(Fence) <= kDescriptorBytes);
+static_assert(sizeof(RmsNorm) <= kDescriptorBytes && sizeof(Rope) <= kDescriptorBytes);
+static_assert(sizeof(DmaGather) <= kDescriptorBytes && offsetof(DmaGather, dev) == offsetof(Dma, dev));
 static_assert(std::is_trivially_copyable_v<Conv> && std::is_trivially_copyable_v<Dma>);
 
 // Name of an opcode for traces and logs ("CONV_INT8"); "UNKNOWN" outside the enum.
@@ -238,5 +305,14 @@ T decode(const Raw& r) {
 }
 
 inline Opcode opcode_of(const Raw& r) { return decode<Header>(r).opcode; }
+
+// The device address of a DMA_IN / DMA_OUT / DMA_GATHER (the same place in all three), read and patched
+// in place so a relocation keeps every other byte of the descriptor.
+inline uint64_t dma_dev(const Raw& r) {
+  uint64_t dev;
+  std::memcpy(&dev, r.bytes + offsetof(Dma, dev), sizeof dev);
+  return dev;
+}
+inline void set_dma_dev(Raw& r, uint64_t dev) { std::memcpy(r.bytes + offsetof(Dma, dev), &dev, sizeof dev); }
 
 }  // namespace npu::desc

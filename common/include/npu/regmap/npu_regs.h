@@ -168,10 +168,11 @@ inline constexpr std::array<Register, 18> kChannelRegisters{{
 enum class ChannelState : uint32_t { IDLE = 0, BUSY = 1, DONE = 2, ERROR = 3, PREEMPTED = 4 };
 enum class ChannelError : uint32_t {
   NONE = 0,
-  BAD_DESCRIPTOR = 1,   // unknown opcode or fields out of range
-  DMA_FAULT = 2,        // address outside device memory, or an injected DMA error
-  SRAM_OVERFLOW = 3,    // operand does not fit the scratchpad
-  SRAM_ECC = 4,         // uncorrectable SRAM error (an injected upset, SRAM with ECC)
+  BAD_DESCRIPTOR = 1,      // unknown opcode or fields out of range
+  DMA_FAULT = 2,           // address outside device memory, or an injected DMA error
+  SRAM_OVERFLOW = 3,       // operand does not fit the scratchpad
+  SRAM_ECC = 4,            // uncorrectable SRAM error (an injected upset, SRAM with ECC)
+  INDEX_OUT_OF_RANGE = 5,  // a DMA_GATHER index outside its table
 };
 // Faults the hardware can be told to inject (CH_FAULT_INJECT, config npu.faults.*, or the Npu API).
 // HANG: the channel stops making progress and never raises an interrupt until reset.

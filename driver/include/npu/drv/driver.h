@@ -232,6 +232,9 @@ class Driver {
   // NPU_CAPS.functional: the hardware moves and computes data. Without it (a timing-only model of the
   // NPU) every job runs for timing alone and device memory never holds results.
   bool functional() const { return functional_; }
+  // Device memory the driver keeps for command buffers (driver.kernel_reserved_bytes): a job's command
+  // buffers are all placed there when it is submitted, so a job larger than it is refused.
+  uint64_t command_space_bytes() const { return cfg_.kernel_reserved_bytes; }
   Os& os() { return os_; }
 
   // --- Client ioctls. Called by the HAL (hal::NpuDevice, prepared models, memory domains) and by tests

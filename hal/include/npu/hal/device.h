@@ -10,8 +10,10 @@
 // destroying it frees every device buffer it held (buffers allocated for it free theirs when released).
 // IF/WHILE: the CPU reference runs the referenced subgraphs; the NPU device interprets the control flow
 // on the host and runs each subgraph as a model of its own, compiled like any model (docs/hal.md).
-// Not modelled: binder death, process isolation (every client of a device shares one driver context),
-// extensions (none).
+// Not modelled: binder death, process isolation (every client of a device shares one driver context).
+// Vendor extensions: the NPU device supports com.npusim.llm (models/extensions.h); a device refuses a model
+// using an extension it does not list in supported_extensions() (INVALID_ARGUMENT at prepare, false flags
+// from supported_operations), and no model with an extension operation falls back to the CPU reference.
 // Timing-only models (LLM-sized, constants as sizes only) run on the NPU device for timing: the same
 // descriptors as with values, the NPU in timing-only mode, CPU stages charged their estimated time.
 #pragma once
@@ -221,7 +223,8 @@ class Device {
   virtual std::string version_string() const = 0;
   // Measured on the reference workloads at the first call (simulated time), then remembered.
   virtual Capabilities capabilities() = 0;
-  std::vector<std::string> supported_extensions() const { return {}; }
+  // NNAPI getSupportedExtensions: the vendor extensions this device runs, with their operand types.
+  virtual std::vector<Extension> supported_extensions() const { return {}; }
   // NNAPI getNumberOfCacheFilesNeeded: {model cache files, data cache files}.
   virtual std::pair<uint32_t, uint32_t> number_of_cache_files_needed() const { return {0, 0}; }
   // One entry per main-graph operation; INVALID_ARGUMENT status for an invalid model.
@@ -302,6 +305,8 @@ class NpuDevice : public Device {
   std::string version_string() const override;
   Capabilities capabilities() override;
   std::pair<uint32_t, uint32_t> number_of_cache_files_needed() const override { return {1, 1}; }
+  // com.npusim.llm (the FULL variant; the minimal one runs no extension).
+  std::vector<Extension> supported_extensions() const override;
   Status supported_operations(const models::Model& model, std::vector<bool>* supported) override;
   bool runs_timing_only_models() const override { return true; }
   // Why this device does not lower operation `index` (empty: it does).
@@ -349,6 +354,9 @@ Status check_inputs(const models::Model& model, const TensorMap& inputs);
 uint64_t model_fingerprint(const models::Model& model);
 // validate_model + per-operation validation, as one status.
 Status validate_for_prepare(const models::Model& model);
+// Why `device` cannot run operation `index` of the main graph for want of a vendor extension (empty: it
+// is not an extension operation, or the device supports its extension).
+std::string extension_unsupported_reason(const Device& device, const models::Model& model, uint32_t index);
 // The HAL's version (NN HAL 1.3 interfaces) and a digest of the driver sources taken at build time.
 const char* hal_version();
 const char* driver_source_digest();

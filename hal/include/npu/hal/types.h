@@ -69,6 +69,18 @@ struct PerformanceInfo {
   float power_usage = 1.0f;
 };
 
+// NNAPI Extension (getSupportedExtensions): a vendor extension a device runs, with the operand types it
+// defines (models/extensions.h).
+struct Extension {
+  struct OperandTypeInformation {
+    uint16_t type = 0;
+    bool is_tensor = false;
+    uint32_t byte_size = 0;
+  };
+  std::string name;
+  std::vector<OperandTypeInformation> operand_types;
+};
+
 struct Capabilities {
   PerformanceInfo relaxed_float32_to_float16_scalar, relaxed_float32_to_float16_tensor;
   PerformanceInfo if_performance, while_performance;

@@ -119,10 +119,18 @@ struct Subgraph {
   std::vector<uint32_t> output_indexes;
 };
 
+// NNAPI Model::ExtensionNameAndPrefix (NN HAL 1.2): the 16-bit prefix a model gives a vendor extension
+// (models/extensions.h); its operand and operation type values are (prefix << 16) | the extension's code.
+struct ExtensionNameAndPrefix {
+  std::string name;
+  uint16_t prefix = 0;
+};
+
 struct Model {
   Subgraph main;
   std::vector<Subgraph> referenced;
   bool relax_computation_float32_to_float16 = false;
+  std::vector<ExtensionNameAndPrefix> extension_name_to_prefix;
 };
 
 // Typed reads of constant scalar operands (little-endian); the caller checks the type.
@@ -132,7 +140,8 @@ bool scalar_bool(const Operand& op);
 
 // --- Added by the models library -------------------------------------------------------------------
 
-// False for codes outside the NNAPI enums (a corrupted or hand-built model may carry any integer).
+// False for codes outside the NNAPI enums (a corrupted or hand-built model may carry any integer; extension
+// types, above 0xFFFF, are checked against the model's extension table by validate_extensions).
 bool is_valid(OperandType t);
 bool is_valid(Lifetime l);
 bool is_valid(OperationType t);

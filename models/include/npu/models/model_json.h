@@ -10,6 +10,11 @@
 // {"file": "x.bin", "offset": 0, "length": N} naming raw little-endian bytes in a side file relative
 // to the model file's directory. Float values NaN/±inf are written and accepted as the strings
 // "NaN", "Infinity", "-Infinity".
+//
+// Vendor extension types (models/extensions.h) are written by name, "<extension>:<NAME>" (e.g.
+// "com.npusim.llm:RMS_NORM"), never as numbers. "extensionNameToPrefix": [{"name", "prefix"}] gives each
+// extension its prefix; without it the reader assigns 1, 2, ... in order of first use. The writer always
+// writes the table, so a model reads back with the same type values.
 #pragma once
 
 #include <nlohmann/json.hpp>

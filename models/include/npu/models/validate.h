@@ -1,7 +1,8 @@
 // Structural validation of a model: the NNAPI rules that need no operation semantics. Checks every
 // index (operation inputs/outputs, graph inputs/outputs, SUBGRAPH references), lifetimes against the
 // graph input/output lists, constant data sizes, quantisation parameters, per-channel parameters,
-// single writers and topological order of operations, and that no graph is empty.
+// single writers and topological order of operations, that no graph is empty, and the vendor extensions
+// (validate_extensions: the table, and that every extension type resolves to a known one).
 // It does not check operation signatures (input counts, types, ranks, parameter values): the HAL's
 // operation library does that (npu::hal::ops::validate_operations).
 //

@@ -181,6 +181,7 @@ class Channel : public sc_core::sc_module {
   bool may_start(const Op& op) const;
   regs::ChannelError execute(const Op& op);
   regs::ChannelError dma(const Op& op, const desc::Dma& d, bool to_sram);
+  regs::ChannelError dma_gather(const Op& op, const desc::DmaGather& d);
   regs::ChannelError conv_int8(const Op& op, const desc::Conv& d);
   regs::ChannelError conv_fp32(const Op& op, const desc::Conv& d);
   regs::ChannelError fill(const Op& op, const desc::Fill& d);

@@ -1,10 +1,11 @@
 // The channel's vector unit: depthwise convolution (DWCONV_*), elementwise (ELTWISE), unary (UNARY:
-// activations, requantisation, table lookup), pooling (POOL), reductions (REDUCE) and SOFTMAX
-// descriptors, on operands already in the channel's
+// activations, requantisation, table lookup), pooling (POOL), reductions (REDUCE), SOFTMAX, and the
+// com.npusim.llm extension's RMS_NORM and ROPE descriptors, on operands already in the channel's
 // SRAM. It is a functional and timing model with no SystemC process of its own: the channel's compute
 // engine asks for the footprint (for its SRAM hazard scoreboard), calls execute() and then waits the
 // returned cycles at the channel clock. Numerics follow NNAPI's reference exactly (the HAL's conformance
-// tests run the same vectors on the NPU and the CPU device); the cycle formulas are in vector_unit.cpp.
+// tests run the same vectors on the NPU and the CPU device), RMS_NORM and ROPE the semantics in
+// descriptors.h (no CPU reference: hand-worked tests); the cycle formulas are in vector_unit.cpp.
 // Not modelled: lane-level pipelining hazards, SRAM bank conflicts of the vector unit's own accesses.
 #pragma once
 

@@ -88,8 +88,16 @@ class ModelBuilder {
   uint32_t concatenation(const std::vector<uint32_t>& inputs, uint32_t axis);
   // EMBEDDING_LOOKUP of `lookups` (TENSOR_INT32 [n]) rows of `values` [rows, ...].
   uint32_t embedding_lookup(uint32_t lookups, uint32_t values);
-  // STRIDED_SLICE of rows [begin, end) along axis 0 of a rank-2 tensor (all columns).
+  // SLICE of rows [begin, end) along axis 0 of a rank-2 tensor (all columns).
   uint32_t slice_rows(uint32_t input, uint32_t begin, uint32_t end);
+
+  // Vendor extension com.npusim.llm (models/extensions.h; the model's extension table gets it on first use).
+  // RMS_NORM over the last axis with `gamma` [last extent] of the input's type; quantised output `out_q`.
+  uint32_t rms_norm(uint32_t input, uint32_t gamma, float epsilon, QuantParams out_q = {});
+  // ROPE of [tokens, heads·head_dim] rows; `position` an INT32 scalar operand (token 0's position).
+  uint32_t rope(uint32_t input, uint32_t position, uint32_t head_dim, float base, QuantParams out_q = {});
+  // MATMUL a [M, K] × b [K, N] (b [N, K] with transpose_b), rank 2 or 3 (a leading batch).
+  uint32_t matmul(uint32_t a, uint32_t b, bool transpose_b, QuantParams out_q = {});
 
   // Random values for every graph input (floats in [-1, 1], quantised over the full range).
   std::map<uint32_t, Tensor> random_inputs();

@@ -1,8 +1,9 @@
 // Size figures of a model read off its graph: parameters (elements of constant tensors, omitted values
 // included), their bytes, and multiply-accumulates per execution of the compute-heavy operations
-// (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, LSTM). Elementwise operations, pooling, softmax and
-// normalisation count no MACs (they are a few per element, negligible next to the layers above).
-// It does not infer shapes: operands need their dimensions, as the zoo builds them.
+// (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, LSTM, com.npusim.llm:MATMUL). Elementwise operations,
+// pooling, softmax, rotary embedding and normalisation count no MACs (they are a few per element, negligible
+// next to the layers above). It does not infer shapes: operands need their dimensions, as the zoo builds
+// them.
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,8 @@
 //   lstm_acoustic_float  one 10 ms frame of a 5-layer projected-LSTM acoustic model (MLTS asr-style).
 //   decoder_{1b,3b,7b}_{prefill,decode}  Llama-shaped transformer decoders, W8A8, timing-only (weights
 //     are sizes only: Operand::values_omitted); "@N" sets the prompt length (prefill, default 256) or
-//     the context length (decode, default 1024).
+//     the context length (decode, default 1024). They use the NPU's vendor extension com.npusim.llm
+//     (RMS_NORM, ROPE, MATMUL); decoder_*_nnapi is the same decoder in NNAPI 1.3 operations only.
 // The weights are random (He-uniform, so activations neither vanish nor saturate), not trained: the
 // models have the published shapes, parameter counts and MACs, and classify nothing meaningfully.
 // Accuracy figures computed with them compare a device against the CPU reference, not against labels.
@@ -49,12 +50,14 @@ Model build_vision(VisionNet net, bool quant8, uint32_t resolution, uint64_t see
 
 Model build_lstm_acoustic(uint64_t seed, bool values = true);
 
-// A Llama-style decoder: RMSNorm (L2_NORMALIZATION × gamma·√hidden), grouped-query attention,
-// SwiGLU MLP, untied or tied embedding/LM head. Rotary embeddings are elementwise and left out.
+// A Llama-style decoder: RMSNorm, rotary position embeddings, grouped-query attention, SwiGLU MLP,
+// untied or tied embedding/LM head.
 struct DecoderShape {
   std::string name;
   uint32_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, vocab = 0;
   bool tied_embeddings = false;
+  float rope_theta = 10000.0f;
+  float rms_norm_eps = 1e-5f;
 };
 DecoderShape decoder_shape_1b();  // Llama 3.2 1B
 DecoderShape decoder_shape_3b();  // Llama 3.2 3B
@@ -62,10 +65,19 @@ DecoderShape decoder_shape_7b();  // Llama 2 7B
 
 // One step: `tokens` new tokens attending over `context` positions (context ≥ tokens). Prefill is
 // tokens = context = prompt length; decode is tokens = 1, context = past + 1.
-// Graph inputs: token ids [tokens] (TENSOR_INT32), then per layer and KV head a key cache
-// [context, head_dim] and a transposed value cache [head_dim, context]. Graph outputs: the logits of
-// the last token [1, vocab], then per layer the new keys and values [tokens, 2·kv_heads·head_dim]
-// the runtime appends to its caches (the append itself is not part of the graph).
-Model build_decoder(const DecoderShape& shape, uint32_t tokens, uint32_t context, uint64_t seed);
+// LLM_EXTENSION (the zoo's decoder_*): RMS_NORM, ROPE on the queries and new keys, attention as MATMUL of
+// the queries and the caches. Graph inputs: token ids [tokens] (TENSOR_INT32), the position of the first
+// new token (INT32), then per layer and KV head a key cache [context, head_dim] (rotated keys) and a
+// value cache [context, head_dim]. Graph outputs: the logits of the last token [1, vocab], then per layer
+// the new keys [tokens, kv_heads·head_dim] (rotated) and values [tokens, kv_heads·head_dim] the runtime
+// appends to its caches (the append itself is not part of the graph).
+// NNAPI (decoder_*_nnapi): RMSNorm as L2_NORMALIZATION × gamma (no epsilon), no rotary embedding (NNAPI
+// 1.3 has no operation for it), attention as FULLY_CONNECTED with the caches as runtime weights. Inputs:
+// token ids, then per layer and KV head a key cache [context, head_dim] and a transposed value cache
+// [head_dim, context]; outputs: the logits, then per layer the new keys and values [tokens,
+// 2·kv_heads·head_dim].
+enum class DecoderOps { LLM_EXTENSION, NNAPI };
+Model build_decoder(const DecoderShape& shape, uint32_t tokens, uint32_t context, uint64_t seed,
+                    DecoderOps ops = DecoderOps::LLM_EXTENSION);
 
 }  // namespace npu::models

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "npu/common/result.h"
@@ -40,6 +41,9 @@ class OperationKernel {
   virtual ~OperationKernel() = default;
 
   virtual models::OperationType type() const = 0;
+  // The vendor extension of an extension operation's kernel (empty for NNAPI's own operations); type() is
+  // then the operation's code within the extension, not a model's type value (models/extensions.h).
+  virtual std::string_view extension() const { return {}; }
 
   // Checks the operation's signature against NNAPI and returns each output's inferred dimensions
   // (0 where unknown). Parameter values that are not known yet (non-constant inputs) are checked
@@ -55,8 +59,16 @@ class OperationKernel {
                                std::span<models::Tensor* const> outputs) const = 0;
 };
 
-// The kernel for an operation type, or nullptr when the library has none.
+// The kernel for an NNAPI operation type, or nullptr when the library has none.
 const OperationKernel* find_kernel(models::OperationType type);
+
+// The kernel of vendor extension `extension`'s operation `type` (com.npusim.llm's), nullptr when none.
+// Extension kernels validate and infer shapes; the CPU reference computes no extension (execute() refuses
+// and is_supported_by_cpu says false), only a device that supports the extension runs them.
+const OperationKernel* find_extension_kernel(std::string_view extension, uint16_t type);
+// The kernel of operation type `type` in a model with extension table `table` (NNAPI or extension).
+const OperationKernel* find_kernel(const std::vector<models::ExtensionNameAndPrefix>& table,
+                                   models::OperationType type);
 
 // Every operation type with a kernel, in NNAPI code order.
 std::vector<models::OperationType> registered_operations();

@@ -45,7 +45,8 @@ Result<std::vector<std::vector<uint32_t>>> infer_shapes(const models::Model& mod
 // (one line). OK for an empty set.
 Result<void> validate_no_value_inputs(const models::Model& model, const std::set<uint32_t>& no_value);
 
-// True when the CPU reference can run this operation of `sg` as declared: a kernel exists and accepts
+// True when the CPU reference can run this operation of `sg` as declared (never a vendor extension
+// operation): a kernel exists and accepts
 // the operation's signature. Out-of-range operand indices give false.
 bool is_supported_by_cpu(const models::Subgraph& sg, const models::Operation& op);
 
