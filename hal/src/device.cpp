@@ -382,6 +382,14 @@ Result<drv::ContextId> NpuDevice::context() {
   return *ctx_;
 }
 
+Status NpuDevice::close() {
+  if (!ctx_) return {};
+  const drv::ContextId ctx = *ctx_;
+  ctx_.reset();
+  if (auto c = driver_.close_context(ctx); !c) return {ErrorStatus::GENERAL_FAILURE, c.error()};
+  return {};
+}
+
 PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priority priority,
                                               CompiledGraph* record) {
   auto log = log::get("compilation");
