@@ -283,7 +283,7 @@ Result<uint64_t> Driver::allocate(uint64_t size, uint64_t lo, uint64_t hi) {
     cursor = align_up(addr + len);
   }
   if (cursor + size > hi || cursor + size < cursor)
-    return make_error("device memory exhausted (" + std::to_string(size) + " bytes)");
+    return make_error(std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes)");
   allocations_[cursor] = size;
   return cursor;
 }
@@ -312,7 +312,7 @@ Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights
   if (alloc_fail_every_ && ++allocs_since_failure_ >= alloc_fail_every_) {
     allocs_since_failure_ = 0;
     ++injected_alloc_failures_;
-    return make_error("alloc_bo: device memory exhausted (" + std::to_string(size) + " bytes, injected)");
+    return make_error("alloc_bo: " + std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes, injected)");
   }
   const bool region = weights && weight_hi_ > weight_lo_;
   auto addr = region ? allocate(size, weight_lo_, weight_hi_) : allocate(size, cfg_.kernel_reserved_bytes, weight_lo_);

@@ -125,6 +125,13 @@ class ThermalObserver {
   virtual void on_thermal_severity(ThermalSeverity severity, double junction_c) = 0;
 };
 
+// Every alloc_bo error for lack of device memory says so in these words; other alloc_bo errors (no such
+// context, size 0) are not a shortage, and the HAL must not tell a client to retry them later.
+inline constexpr const char* kOutOfDeviceMemory = "device memory exhausted";
+inline bool out_of_device_memory(const std::string& alloc_error) {
+  return alloc_error.find(kOutOfDeviceMemory) != std::string::npos;
+}
+
 struct BufferObject {
   BoHandle handle = 0;
   uint64_t device_address = 0;
