@@ -52,6 +52,7 @@ struct Tally {
   std::string first_problem;
   // Out of memory is RESOURCE_EXHAUSTED in NNAPI; a lost device or context is GENERAL_FAILURE.
   bool resource_exhausted_allowed = false;
+  std::string first_wrong_status;
   void add(const hal::ExecutionResult& e, const hal::TensorMap& want, bool failure_allowed = false) {
     ++runs;
     if (!e.status.ok()) {
@@ -59,7 +60,9 @@ struct Tally {
       const bool exhausted = e.status.code == hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT ||
                              e.status.code == hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT;
       if (e.status.code != hal::ErrorStatus::GENERAL_FAILURE && !(exhausted && resource_exhausted_allowed))
-        ++wrong_status;
+      {
+        if (!wrong_status++) first_wrong_status = std::string(hal::to_string(e.status.code)) + ": " + e.status.message;
+      }
       if (first_problem.empty() && !failure_allowed) first_problem = e.status.message;
       return;
     }
@@ -79,7 +82,8 @@ struct Tally {
       check(r, "every execution succeeded", failed == 0 && runs > 0,
             n(failed) + " of " + n(runs) + " failed" + (first_problem.empty() ? "" : ": " + first_problem));
     else
-      check(r, "every failure is GENERAL_FAILURE", wrong_status == 0, n(wrong_status) + " other statuses");
+      check(r, "every failure is GENERAL_FAILURE", wrong_status == 0,
+            n(wrong_status) + " other statuses" + (wrong_status ? ", first " + first_wrong_status : ""));
     check(r, "outputs equal the CPU reference", wrong == 0,
           n(wrong) + " of " + n(ok) + " differ" + (wrong && !first_problem.empty() ? ": " + first_problem : ""));
   }
@@ -358,7 +362,8 @@ Result<CaseReport> client_abandon(const StressOptions& o) {
     check(r, "every execution reported exactly once", not_once == 0, n(not_once) + " did not");
     check(r, "abandoned executions: a failure is GENERAL_FAILURE, a success is correct",
           abandoned_tally.wrong_status == 0 && abandoned_tally.wrong == 0,
-          n(abandoned_tally.wrong_status) + " other statuses, " + n(abandoned_tally.wrong) + " wrong outputs");
+          n(abandoned_tally.wrong_status) + " other statuses, " + n(abandoned_tally.wrong) + " wrong outputs" +
+              (abandoned_tally.wrong_status ? ", first " + abandoned_tally.first_wrong_status : ""));
     check(r, "some executions were cut off by the close", abandoned_tally.failed > 0,
           n(abandoned_tally.failed) + " of " + n(abandoned_tally.runs));
     survivor_tally.report(r, false);
@@ -500,7 +505,8 @@ Result<CaseReport> memory_pressure(const StressOptions& o) {
     check(r, "a failed allocation leaks nothing", drift == 0, n(drift) + " bytes left behind");
     check(r, "under injected failures, results are GENERAL_FAILURE, RESOURCE_EXHAUSTED or correct",
           injected.wrong == 0 && injected.wrong_status == 0,
-          n(injected.wrong) + " wrong outputs, " + n(injected.wrong_status) + " other statuses");
+          n(injected.wrong) + " wrong outputs, " + n(injected.wrong_status) + " other statuses" +
+              (injected.wrong_status ? ", first " + injected.first_wrong_status : ""));
     (void)device.close();
     check_nothing_left(s, r, baseline);
   });
