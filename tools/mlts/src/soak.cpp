@@ -114,26 +114,30 @@ Result<SoakCounters> run_soak(const SoakOptions& o) {
         s.os().spawn("soak_faults", [&] {
           std::mt19937_64 rng(o.seed * 104729 + 17);
           std::exponential_distribution<double> gap(1.0 / std::max(1.0, o.fault_interval_us));
-          // Twice the configured runaway: the default 10 W for tens of milliseconds barely warms the die;
-          // 20 W makes the governor step the clock down (30 W reaches a thermal shutdown).
-          const double runaway_w = 2 * s.config().npu.faults.thermal_runaway_w;
+          // Three times the configured runaway: the default 10 W for tens of milliseconds barely warms the
+          // die; 30 W for 20-100 ms brings the trips, the governor and now and then a thermal shutdown.
+          const double runaway_w = 3 * s.config().npu.faults.thermal_runaway_w;
           uint64_t runaway_ends_ns = 0;  // 0: no runaway in force
+          // Runaways back to back would hold the die at its shutdown temperature for the whole soak: after
+          // one ends the die gets 100 ms to cool before the next may start.
+          uint64_t next_runaway_ns = 0;
           for (;;) {
             s.os().delay_ns(static_cast<uint64_t>(gap(rng) * 1e3));
             if (runaway_ends_ns && s.os().now_ns() >= runaway_ends_ns) {
               s.npu().inject_thermal_runaway(0);
+              next_runaway_ns = runaway_ends_ns + 100'000'000;
               runaway_ends_ns = 0;
             }
             if (s.os().now_ns() >= stop_ns) break;
-            const uint32_t kind = static_cast<uint32_t>(rng() % 4);
+            uint32_t kind = static_cast<uint32_t>(rng() % 4);
+            if (kind == 3 && (runaway_ends_ns || s.os().now_ns() < next_runaway_ns)) kind = rng() % 3;
             const uint32_t channel = static_cast<uint32_t>(rng() % s.npu().channel_count());
             const uint32_t at = static_cast<uint32_t>(rng() % 8);
             ++c.faults_injected[kFaultKinds[kind]];
             if (kind == 3) {
-              // Extra junction power for 5-30 ms (a later runaway extends it), then the cooling the trips
-              // react to.
+              // Extra junction power for 20-100 ms, then the cooling the trips react to.
               s.npu().inject_thermal_runaway(runaway_w);
-              runaway_ends_ns = s.os().now_ns() + 5'000'000 + rng() % 25'000'000;
+              runaway_ends_ns = s.os().now_ns() + 20'000'000 + rng() % 80'000'000;
             } else {
               const regs::FaultKind k = kind == 0   ? regs::FaultKind::HANG
                                         : kind == 1 ? regs::FaultKind::DMA_ERROR

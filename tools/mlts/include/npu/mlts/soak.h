@@ -1,8 +1,8 @@
 // Fault soak: several client contexts of different priorities run a small quantised model back to back
 // on the NPU device while faults strike at random (seeded): hangs, DMA errors, SRAM ECC errors on a
-// random channel's next command buffer, and thermal runaways (twice npu.faults.thermal_runaway_w of extra
-// junction power for 5-30 ms). At the end every client releases its models and closes its context.
-// Simulated time only: the same options give the same counters.
+// random channel's next command buffer, and thermal runaways (three times npu.faults.thermal_runaway_w of
+// extra junction power for 20-100 ms, 100 ms apart at least). At the end every client releases its models
+// and closes its context. Simulated time only: the same options give the same counters.
 // What is checked (soak_violations): every job ended exactly once and the driver's totals add up, every
 // execution's callback ran once with OK or GENERAL_FAILURE, every completed execution equals the CPU
 // reference, every fault that struck a channel was found (hangs by the watchdog, errors by the interrupt
