@@ -14,6 +14,7 @@
 #include "npu/common/file_io.h"
 #include "npu/common/version.h"
 #include "npu/mlts/stress.h"
+#include "npu/system/system.h"
 #include "npu/tools/data_files.h"
 #include "npu/tools/progress.h"
 
@@ -75,6 +76,8 @@ int run_stress(StressCli c) {
     }
     if (!seen.insert(name).second) return fail("--cases: \"" + name + "\" is listed twice");
   }
+  // A bad config would fail every child the same way: one error here instead.
+  if (auto cfg = npu::system::load_system_config(c.options.hw, c.options.sets); !cfg) return fail(cfg.error());
   std::string html_path, json_path;
   if (!c.out_dir.empty()) {
     std::error_code ec;
