@@ -99,6 +99,20 @@ TEST(StressCli, BadFlagsAreOneClearError) {
   }
 }
 
+// The soak runs in simulated time: the same seed gives the same counters, another seed other ones.
+TEST(StressCli, SoakCountersAreDeterministic) {
+  auto figures = [](const std::string& seed, const std::string& dir) {
+    const CliRun r = run_shell(kStress + " --cases soak --soak 0.05 --seed " + seed + " --out " + dir);
+    EXPECT_EQ(r.status, 0) << r.output;
+    const auto j = nlohmann::json::parse(read(dir + "/summary.json"), nullptr, false);
+    return j.is_discarded() ? nlohmann::json() : j["cases"][0]["figures"];
+  };
+  const auto first = figures("5", "soak_a"), again = figures("5", "soak_b"), other = figures("6", "soak_c");
+  ASSERT_TRUE(first.contains("jobs_submitted")) << first.dump();
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first["jobs_submitted"], other["jobs_submitted"]);
+}
+
 // Every default case, scaled down, is SUCCESS; the report pages are written.
 TEST(StressCli, DefaultCasesScaledDownAreAllSuccess) {
   const CliRun r = run_shell(kStress + " --scale 0.05 --timeout 120 --out stress_default");
