@@ -59,10 +59,9 @@ struct Tally {
       ++failed;
       const bool exhausted = e.status.code == hal::ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT ||
                              e.status.code == hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT;
-      if (e.status.code != hal::ErrorStatus::GENERAL_FAILURE && !(exhausted && resource_exhausted_allowed))
-      {
-        if (!wrong_status++) first_wrong_status = std::string(hal::to_string(e.status.code)) + ": " + e.status.message;
-      }
+      if (e.status.code != hal::ErrorStatus::GENERAL_FAILURE && !(exhausted && resource_exhausted_allowed) &&
+          !wrong_status++)
+        first_wrong_status = std::string(hal::to_string(e.status.code)) + ": " + e.status.message;
       if (first_problem.empty() && !failure_allowed) first_problem = e.status.message;
       return;
     }
@@ -133,11 +132,9 @@ struct AsyncBatch {
   }
 };
 
-Result<CaseReport> in_system(const std::string& name, const StressOptions& o, const Body& body,
-                             const std::vector<std::string>& extra_sets = {}) {
-  std::vector<std::string> sets = extra_sets;
-  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
-  auto cfg = system::load_system_config(o.hw, sets);
+// Builds the process's one System from the options and runs `body` as its app.
+Result<CaseReport> in_system(const std::string& name, const StressOptions& o, const Body& body) {
+  auto cfg = system::load_system_config(o.hw, o.sets);
   if (!cfg) return make_error(cfg.error());
   auto sys = system::System::create(*cfg);
   if (!sys) return make_error(sys.error());
