@@ -247,6 +247,12 @@ Result<ContextId> Driver::open_context(int uid, int pid) {
   return id;
 }
 
+size_t Driver::live_bos() const {
+  size_t n = 0;
+  for (const auto& [id, c] : contexts_) n += c.bos.size();
+  return n;
+}
+
 Result<Driver::Context*> Driver::context(ContextId ctx) {
   auto it = contexts_.find(ctx);
   if (it == contexts_.end()) return make_error("no context " + std::to_string(ctx));
@@ -277,7 +283,7 @@ Result<uint64_t> Driver::allocate(uint64_t size, uint64_t lo, uint64_t hi) {
     cursor = align_up(addr + len);
   }
   if (cursor + size > hi || cursor + size < cursor)
-    return make_error("device memory exhausted (" + std::to_string(size) + " bytes)");
+    return make_error(std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes)");
   allocations_[cursor] = size;
   return cursor;
 }
@@ -303,6 +309,11 @@ Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights
   auto c = context(ctx);
   if (!c) return make_error("alloc_bo: " + c.error());
   if (size == 0) return make_error("alloc_bo: size 0");
+  if (alloc_fail_every_ && ++allocs_since_failure_ >= alloc_fail_every_) {
+    allocs_since_failure_ = 0;
+    ++injected_alloc_failures_;
+    return make_error("alloc_bo: " + std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes, injected)");
+  }
   const bool region = weights && weight_hi_ > weight_lo_;
   auto addr = region ? allocate(size, weight_lo_, weight_hi_) : allocate(size, cfg_.kernel_reserved_bytes, weight_lo_);
   if (!addr) return make_error(std::string("alloc_bo: ") + (region ? "weight memory: " : "") + addr.error());

@@ -442,6 +442,14 @@ Result<drv::ContextId> NpuDevice::context() {
   return *ctx_;
 }
 
+Status NpuDevice::close() {
+  if (!ctx_) return {};
+  const drv::ContextId ctx = *ctx_;
+  ctx_.reset();
+  if (auto c = driver_.close_context(ctx); !c) return {ErrorStatus::GENERAL_FAILURE, c.error()};
+  return {};
+}
+
 PrepareResult NpuDevice::compile_or_fall_back(const models::Model& model, Priority priority,
                                               CompiledGraph* record) {
   auto log = log::get("compilation");
@@ -554,7 +562,11 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
   auto ctx = context();
   if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
   auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
-  if (!weights) return {{ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, weights.error()}, nullptr};
+  if (!weights)
+    return {{drv::out_of_device_memory(weights.error()) ? ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT
+                                                        : ErrorStatus::GENERAL_FAILURE,
+             weights.error()},
+            nullptr};
   // Loading costs the copy even when the image is not materialised (timing-only): the real weights
   // would be copied.
   os().delay_ns(copy_ns(cost_, program.weights.size()));
@@ -575,7 +587,11 @@ AllocateResult NpuDevice::allocate_buffer(const models::Operand& operand) {
   auto ctx = context();
   if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
   auto bo = driver_.alloc_bo(*ctx, std::max<uint64_t>(operand.byte_size(), 1));
-  if (!bo) return {{ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, bo.error()}, nullptr};
+  if (!bo)
+    return {{drv::out_of_device_memory(bo.error()) ? ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT
+                                                   : ErrorStatus::GENERAL_FAILURE,
+             bo.error()},
+            nullptr};
   return {{}, std::make_shared<NpuDeviceBuffer>(driver_, *ctx, *bo, operand, cost_)};
 }
 

@@ -175,7 +175,10 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
   }
   auto arena_bo = acquire_arena();
   if (!arena_bo) {
-    r.status = {ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "activation arena: " + arena_bo.error()};
+    // Out of memory may pass; a context that is gone (the client closed it) will not.
+    r.status = {drv::out_of_device_memory(arena_bo.error()) ? ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT
+                                                            : ErrorStatus::GENERAL_FAILURE,
+                "activation arena: " + arena_bo.error()};
     return r;
   }
   ArenaLease arena(*this, *arena_bo);

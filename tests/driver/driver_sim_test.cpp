@@ -476,6 +476,51 @@ TEST(DriverOnNpu, PropertyEveryJobEndsExactlyOnceNoLeaks) {
   EXPECT_GT(stat(*sys, "driver.preemption.count"), 0u);
 }
 
+// The leak counters: contexts, buffer objects and unsignalled fences count what clients hold, and a
+// closed context gives all of it back, its queued job cancelled. Injected allocation failures strike
+// every k-th alloc_bo and are counted.
+TEST(DriverOnNpu, LiveCountersAndInjectedAllocationFailures) {
+  auto sys = make_system({"npu.channels=1"});
+  size_t contexts = 0, bos = 0, fences = 0;
+  std::vector<bool> allocs;
+  std::shared_ptr<drv::Fence> queued;
+  auto end = sys->run([&](system::System& s) {
+    auto& d = s.driver();
+    const auto a = *d.open_context(9101, 1), b = *d.open_context(9102, 2);
+    const auto abo = *d.alloc_bo(a, 4096);
+    (void)*d.alloc_bo(a, 4096);
+    const auto bbo = *d.alloc_bo(b, 4096);
+    auto running = *d.submit(b, one_buffer(dma_buffer(bbo, 50, 4096), "running"));
+    queued = *d.submit(a, one_buffer(dma_buffer(abo, 50, 4096), "queued"));
+    contexts = d.live_contexts();
+    bos = d.live_bos();
+    fences = d.unsignalled_fences();
+    ASSERT_TRUE(d.close_context(a).ok());
+    d.wait(*running);
+    ASSERT_TRUE(d.free_bo(b, bbo.handle).ok());
+    d.inject_alloc_failures(3);
+    for (int i = 0; i < 6; ++i) {
+      auto bo = d.alloc_bo(b, 4096);
+      allocs.push_back(bo.ok());
+      if (bo) {
+        ASSERT_TRUE(d.free_bo(b, bo->handle).ok());
+      }
+    }
+    d.inject_alloc_failures(0);
+    EXPECT_EQ(d.injected_alloc_failures(), 2u);
+    ASSERT_TRUE(d.close_context(b).ok());
+    EXPECT_EQ(d.live_contexts(), 0u);
+    EXPECT_EQ(d.live_bos(), 0u);
+    EXPECT_EQ(d.unsignalled_fences(), 0u);
+  });
+  ASSERT_TRUE(end.ok()) << end.error();
+  EXPECT_EQ(contexts, 2u);
+  EXPECT_EQ(bos, 3u);
+  EXPECT_EQ(fences, 2u);
+  EXPECT_EQ(queued->status, drv::JobStatus::CANCELLED);
+  EXPECT_EQ(allocs, (std::vector<bool>{true, true, false, true, true, false}));
+}
+
 // Asynchronous completion: the callback runs exactly once per job, at the simulated time the fence is
 // signalled, with the final status — for a completed job and for one cancelled while queued.
 TEST(DriverOnNpu, CompletionCallbackRunsOnceWithTheFinalStatus) {

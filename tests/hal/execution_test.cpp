@@ -35,6 +35,23 @@ TEST(HalExecution, SynchronousTimingDriverAtLeastDeviceAndUnavailableOtherwise) 
   });
 }
 
+// A client whose driver context is gone (NpuDevice::close, as when its process died): its execution
+// fails with GENERAL_FAILURE. It used to come back RESOURCE_EXHAUSTED_TRANSIENT ("activation arena:
+// alloc_bo: no context"), which tells an app to retry later, forever, against a context that is not
+// coming back (npusim stress, client-abandon on edge-small).
+TEST(HalExecution, ExecutionAfterTheContextClosedIsAGeneralFailureNotOutOfMemory) {
+  run_on_phone([](system::System& s) {
+    auto t = conv_fc_quant8();
+    auto& device = s.npu_device(12345, 678);
+    auto p = device.prepare_model(t.model);
+    ASSERT_TRUE(p.status.ok()) << p.status.message;
+    ASSERT_TRUE(device.close().ok());
+    const auto r = p.model->execute_synchronously(t.inputs, false);
+    EXPECT_EQ(r.status.code, ErrorStatus::GENERAL_FAILURE) << to_string(r.status.code) << ": " << r.status.message;
+    EXPECT_EQ(s.driver().live_contexts(), 0u);
+  });
+}
+
 TEST(HalExecution, AsynchronousCallbackRunsOnItsOwnThreadWithTheSameOutputs) {
   run_on_phone([](system::System& s) {
     auto t = conv_fc_quant8();

@@ -125,6 +125,13 @@ class ThermalObserver {
   virtual void on_thermal_severity(ThermalSeverity severity, double junction_c) = 0;
 };
 
+// Every alloc_bo error for lack of device memory says so in these words; other alloc_bo errors (no such
+// context, size 0) are not a shortage, and the HAL must not tell a client to retry them later.
+inline constexpr const char* kOutOfDeviceMemory = "device memory exhausted";
+inline bool out_of_device_memory(const std::string& alloc_error) {
+  return alloc_error.find(kOutOfDeviceMemory) != std::string::npos;
+}
+
 struct BufferObject {
   BoHandle handle = 0;
   uint64_t device_address = 0;
@@ -284,6 +291,18 @@ class Driver {
   // Device memory in use (kernel + buffer objects), for leak checks.
   uint64_t allocated_bytes() const;
   size_t unfinished_jobs() const { return jobs_.size(); }
+  // What clients hold open right now, for leak checks after every client has gone: contexts, buffer
+  // objects over all contexts, and fences handed out by submit() that are not signalled yet.
+  size_t live_contexts() const { return contexts_.size(); }
+  size_t live_bos() const;
+  size_t unsignalled_fences() const { return jobs_.size(); }
+  // Fault injection for stress tests: from now on every `every`-th alloc_bo fails as if device memory
+  // were full (0 turns it off). Error paths that allocate several buffers must free what they got.
+  void inject_alloc_failures(uint32_t every) {
+    alloc_fail_every_ = every;
+    allocs_since_failure_ = 0;
+  }
+  uint64_t injected_alloc_failures() const { return injected_alloc_failures_; }
   // Channel-nanoseconds the command buffers done for `uid` that are on channels right now have run so
   // far. A fence adds a buffer's cycles only when it ends, so accounting at an arbitrary instant (the end
   // of a scenario) needs this for the buffers still running.
@@ -418,6 +437,9 @@ class Driver {
 
   // First-fit allocator over device memory: address → size of each allocation.
   std::map<uint64_t, uint64_t> allocations_;
+  uint32_t alloc_fail_every_ = 0;  // inject_alloc_failures()
+  uint32_t allocs_since_failure_ = 0;
+  uint64_t injected_alloc_failures_ = 0;
 
   std::map<JobId, std::shared_ptr<Job>> jobs_;  // not yet ended
   std::array<std::deque<Task*>, kQueueLevels> run_queues_;

@@ -313,6 +313,10 @@ class NpuDevice : public Device {
   std::string unsupported_reason(const models::Model& model, uint32_t index) const;
   const NpuTarget& target() const { return target_; }
   drv::Driver& driver() { return driver_; }
+  // The client process went away (or is done): closes its driver context, which cancels its unfinished
+  // jobs and frees every buffer in it. Prepared models of this device must not run afterwards; a later
+  // preparation opens a new context. Call from a simulated thread.
+  Status close();
   // Graphs run through the NPU compiler so far (main graphs and IF/WHILE subgraphs; a load from the
   // compilation cache compiles none).
   uint64_t compilations() const { return compilations_; }
