@@ -265,7 +265,8 @@ struct RuntimeWeights {
 };
 
 Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarget& target, Program& prog,
-                        Stage& stage, const RuntimeWeights* rw = nullptr) {
+                        Stage& stage, const RuntimeWeights* rw = nullptr,
+                        const lower::OutputView* view = nullptr) {
   const auto& g = m.main;
   const auto& in = g.operands[s.input];
   const auto& out = g.operands[s.output];
@@ -417,7 +418,25 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
           break;
         }
         case tiling::StepKind::STORE:
-          if (s.nchw) {
+          if (view && s.nchw) {  // one DMA per channel and output row, its elements step_w apart
+            for (uint32_t ch = 0; ch < t.ob; ++ch)
+              for (uint32_t r = 0; r < t.rb; ++r) {
+                const uint64_t row = uint64_t{t.oy0 + r} * view->step_h + view->row0;
+                const uint64_t at = ((uint64_t{t.n} * s.out_c + t.o0 + ch) * view->full_h + row) * view->full_w +
+                                    view->col0;
+                emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + at * elem,
+                         l.out(st.slot) + (uint64_t{r} * s.out_w * t.ob + ch) * elem, elem, s.out_w,
+                         uint64_t{view->step_w} * elem, uint64_t{t.ob} * elem);
+              }
+          } else if (view) {  // one DMA per output row: its pixels are step_w apart in the bigger output
+            for (uint32_t r = 0; r < t.rb; ++r) {
+              const uint64_t row = uint64_t{t.oy0 + r} * view->step_h + view->row0;
+              const uint64_t pixel0 = (uint64_t{t.n} * view->full_h + row) * view->full_w + view->col0;
+              emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (pixel0 * s.out_c + t.o0) * elem,
+                       l.out(st.slot) + uint64_t{r} * s.out_w * t.ob * elem, uint64_t{t.ob} * elem, s.out_w,
+                       uint64_t{view->step_w} * s.out_c * elem, uint64_t{t.ob} * elem);
+            }
+          } else if (s.nchw) {
             const uint64_t plane = static_cast<uint64_t>(s.out_h) * s.out_w * elem;
             lower::dma_nchw_out(emit,
                                 out_base + (static_cast<uint64_t>(t.n) * s.out_c + t.o0) * plane +
@@ -518,12 +537,16 @@ const lower::Lowering& lower::matmul_lowering() {
 }
 
 Result<void> lower::lower_conv_operation(const models::Model& m, uint32_t index, const NpuTarget& target,
-                                         Program& prog, std::vector<NpuStep>& jobs) {
+                                         Program& prog, std::vector<NpuStep>& jobs, const OutputView* view) {
   auto s = array_spec(m, index, target);
   if (!s) return make_error(s.error());
+  if (view) {  // band_rows and the CONV's origins take negative paddings as offsets into the input
+    s->pad_top -= static_cast<int32_t>(view->skip_rows);
+    s->pad_left -= static_cast<int32_t>(view->skip_cols);
+  }
   // The rewritten operation's jobs only: its tiling words stay with CONV_2D stages (--explain-tiling).
   Stage stage;
-  if (auto r = lower_conv(m, *s, target, prog, stage); !r) return r;
+  if (auto r = lower_conv(m, *s, target, prog, stage, nullptr, view); !r) return r;
   for (auto& j : stage.jobs) jobs.push_back(std::move(j));
   return {};
 }

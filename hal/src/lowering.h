@@ -158,24 +158,24 @@ struct Lowering {
 // compiler's own).
 const Lowering* find_lowering(models::OperationType type);
 
-const Lowering& select_lowering();      // SELECT
+const Lowering& select_lowering();           // SELECT
 const Lowering& resize_bilinear_lowering();  // RESIZE_BILINEAR
-const Lowering& eltwise_lowering();     // ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU
-const Lowering& activation_lowering();  // RELU*, LOGISTIC, TANH, ABS, EXP, LOG, NEG, RSQRT, SQRT
-const Lowering& pool_lowering();        // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D
-const Lowering& depthwise_lowering();   // DEPTHWISE_CONV_2D
-const Lowering& softmax_lowering();     // SOFTMAX, LOG_SOFTMAX
-const Lowering& mean_lowering();        // MEAN, REDUCE_SUM, REDUCE_MAX
-const Lowering& copy_lowering();        // RESHAPE, EXPAND_DIMS, SQUEEZE, same-type CAST, CONCATENATION
-const Lowering& pad_lowering();         // PAD, PAD_V2
+const Lowering& eltwise_lowering();          // ADD, SUB, MUL, MAXIMUM, MINIMUM, PRELU
+const Lowering& activation_lowering();       // RELU*, LOGISTIC, TANH, ABS, EXP, LOG, NEG, RSQRT, SQRT
+const Lowering& pool_lowering();             // AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D
+const Lowering& depthwise_lowering();        // DEPTHWISE_CONV_2D
+const Lowering& softmax_lowering();          // SOFTMAX, LOG_SOFTMAX
+const Lowering& mean_lowering();             // MEAN, REDUCE_SUM, REDUCE_MAX
+const Lowering& copy_lowering();             // RESHAPE, EXPAND_DIMS, SQUEEZE, same-type CAST, CONCATENATION
+const Lowering& pad_lowering();              // PAD, PAD_V2
 
 // SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE, STRIDED_SLICE, DEPTH_TO_SPACE,
 // SPACE_TO_DEPTH, BATCH_TO_SPACE_ND
 const Lowering& gather_rows_lowering();
-const Lowering& argminmax_lowering();         // ARGMAX, ARGMIN
-const Lowering& grouped_conv_lowering();      // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
-const Lowering& transpose_conv_lowering();    // TRANSPOSE_CONV_2D, stride 1 (as a flipped-filter CONV_2D)
-const Lowering& table_gather_lowering();       // EMBEDDING_LOOKUP, GATHER (DMA_GATHER)
+const Lowering& argminmax_lowering();       // ARGMAX, ARGMIN
+const Lowering& grouped_conv_lowering();    // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
+const Lowering& transpose_conv_lowering();  // TRANSPOSE_CONV_2D (flipped-filter CONV_2Ds, one per output phase)
+const Lowering& table_gather_lowering();    // EMBEDDING_LOOKUP, GATHER (DMA_GATHER)
 
 // Vendor extension com.npusim.llm (models/extensions.h)
 const Lowering& rms_norm_lowering();  // RMS_NORM on the vector unit
@@ -184,9 +184,22 @@ const Lowering& matmul_lowering();    // MATMUL on the MAC array (compiler.cpp: 
 // The lowering of an operation type of `m` (NNAPI or vendor extension), nullptr when the NPU has none.
 const Lowering* find_lowering(const models::Model& m, models::OperationType type);
 
+// Where a convolution's outputs land when they are one phase of a bigger output rather than a tensor of
+// their own: output pixel (n, y, x) of the convolution is pixel (n, y·step_h + row0, x·step_w + col0) of
+// the output operand's arena slot, which holds full_h × full_w pixels per image (a strided
+// TRANSPOSE_CONV_2D, lower_transpose_conv.cpp). Stored one output row per DMA (NHWC) or one row of one
+// channel per DMA (NCHW). `skip_rows` and
+// `skip_cols` move the convolution's window that far into the input, past its top and left edges, which a
+// CONV_2D's (unsigned) paddings cannot say: the model's head paddings must then be 0.
+struct OutputView {
+  uint32_t step_h, step_w, row0, col0, full_h, full_w;
+  uint32_t skip_rows = 0, skip_cols = 0;
+};
+
 // The compiler's CONV_2D / FULLY_CONNECTED lowering of operation `index` (compiler.cpp), for lowerings
-// that rewrite an operation into one of those.
-Result<void> lower_conv_operation(const models::Model& m, uint32_t index, const NpuTarget& target, Program& prog,
-                                  std::vector<NpuStep>& jobs);
+// that rewrite an operation into one of those; `view` scatters the outputs as above.
+Result<void> lower_conv_operation(const models::Model& m, uint32_t index, const NpuTarget& target,
+                                  Program& prog, std::vector<NpuStep>& jobs,
+                                  const OutputView* view = nullptr);
 
 }  // namespace npu::hal::lower

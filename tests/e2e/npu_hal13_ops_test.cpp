@@ -1029,4 +1029,34 @@ TEST(NpuRearrangeTiled, StridedSliceMatchesCpu) {
   expect_on_npu(run_both(g.build(), {{x, in}}, {"npu.channel.sram.kib=16"}), {y}, {});
 }
 
+// ---- TRANSPOSE_CONV_2D at stride 2 (lower_transpose_conv.cpp: one CONV_2D per output phase) ----------
+// Input [1, 2; 3, 4], one 2 × 2 filter [1, 10; 100, 1000], no padding, stride 2: each input pixel
+// spreads value·filter over its own 2 × 2 output block, so the 4 × 4 output is the blocks side by side.
+TEST(NpuTransposeConvStrided, HandWorkedUpsampling) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 2, 1});
+  const uint32_t y = g.output(t, {1, 4, 4, 1});
+  g.op(OperationType::TRANSPOSE_CONV_2D,
+       {x, g.floats({1, 2, 2, 1}, {1, 10, 100, 1000}), g.floats({1}, {0}), g.i32(0), g.i32(0), g.i32(0), g.i32(0),
+        g.i32(2), g.i32(2), g.i32(0), g.boolean(false)},
+       {y});
+  expect_on_npu(run_both(g.build(), {{x, npu::hal::ops::test::float_tensor({1, 2, 2, 1}, {1, 2, 3, 4})}}), {y},
+                {{1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40, 300, 3000, 400, 4000}});
+}
+
+// A 1 × 1 filter at stride 2 reaches only every other output row and column (the rest are the bias): no
+// phase convolution computes those, so the operation stays on the CPU with the reason.
+TEST(NpuTransposeConvStrided, FilterSmallerThanStrideStaysOnTheCpu) {
+  const OperandType t = OperandType::TENSOR_FLOAT32;
+  GraphBuilder g;
+  const uint32_t x = g.input(t, {1, 2, 2, 1});
+  g.op(OperationType::TRANSPOSE_CONV_2D,
+       {x, g.floats({1, 1, 1, 1}, {2}), g.floats({1}, {0}), g.i32(0), g.i32(0), g.i32(0), g.i32(0), g.i32(2),
+        g.i32(2), g.i32(0), g.boolean(false)},
+       {g.output(t, {1, 3, 3, 1})});
+  EXPECT_EQ(npu::hal::npu_unsupported_reason(g.build(), 0, npu::hal::NpuTarget{}),
+            "no filter tap reaches an output phase (a filter smaller than the stride) (output phase 0,1)");
+}
+
 }  // namespace
