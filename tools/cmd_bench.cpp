@@ -46,7 +46,7 @@ int run(const BenchCli& c) {
   }
   if (c.json) {
     nlohmann::json j = mlts::bench_json(*r);
-    j["npusim"] = {{"version", version()}, {"git", git_hash()}};
+    j[kBuildKey] = build_json();
     if (!c.report.empty()) j["report"] = c.report;
     std::printf("%s\n", j.dump(2).c_str());
   } else {

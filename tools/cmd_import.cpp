@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "npu/common/file_io.h"
+#include "npu/common/version.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
@@ -62,7 +63,7 @@ int import_command(const ImportOptions& o) {
     return fail(o.model + ": imported model is invalid: " + v.error());
   if (auto v = hal::ops::validate_operations(m); !v)
     return fail(o.model + ": imported model is invalid: " + v.error());
-  if (auto w = models::save_model_json(m, o.output); !w) return fail(w.error());
+  if (auto w = models::save_model_json(m, o.output, build_json()); !w) return fail(w.error());
   std::printf("npusim import: %s -> %s\n", o.model.c_str(), o.output.c_str());
   std::string census;
   uint32_t nodes = 0;
@@ -90,7 +91,7 @@ int import_command(const ImportOptions& o) {
   if (!o.example_inputs.empty()) {
     if (o.range.size() != 2) return fail("--range: expected two values LO HI");
     const auto samples = models::synthetic_inputs(m, 1, o.seed, o.range[0], o.range[1]);
-    if (auto w = write_text(o.example_inputs, models::dump_json_pretty(models::io_to_json(samples[0]))); !w)
+    if (auto w = write_text(o.example_inputs, models::dump_json_pretty(with_build(models::io_to_json(samples[0])))); !w)
       return fail(w.error());
     std::printf("  example inputs  %s (seed %llu, uniform [%g, %g])\n", o.example_inputs.c_str(),
                 static_cast<unsigned long long>(o.seed), o.range[0], o.range[1]);
@@ -136,7 +137,7 @@ int quantize_command(const QuantizeCliOptions& o) {
     return fail(o.model + ": quantised model is invalid: " + v.error());
   if (auto v = hal::ops::validate_operations(*q); !v)
     return fail(o.model + ": quantised model is invalid: " + v.error());
-  if (auto w = models::save_model_json(*q, o.output); !w) return fail(w.error());
+  if (auto w = models::save_model_json(*q, o.output, build_json()); !w) return fail(w.error());
 
   // Accuracy: a fresh seeded sample, float on the CPU reference, int8 on the simulated NPU.
   const auto eval = models::synthetic_inputs(*model, 1, o.seed + 1000003, o.range[0], o.range[1])[0];

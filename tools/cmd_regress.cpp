@@ -1,7 +1,8 @@
 // Regression simulations for CI. A case folder holds case.json (hardware config, overrides, model) and
 // expected.json (the stats the case produced when it was last blessed, with tolerances). `npusim regress
 // DIR` runs the case, diffs every expected stat against this run and names each one that moved beyond its
-// tolerance; `--bless` rewrites expected.json from this run (keeping the tolerances). What it does not
+// tolerance; `--bless` rewrites expected.json from this run (keeping the tolerances); `--complete` also
+// fails a case whose expected.json lacks stats the run has (the ctest cases use it). What it does not
 // do: compare stats it was not told to (case.json "compare" prefixes) or judge whether a move is good.
 #include "cmd_regress.h"
 
@@ -265,6 +266,7 @@ int fail(const std::string& message) {
 struct Options {
   std::string dir, expected;
   bool bless = false;
+  bool complete = false;  // new stats (ones expected.json lacks) fail the case too
 };
 
 int regress(const Options& o) {
@@ -317,11 +319,20 @@ int regress(const Options& o) {
   }
 
   const auto moved = diff(expected, *got);
-  size_t fresh = 0;
-  for (const auto& [path, v] : compared) fresh += expected["stats"].contains(path) ? 0 : 1;
+  std::vector<std::string> fresh;
+  for (const auto& [path, v] : compared)
+    if (!expected["stats"].contains(path)) fresh.push_back(path);
+  if (moved.empty() && o.complete && !fresh.empty()) {
+    std::printf("regress %s: FAIL, %zu stats of this run are not in %s (--complete):\n", c->name.c_str(),
+                fresh.size(), expected_path.c_str());
+    for (const auto& path : fresh) std::printf("  %s\n", path.c_str());
+    std::printf("to add them: npusim regress %s --bless\n", o.dir.c_str());
+    return 1;
+  }
   if (moved.empty()) {
     std::printf("regress %s: PASS, %zu stats within tolerance", c->name.c_str(), expected["stats"].size());
-    if (fresh) std::printf(" (%zu new stats not in %s; --bless to add them)", fresh, expected_path.c_str());
+    if (!fresh.empty())
+      std::printf(" (%zu new stats not in %s; --bless to add them)", fresh.size(), expected_path.c_str());
     std::printf("\n");
     return 0;
   }
@@ -340,6 +351,8 @@ std::function<int()> add_regress_command(CLI::App& app) {
       app.add_subcommand("regress", "Run a regression case (tests/regress/<case>) and diff its stats");
   cmd->add_option("case", o->dir, "Case folder holding case.json and expected.json")->required();
   cmd->add_flag("--bless", o->bless, "Write this run's stats as the expected ones (keeps the tolerances)");
+  cmd->add_flag("--complete", o->complete,
+                "Fail also when this run has stats expected.json lacks (counters added since the last bless)");
   cmd->add_option("--expected", o->expected, "Expected stats file to use instead of <case>/expected.json");
   return [o, cmd] { return cmd->parsed() ? regress(*o) : -1; };
 }

@@ -65,7 +65,7 @@ int run_scenario(ScenarioOptions o) {
   ro.scale = o.scale;
   ro.scale_thermal = o.scale_thermal;
   ro.trace = o.trace;
-  ro.trace_metadata = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}}};
+  ro.trace_metadata = {{npu::kBuildKey, npu::build_json()}};
   ro.trace_descriptors = o.trace_descriptors;
   ro.channel_timeline = !o.report.empty();
   ro.sla_factor = o.sla_factor;
@@ -80,7 +80,7 @@ int run_scenario(ScenarioOptions o) {
   std::fputs(app_table(all.front()).c_str(), stdout);
   std::fputs(("\n" + comparison_table(all)).c_str(), stdout);
   if (!o.json.empty()) {
-    nlohmann::json j = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}},
+    nlohmann::json j = {{npu::kBuildKey, npu::build_json()},
                         {"scenario", sc->name},
                         {"seed", sc->seed},
                         {"runs", nlohmann::json::array()}};

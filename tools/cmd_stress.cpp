@@ -113,7 +113,7 @@ int run_stress(StressCli c) {
   std::fputs(npu::mlts::stress_table(run).c_str(), stdout);
   if (!c.out_dir.empty()) {
     nlohmann::json j = npu::mlts::stress_json(run);
-    j["npusim"] = {{"version", npu::version()}, {"git", npu::git_hash()}};
+    j[npu::kBuildKey] = npu::build_json();
     if (auto w = npu::io::write_file_atomic(json_path, j.dump(2) + "\n"); !w) return fail(w.error());
     if (auto w = npu::io::write_file_atomic(html_path, npu::mlts::stress_html(run)); !w) return fail(w.error());
     std::printf("  report written to %s (and summary.json)\n", html_path.c_str());

@@ -220,7 +220,7 @@ int run_measure(const MeasureOptions& o) {
   if (!m) return fail(m.error());
   const auto area = npu::sweep::design_area(*cfg);
   (*m)["area_mm2"] = area.total_mm2();
-  json out = {{"npusim", {{"version", npu::version()}, {"git", npu::git_hash()}}},
+  json out = {{npu::kBuildKey, npu::build_json()},
               {"workload", o.model.empty() ? o.scenario : o.model},
               {"hardware", o.hw},
               {"sets", o.sets},

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "npu/common/file_io.h"
+#include "npu/common/version.h"
 #include "npu/models/builder.h"
 #include "npu/models/figures.h"
 #include "npu/models/io_json.h"
@@ -64,15 +65,15 @@ int write(const ZooOptions& o) {
   std::filesystem::create_directories(o.dir, ec);
   if (ec) return fail(o.dir + ": cannot create the folder: " + ec.message());
   const std::string base = o.dir + "/" + o.name;
-  if (auto r = models::save_model_json(*m, base + ".model.json"); !r) return fail(r.error());
+  if (auto r = models::save_model_json(*m, base + ".model.json", build_json()); !r) return fail(r.error());
   std::printf("%s.model.json\n", base.c_str());
   if (models::find_zoo_entry(o.name)->timing_only) {
     std::printf("(timing-only model: weights are sizes only, no inputs written)\n");
     return 0;
   }
   const std::string inputs = base + ".inputs.json";
-  if (auto w = io::write_file_atomic(inputs, models::dump_json_pretty(
-                                                 models::io_to_json(models::random_inputs(*m, o.seed))));
+  if (auto w = io::write_file_atomic(inputs, models::dump_json_pretty(with_build(
+                                                 models::io_to_json(models::random_inputs(*m, o.seed)))));
       !w)
     return fail(w.error());
   std::printf("%s\n", inputs.c_str());

@@ -248,28 +248,30 @@ int run_command(RunOptions o) {
   const std::vector<hal::OperationTiling>& tilings = run->tilings;
 
   std::string error;
+  // Every JSON file names the npusim that wrote it, as the summary does.
+  const nlohmann::json made_by = npu::build_json();
   // A timing-only model gives timing but no values: no outputs file rather than one of made-up values.
   if (executed && !result.timing_only &&
-      !write_file(o.outputs, models::dump_json_pretty(models::io_to_json(result.outputs)), &error))
+      !write_file(o.outputs, models::dump_json_pretty(npu::with_build(models::io_to_json(result.outputs))),
+                  &error))
     return fail(error);
   auto& stats = sys->stats();
-  // Every JSON file names the npusim that wrote it, as the summary does.
-  const nlohmann::json made_by = {{"version", npu::version()}, {"git", npu::git_hash()}};
   if (!o.stats.empty()) {
     nlohmann::json tree = stats.to_json(o.stats_meta);
-    tree["npusim"] = made_by;
+    tree[npu::kBuildKey] = made_by;
     if (!write_file(o.stats, tree.dump(2) + "\n", &error)) return fail(error);
   }
   if (!o.trace.empty()) {
     // Chrome trace-event JSON's "metadata" object, shown by chrome://tracing and Perfetto with the trace.
     nlohmann::json trace = sys->tracer()->to_json();
-    trace["metadata"] = {{"npusim", made_by}};
+    trace["metadata"] = {{npu::kBuildKey, made_by}};
     if (!write_file(o.trace, trace.dump() + "\n", &error)) return fail(error);
   }
   const std::filesystem::path out_dir(o.out_dir);
   if (!o.out_dir.empty()) {
     auto resolved = system::resolved_config(o.hw, o.sets);
     if (!resolved) return fail(resolved.error());
+    (*resolved)[npu::kBuildKey] = made_by;  // skipped when the file is read back as --hw
     if (!write_file((out_dir / "config.json").string(), resolved->dump(2) + "\n", &error)) return fail(error);
     nlohmann::json trace = sys->tracer()->to_json();
     const auto rows = tools::layer_table(*model, sys->config(), &trace, o.device == "cpu");
@@ -295,7 +297,7 @@ int run_command(RunOptions o) {
   if (faults.any())
     std::fprintf(stderr, "npusim: %s: the run met faults: %s\n", o.model.c_str(), faults.text().c_str());
   if (o.json || !o.out_dir.empty()) {
-    nlohmann::json j = {{"npusim", made_by},
+    nlohmann::json j = {{npu::kBuildKey, made_by},
                         {"model", o.model},
                         {"device", o.device == "cpu" ? std::string(sys->cpu_device().name())
                                                      : std::string(sys->npu_device().name())},
@@ -435,9 +437,10 @@ int example_command(const std::string& name, const std::string& dir, uint64_t se
   std::filesystem::create_directories(dir, ec);
   if (ec) return fail(dir + ": cannot create the folder: " + ec.message());
   const std::string base = dir + "/" + name;
-  if (auto r = save_model_json(example->model, base + ".model.json"); !r) return fail(r.error());
+  if (auto r = save_model_json(example->model, base + ".model.json", npu::build_json()); !r) return fail(r.error());
   std::string error;
-  if (!write_file(base + ".inputs.json", dump_json_pretty(io_to_json(example->inputs)), &error)) return fail(error);
+  if (!write_file(base + ".inputs.json", dump_json_pretty(npu::with_build(io_to_json(example->inputs))), &error))
+    return fail(error);
   std::printf("%s.model.json\n%s.inputs.json\n", base.c_str(), base.c_str());
   return 0;
 }

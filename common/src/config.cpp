@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "npu/common/file_io.h"
+#include "npu/common/version.h"
 
 namespace npu::cfg {
 namespace {
@@ -137,6 +138,12 @@ Result<void> Schema::apply(const nlohmann::json& doc, const std::string& source,
     bool ignored = false;
     for (const auto& i : ignored_top_level) ignored = ignored || i == key;
     if (ignored) continue;
+    if (key == kBuildKey) {  // the build that wrote the file (npusim run --out's config.json)
+      if (!value.is_object())
+        return make_error(source + ": $." + key + ": expected the object naming the npusim build that wrote the file, got " +
+                          value.dump());
+      continue;
+    }
     if (auto r = walk(value, key, source); !r) return r;
   }
   return {};

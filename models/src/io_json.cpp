@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "json_values.h"
+#include "npu/common/version.h"
 #include "npu/models/model_json.h"
 
 namespace npu::models {
@@ -37,6 +38,12 @@ Result<std::map<uint32_t, Tensor>> parse_io_json(const json& doc, const std::str
   std::map<uint32_t, Tensor> out;
   for (const auto& [key, value] : doc.items()) {
     const std::string path = "$[" + json(key).dump() + "]";
+    if (key == kBuildKey) {  // the build that wrote the file (npu::build_json)
+      if (!value.is_object())
+        return fail(path, "expected the object naming the npusim build that wrote the file, got " +
+                              describe_json_value(value));
+      continue;
+    }
     uint32_t index = 0;
     const auto res = std::from_chars(key.data(), key.data() + key.size(), index);
     if (key.empty() || res.ec != std::errc() || res.ptr != key.data() + key.size() ||

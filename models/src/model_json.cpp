@@ -12,6 +12,7 @@
 #include "json_values.h"
 #include "npu/common/file_io.h"
 #include "npu/common/log.h"
+#include "npu/common/version.h"
 #include "npu/models/extensions.h"
 
 namespace npu::models {
@@ -32,10 +33,13 @@ class ModelParser {
     if (!doc.is_object()) return fail(root, "expected an object, got " + describe_json_value(doc));
     if (auto r = check_keys(doc, root,
                             {"operands", "operations", "inputIndexes", "outputIndexes",
-                             "relaxComputationFloat32toFloat16", "referenced", "extensionNameToPrefix"});
+                             "relaxComputationFloat32toFloat16", "referenced", "extensionNameToPrefix", kBuildKey});
         !r) {
       return make_error(r.error());
     }
+    if (auto it = doc.find(kBuildKey); it != doc.end() && !it->is_object())
+      return fail(root + "." + kBuildKey,
+                  "expected the object naming the npusim build that wrote the file, got " + describe_json_value(*it));
     // Read first: extension types in the graphs take their prefixes from it.
     if (auto it = doc.find("extensionNameToPrefix"); it != doc.end()) {
       if (auto r = extension_table(*it, child(root, "extensionNameToPrefix")); !r)
@@ -627,8 +631,10 @@ std::string dump_json_pretty(const json& j) {
   return out;
 }
 
-Result<void> save_model_json(const Model& model, const std::string& path) {
-  return io::write_file_atomic(path, dump_json_pretty(to_json(model)));
+Result<void> save_model_json(const Model& model, const std::string& path, const json& build) {
+  json doc = to_json(model);
+  if (!build.is_null()) doc[kBuildKey] = build;
+  return io::write_file_atomic(path, dump_json_pretty(doc));
 }
 
 }  // namespace npu::models

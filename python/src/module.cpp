@@ -205,7 +205,7 @@ std::string run(const std::string& request_text) {
     if (!trace_path.empty()) {
       // Named like `npusim run --trace`'s: the trace's metadata says which build wrote it.
       json named = trace;
-      named["metadata"] = {{"npusim", {{"version", version()}, {"git", git_hash()}}}};
+      named["metadata"] = {{kBuildKey, build_json()}};
       if (auto w = io::write_file_atomic(trace_path, named.dump() + "\n"); !w) return error("output", w.error());
     }
     if (layers) {

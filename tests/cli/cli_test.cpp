@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/outputs_file.h"
 #include "../support/run_npusim.h"
 #include "../support/trace_check.h"
 
@@ -57,8 +58,8 @@ TEST(Cli, CheckExitsThreeNamingTheFirstMismatchOfASilentSramUpset) {
   EXPECT_EQ(r.status, 3) << r.output;
   EXPECT_EQ(r.output.find("faults"), std::string::npos) << "an undetected upset is no fault to the driver\n"
                                                         << r.output;
-  const auto npu_out = nlohmann::json::parse(std::ifstream("npu.json"));
-  const auto cpu_out = nlohmann::json::parse(std::ifstream("cpu.json"));
+  const auto npu_out = npu::testing::operands_of(nlohmann::json::parse(std::ifstream("npu.json")));
+  const auto cpu_out = npu::testing::operands_of(nlohmann::json::parse(std::ifstream("cpu.json")));
   ASSERT_EQ(npu_out.size(), 1u);
   const std::string operand = cpu_out.begin().key();
   const auto& got = npu_out.at(operand);
@@ -121,7 +122,8 @@ TEST(Cli, QuantisedFullyConnectedMatchesHandWorkedNnapiArithmetic) {
     if (device == "npu") {
       EXPECT_NE(r.output.find("placement       npu\n"), std::string::npos) << r.output;
     }
-    EXPECT_EQ(nlohmann::json::parse(std::ifstream("fc." + device + ".json")), want) << device;
+    EXPECT_EQ(npu::testing::operands_of(nlohmann::json::parse(std::ifstream("fc." + device + ".json"))), want)
+        << device;
   }
 }
 

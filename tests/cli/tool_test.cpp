@@ -675,6 +675,28 @@ TEST(Version, StatsTraceAndMeasureJsonNameTheBuild) {
   EXPECT_TRUE(m["metrics"].is_object());
 }
 
+// config.json, outputs.json and the model and inputs files npusim writes named no build. They name it now
+// as the summary does, and each still reads back: config.json as --hw, the example's files as the model
+// and inputs of a run.
+TEST(Version, DataFilesNameTheBuildAndReadBack) {
+  ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
+  const std::string model = "--model fc-quant8.model.json --inputs fc-quant8.inputs.json ";
+  const CliRun r = npusim("run " + model + "--out v --outputs o.json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json build = read_json("v/summary.json")["npusim"];
+  ASSERT_TRUE(build.is_object()) << build.dump();
+  EXPECT_EQ(build.value("git", "").rfind(source_commit(), 0), 0u) << build.dump();
+  for (const char* f : {"v/config.json", "o.json", "fc-quant8.model.json", "fc-quant8.inputs.json"})
+    EXPECT_EQ(read_json(f)["npusim"], build) << f;
+  const CliRun again = npusim("run " + model + "--hw v/config.json --outputs o2.json");
+  ASSERT_EQ(again.status, 0) << again.output;
+  nlohmann::json first = read_json("o.json"), second = read_json("o2.json");
+  EXPECT_EQ(first, second);
+  ASSERT_EQ(npusim("zoo write lstm_acoustic_float --dir z").status, 0);
+  EXPECT_EQ(read_json("z/lstm_acoustic_float.model.json")["npusim"], build);
+  EXPECT_EQ(read_json("z/lstm_acoustic_float.inputs.json")["npusim"], build);
+}
+
 // `scenario` had no per-request table and no run directory (`--out` was an unknown option, exit 2).
 // `--out DIR` writes the metrics (summary.json), jobs.csv, the report and the trace; jobs.csv has a row
 // per request of every app, and its rows add up to the metrics: per app, rows = completed + dropped,

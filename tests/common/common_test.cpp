@@ -35,6 +35,21 @@ TEST(ConfigSchema, DefaultsOverlaysAndOverrides) {
   EXPECT_EQ(p.mhz, 400.5);
 }
 
+// A run directory's config.json names the build that wrote it under "npusim"; read back as --hw the key is
+// skipped, and anything but an object there is an error naming it.
+TEST(ConfigSchema, TheBuildKeyIsSkipped) {
+  Params p;
+  ASSERT_TRUE(
+      p.schema.apply(nlohmann::json::parse(R"({"npusim": {"version": "0.1.0", "git": "abc"}, "npu": {"channels": 2}})"),
+                     "config.json")
+          .ok());
+  EXPECT_EQ(p.channels, 2u);
+  auto r = p.schema.apply(nlohmann::json::parse(R"({"npusim": "0.1.0"})"), "config.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(),
+            "config.json: $.npusim: expected the object naming the npusim build that wrote the file, got \"0.1.0\"");
+}
+
 TEST(ConfigSchema, ErrorsNameTheJsonPathAndExpectation) {
   Params p;
   auto r = p.schema.apply(nlohmann::json::parse(R"({"npu": {"channels": 0}})"), "hw.json");

@@ -57,6 +57,20 @@ TEST(IoJson, ReadsFlatValuesAndTheObjectForm) {
   EXPECT_EQ(io_to_json(*r, true)["1"].dump(), R"({"data":[1,2,3,4,5,6.5],"dimensions":[2,3]})");
 }
 
+// npusim stamps the files it writes with the build under "npusim" (npu::kBuildKey); reading one back
+// skips it, and anything but an object there is an error naming the key.
+TEST(IoJson, TheBuildKeyIsSkipped) {
+  const Model m = io_model();
+  auto r = parse_io_json(
+      json::parse(R"({"npusim": {"version": "0.1.0", "git": "abc"}, "0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2, 3]}})"),
+      "in.json", m);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->size(), 2u);
+  EXPECT_EQ(io_error(R"({"npusim": "0.1.0", "0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2, 3]}})"),
+            "in.json: $[\"npusim\"]: expected the object naming the npusim build that wrote the file, got "
+            "\"0.1.0\"");
+}
+
 TEST(IoJson, Errors) {
   EXPECT_EQ(io_error(R"({"0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2, 3]}, "2": [1, 2]})"),
             "in.json: $[\"2\"]: operand 2 is not a graph input (graph inputs: 0, 1)");

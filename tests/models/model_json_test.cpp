@@ -153,6 +153,27 @@ TEST_F(ModelJsonFiles, SaveAndLoadRoundTrip) {
   EXPECT_NE(text.find("\"data\": [0.25,0.25,0.25,0.25]"), std::string::npos) << text;
 }
 
+// Saved with the build that wrote it (as npusim's writers pass npu::build_json()), the model loads back the
+// same; a "npusim" that is not an object is an error naming it.
+TEST_F(ModelJsonFiles, TheBuildKeyIsWrittenAndSkipped) {
+  auto m = parse_model_json(conv_doc(), "m.json", "");
+  ASSERT_TRUE(m.ok()) << m.error();
+  const std::string path = (dir_ / "stamped.json").string();
+  const json build = {{"version", "9.9.9"}, {"git", "0123abc"}};
+  ASSERT_TRUE(save_model_json(*m, path, build).ok());
+  std::ifstream in(path);
+  const json written = json::parse(in);
+  EXPECT_EQ(written["npusim"], build);
+  auto loaded = load_model_json(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_EQ(to_json(*loaded), to_json(*m));
+  json bad = conv_doc();
+  bad["npusim"] = 3;
+  auto r = parse_model_json(bad, "m.json", "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "m.json: $.npusim: expected the object naming the npusim build that wrote the file, got 3");
+}
+
 TEST_F(ModelJsonFiles, SideFileDataIsRelativeToTheModelFile) {
   // Two float32 values at offset 4 of a 12-byte side file.
   std::string blob(12, '\0');
@@ -258,7 +279,7 @@ TEST(ModelJson, ErrorsNameTheFileAndJsonPath) {
   EXPECT_EQ(with([](json& d) { d["version"] = 1; }),
             "m.json: $: unknown key \"version\" (expected one of: operands, operations, inputIndexes, "
             "outputIndexes, "
-            "relaxComputationFloat32toFloat16, referenced, extensionNameToPrefix)");
+            "relaxComputationFloat32toFloat16, referenced, extensionNameToPrefix, npusim)");
   EXPECT_EQ(
       with([](json& d) { d["operands"][0]["lifetime"] = "INPUT"; }),
       "m.json: $.operands[0].lifetime: expected one of SUBGRAPH_INPUT, SUBGRAPH_OUTPUT, TEMPORARY_VARIABLE, "

@@ -23,7 +23,11 @@ def cli_run(tmp_path, model, inputs, hw="configs/npu/default.json", sets=()):
     stats_file = read_json(stats)
     # The file names the build that wrote it beside the stats tree, as the summary does.
     assert stats_file.pop("npusim") == summary["npusim"]
-    return summary, stats_file, (read_json(out) if not summary["timing_only"] else {})
+    outputs = {}
+    if not summary["timing_only"]:
+        outputs = read_json(out)
+        assert outputs.pop("npusim") == summary["npusim"]  # the build that wrote the file
+    return summary, stats_file, outputs
 
 
 def assert_same_run(r, summary, stats, outputs):

@@ -88,6 +88,24 @@ TEST(Regress, BlessWritesExpectedStatsThatPass) {
   EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
 }
 
+// Three checked-in cases lacked counters added after their last bless and still passed. With --complete
+// (as ctest runs the cases) a stat of the run that expected.json lacks fails the case, named; without
+// it the case passes and says how many are new.
+TEST(Regress, CompleteFailsOnStatsTheExpectedFileLacks) {
+  nlohmann::json expected = read(kCase + "/expected.json");
+  ASSERT_EQ(expected["stats"].erase("driver.jobs.submitted"), 1u);
+  write("incomplete.json", expected.dump(2));
+  const CliRun strict = npusim("regress " + kCase + " --expected incomplete.json --complete");
+  EXPECT_EQ(strict.status, 1) << strict.output;
+  EXPECT_NE(strict.output.find("1 stats of this run are not in incomplete.json (--complete):\n  driver.jobs.submitted\n"),
+            std::string::npos)
+      << strict.output;
+  const CliRun lax = npusim("regress " + kCase + " --expected incomplete.json");
+  EXPECT_EQ(lax.status, 0) << lax.output;
+  EXPECT_NE(lax.output.find("(1 new stats not in incomplete.json; --bless to add them)"), std::string::npos)
+      << lax.output;
+}
+
 TEST(Regress, BadCaseFileIsOneErrorNamingTheJsonPath) {
   const std::string dir = "bad-case";
   ::mkdir(dir.c_str(), 0755);

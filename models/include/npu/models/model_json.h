@@ -38,7 +38,10 @@ nlohmann::json to_json(const Model& model);
 
 // Writes to_json(model) to `path` (indented, atomically: io::write_file_atomic); errors name the path
 // and the OS reason.
-Result<void> save_model_json(const Model& model, const std::string& path);
+// `build` (npu::build_json(), when the writer is npusim) is written under the top-level key "npusim",
+// which the reader accepts and skips.
+Result<void> save_model_json(const Model& model, const std::string& path,
+                             const nlohmann::json& build = nullptr);
 
 // Reads a whole text file: "<path>: cannot open: <reason>" / "<path>: cannot read: <reason>" on failure;
 // only a regular file of at most io::kMaxTextFileBytes (a folder, FIFO or /dev/zero is refused).
