@@ -478,7 +478,9 @@ int devices_command(const std::string& hw, const std::vector<std::string>& sets)
   if (!cfg) return fail(cfg.error());
   auto resolved = system::resolved_config(hw, sets);
   if (!resolved) return fail(resolved.error());
-  const std::string identity = resolved->dump() + "\n" + version_line() + "\n" + std::string(git_hash());
+  // "rows 2": rows carry each device's extensions (older cached rows did not).
+  const std::string identity =
+      resolved->dump() + "\n" + version_line() + "\n" + std::string(git_hash()) + "\nrows 2";
   char key[17];
   std::snprintf(key, sizeof key, "%016llx",
                 static_cast<unsigned long long>(digest64(identity.data(), identity.size())));
@@ -510,10 +512,13 @@ int devices_command(const std::string& hw, const std::vector<std::string>& sets)
         for (const auto& [type, p] : caps.operand_performance)
           perf.push_back({{"type", type}, {"exec_time", p.exec_time}, {"power_usage", p.power_usage}});
         const auto files = d->number_of_cache_files_needed();
+        nlohmann::json extensions = nlohmann::json::array();
+        for (const hal::Extension& e : d->supported_extensions()) extensions.push_back(e.name);
         rows.push_back({{"name", d->name()},
                         {"type", hal::to_string(d->type())},
                         {"version", d->version_string()},
                         {"cache_files", {files.first, files.second}},
+                        {"extensions", extensions},
                         {"operand_performance", perf}});
       }
     });
@@ -530,8 +535,12 @@ int devices_command(const std::string& hw, const std::vector<std::string>& sets)
   for (const auto& r : rows) {
     std::printf("%-20s %-12s %s\n", r["name"].get<std::string>().c_str(),
                 r["type"].get<std::string>().c_str(), r["version"].get<std::string>().c_str());
-    std::printf("  cache files: %u model, %u data; extensions: none\n", r["cache_files"][0].get<uint32_t>(),
-                r["cache_files"][1].get<uint32_t>());
+    // getSupportedExtensions: printed as the device answers it ("none" only when the list is empty).
+    std::string extensions;
+    for (const auto& e : r.value("extensions", nlohmann::json::array()))
+      extensions += (extensions.empty() ? "" : ", ") + e.get<std::string>();
+    std::printf("  cache files: %u model, %u data; extensions: %s\n", r["cache_files"][0].get<uint32_t>(),
+                r["cache_files"][1].get<uint32_t>(), extensions.empty() ? "none" : extensions.c_str());
     for (const auto& p : r["operand_performance"])
       std::printf("  %-32s exec_time %.4f  power_usage %.4f\n", p["type"].get<std::string>().c_str(),
                   p["exec_time"].get<double>(), p["power_usage"].get<double>());

@@ -427,6 +427,16 @@ TEST(Cli, DevicesListsNpuAndCpu) {
   EXPECT_NE(r.output.find("npusim-npu-minimal   ACCELERATOR  npusim-npu hal"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("npusim-cpu           CPU"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("  TENSOR_QUANT8_ASYMM              exec_time "), std::string::npos) << r.output;
+  // getSupportedExtensions as each device answers it: the full NPU runs com.npusim.llm, the minimal variant
+  // and the CPU reference none (every device printed "none" before).
+  const auto line_after = [&](const std::string& device) {
+    const size_t at = r.output.find(device + " ");
+    const size_t start = r.output.find('\n', at) + 1;
+    return r.output.substr(start, r.output.find('\n', start) - start);
+  };
+  EXPECT_EQ(line_after("npusim-npu"), "  cache files: 1 model, 1 data; extensions: com.npusim.llm") << r.output;
+  EXPECT_EQ(line_after("npusim-npu-minimal"), "  cache files: 1 model, 1 data; extensions: none") << r.output;
+  EXPECT_EQ(line_after("npusim-cpu"), "  cache files: 0 model, 0 data; extensions: none") << r.output;
 }
 
 // Capabilities are measured in simulated time: a restart (another process) answers exactly the same.
