@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <systemc>
 #include <utility>
 #include <vector>
 
@@ -64,7 +65,7 @@ struct Figures {
   bool timing_only = false, has_outputs = false;
   std::string placement;
   uint32_t command_buffers = 0;
-  uint64_t device_cycles = 0, host_copy_bytes = 0, on_device_us = 0, in_driver_us = 0, elapsed_ns = 0;
+  uint64_t device_cycles = 0, host_copy_bytes = 0, on_device_us = 0, in_driver_us = 0, elapsed_ps = 0;
   std::vector<std::vector<uint32_t>> output_shapes;
   bool child_failed = false;
 };
@@ -72,7 +73,7 @@ struct Figures {
 std::string to_text(const Figures& f) {
   std::ostringstream o;
   o << f.timing_only << ' ' << f.has_outputs << ' ' << f.command_buffers << ' ' << f.device_cycles << ' '
-    << f.host_copy_bytes << ' ' << f.on_device_us << ' ' << f.in_driver_us << ' ' << f.elapsed_ns << ' '
+    << f.host_copy_bytes << ' ' << f.on_device_us << ' ' << f.in_driver_us << ' ' << f.elapsed_ps << ' '
     << f.child_failed << ' ' << f.output_shapes.size();
   for (const auto& d : f.output_shapes) {
     o << ' ' << d.size();
@@ -87,7 +88,7 @@ Figures from_text(const std::string& text) {
   std::istringstream in(text);
   size_t shapes = 0;
   in >> f.timing_only >> f.has_outputs >> f.command_buffers >> f.device_cycles >> f.host_copy_bytes >>
-      f.on_device_us >> f.in_driver_us >> f.elapsed_ns >> f.child_failed >> shapes;
+      f.on_device_us >> f.in_driver_us >> f.elapsed_ps >> f.child_failed >> shapes;
   for (size_t i = 0; i < shapes; ++i) {
     size_t n = 0;
     in >> n;
@@ -117,9 +118,11 @@ Figures measure_alone(const models::Model& m) {
       auto p = s.npu_device().prepare_model(m);
       if (!p.status.ok() || !p.model) return;
       f.placement = p.model->placement();
-      const uint64_t t0 = s.os().now_ns();
+      // Simulated time in picoseconds: now_ns() rounds each end to a whole nanosecond, and the two
+      // models' executions start at different fractions of one (their prepares upload different bytes).
+      const auto t0 = sc_core::sc_time_stamp();
       const auto r = p.model->execute_synchronously(models::random_inputs(m, 3, 0), true);
-      f.elapsed_ns = s.os().now_ns() - t0;
+      f.elapsed_ps = static_cast<uint64_t>((sc_core::sc_time_stamp() - t0).to_seconds() * 1e12 + 0.5);
       f.child_failed = !r.status.ok();
       f.timing_only = r.timing_only;
       f.has_outputs = !r.outputs.empty();
@@ -163,18 +166,15 @@ Figures expect_same_timing(const models::Model& valued, const models::Model& tim
   EXPECT_EQ(with.host_copy_bytes, without.host_copy_bytes);
   EXPECT_EQ(with.on_device_us, without.on_device_us);
   EXPECT_EQ(with.in_driver_us, without.in_driver_us);
-  // Elapsed host time (input copies, ioctls, the CPU stage, output copies) differs by 1 ns on
-  // mixed_quant8 (57,017 vs 57,018 ns) while every device figure above is equal; the cause is not found
-  // yet, so this one figure keeps a 1 ns allowance (it was 0.05 % before: 28 ns here).
-  EXPECT_LE(std::max(with.elapsed_ns, without.elapsed_ns) - std::min(with.elapsed_ns, without.elapsed_ns),
-            1u);
+  // Elapsed simulated time of the whole execution (input copies, ioctls, the CPU stage, output copies).
+  EXPECT_EQ(with.elapsed_ps, without.elapsed_ps);
   EXPECT_EQ(with.output_shapes, without.output_shapes);
   std::printf(
-      "with values: %u command buffers, %llu NPU cycles, %llu ns; timing-only: %llu cycles, %llu ns\n",
+      "with values: %u command buffers, %llu NPU cycles, %llu ps; timing-only: %llu cycles, %llu ps\n",
       with.command_buffers, static_cast<unsigned long long>(with.device_cycles),
-      static_cast<unsigned long long>(with.elapsed_ns),
+      static_cast<unsigned long long>(with.elapsed_ps),
       static_cast<unsigned long long>(without.device_cycles),
-      static_cast<unsigned long long>(without.elapsed_ns));
+      static_cast<unsigned long long>(without.elapsed_ps));
   return with;
 }
 
