@@ -9,17 +9,22 @@
 // 16 W raises the junction over the package by 16 · 4 = 64 K with τ = 0.03 · 4 = 0.12 s, while the
 // package warms by only ≈ 16 W / 3 J/K ≈ 5 K/s. From 25 °C the junction passes LIGHT (65 °C) after ≈ 0.1 s,
 // MODERATE (75 °C) after ≈ 0.18 s and SEVERE (85 °C) after ≈ 0.33 s, and peaks near 25 + 61 + 2 ≈ 88 °C
-// after 0.5 s, below CRITICAL (95 °C). Once the source is off it falls back with the same τ.
+// after 0.5 s, below CRITICAL (95 °C). Once the source is off it falls back with the same τ. Solved
+// exactly on the three-node chain (junction_rise_k_per_ms) the first 1 ms samples at or above the trips
+// are 118, 181 and 316 ms into the step: IdleHeatSpike... asserts those on an idle NPU, and the spike
+// below, where the apps' own heat adds, must cross no later.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "../support/conv_tile.h"
 #include "npu/drv/driver.h"
 #include "npu/mgr/managed_app.h"
 #include "npu/sim/npu.h"
-#include "../support/conv_tile.h"
 #include "platform.h"
 
 namespace {
@@ -33,6 +38,37 @@ uint64_t first_time(const ManagedApp& app, const std::string& what, int n = 0) {
   for (const auto& e : app.events())
     if (e.what == what && n-- == 0) return e.at_ns;
   return 0;
+}
+
+// The junction's rise over ambient at every whole millisecond of a constant-power step from ambient,
+// on the thermal RC chain (junction → package → skin → ambient), by a method independent of the
+// simulator's modal solution: classical RK4 on C dθ/dt = −G θ + P e₀ with a 1 µs step (the fastest time
+// constant is ≈ 0.1 s, so the truncation error is far below a milli-°C). Element k is the rise at k ms.
+std::vector<double> junction_rise_k_per_ms(const sim::ThermalConfig& t, double power_w, size_t ms) {
+  const double c[3] = {t.junction.capacity_j_per_k, t.package.capacity_j_per_k, t.skin.capacity_j_per_k};
+  const double g[3] = {1 / t.junction.resistance_k_per_w, 1 / t.package.resistance_k_per_w,
+                       1 / t.skin.resistance_k_per_w};
+  auto slope = [&](const std::array<double, 3>& th) {
+    return std::array<double, 3>{(power_w - g[0] * (th[0] - th[1])) / c[0],
+                                 (g[0] * (th[0] - th[1]) - g[1] * (th[1] - th[2])) / c[1],
+                                 (g[1] * (th[1] - th[2]) - g[2] * th[2]) / c[2]};
+  };
+  auto plus = [](std::array<double, 3> a, const std::array<double, 3>& b, double k) {
+    for (int i = 0; i < 3; ++i) a[i] += k * b[i];
+    return a;
+  };
+  const double h = 1e-6;
+  std::array<double, 3> th{0, 0, 0};
+  std::vector<double> rise{0.0};
+  while (rise.size() <= ms) {
+    for (int n = 0; n < 1000; ++n) {
+      const auto k1 = slope(th), k2 = slope(plus(th, k1, h / 2)), k3 = slope(plus(th, k2, h / 2)),
+                 k4 = slope(plus(th, k3, h));
+      for (int i = 0; i < 3; ++i) th[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+    }
+    rise.push_back(th[0]);
+  }
+  return rise;
 }
 
 TEST(ManagerThermal, RealHeatSpikePausesAndUnloadsOpportunisticWorkWhichResumesAfterCooling) {
@@ -130,6 +166,20 @@ TEST(ManagerThermal, RealHeatSpikePausesAndUnloadsOpportunisticWorkWhichResumesA
     auto within_ms_after = [](uint64_t sample, uint64_t event) {
       return event <= sample && sample < event + kMs;
     };
+    // Analytic upper bounds on the first crossings: the chain is linear and every response of its
+    // junction to heat at the junction is non-negative, so the apps' own power and leakage on top of the
+    // 16 W (and a warm start) only bring each crossing earlier than the 16 W step from ambient alone
+    // would (IdleHeatSpike... below asserts that one to the sample). +1 ms: the spike is switched on at
+    // a sample's own timestamp, so its power may count from the period before.
+    const std::vector<double> rise = junction_rise_k_per_ms(s.config().npu.thermal, 16.0, 400);
+    for (auto sev : {drv::ThermalSeverity::MODERATE, drv::ThermalSeverity::SEVERE}) {
+      const double trip_c = s.config().npu.thermal.trips[at(sev) - 1].temp_c;
+      size_t k = 1;
+      while (k + 1 < rise.size() && 25.0 + rise[k] < trip_c) ++k;
+      EXPECT_LE(first_at[at(sev)], (300 + k + 1) * kMs) << drv::to_string(sev) << ": alone by " << k << " ms";
+      std::cout << drv::to_string(sev) << " first seen " << first_at[at(sev)] / kMs - 300
+                << " ms into the spike; 16 W alone from 25 °C: " << k << " ms\n";
+    }
     // MODERATE paused the opportunistic uid: its running work gave up its channel (ended PAUSED).
     const uint64_t moderate = first_at[at(drv::ThermalSeverity::MODERATE)];
     EXPECT_EQ(paused_from, moderate);
@@ -161,6 +211,55 @@ TEST(ManagerThermal, RealHeatSpikePausesAndUnloadsOpportunisticWorkWhichResumesA
     // The opportunistic app unloaded once its frame could finish, and is back on the NPU afterwards.
     EXPECT_GE(first_time(*o, "unloaded"), paused_until - kMs);
     EXPECT_GT(first_time(*o, "onCanLoadModel CAN_LOAD_NOW", 1), first_time(*o, "unloaded"));
+  });
+}
+
+// The analytic first-crossing times of the heat-spike arithmetic above, asserted to the sensor sample.
+// With leakage off and no work the NPU dissipates nothing, so the junction follows the RC chain under
+// the injected 16 W alone. The sensor samples every 1 ms and holds the period's power constant: power
+// injected at 300.5 ms is stepped from the 300 ms grid point, so sample k (at 300 + k ms) reads the
+// chain k ms into a 16 W step from 25 °C. A trip is raised by the first sample ≥ its threshold (the TEMP
+// register's milli-°C, rounded), and its interrupt reaches the driver's severity at that sample's time.
+// Polls are every 10 µs, 5 µs off the sample grid, so the first poll after the sample sees it.
+TEST(ManagerThermal, IdleHeatSpikeRaisesEachTripAtTheSampleTheRcChainPredicts) {
+  test::run_platform({"npu.power.leakage_w=0"}, [](system::System& s) {
+    const sim::ThermalConfig& t = s.config().npu.thermal;
+    ASSERT_EQ(t.sample_period_us, 1000.0);
+    ASSERT_EQ(t.ambient_c, 25.0);
+    // Predicted sample (ms after 300) of each trip's first raise: the first k with T(k ms) ≥ trip.
+    constexpr size_t kTrips = 3;  // light, moderate, severe; 16 W cannot reach critical (25 + 64 + ... < 95)
+    const std::vector<double> rise = junction_rise_k_per_ms(t, 16.0, 400);
+    std::array<uint64_t, kTrips> predicted_ms{};
+    for (size_t i = 0; i < kTrips; ++i) {
+      const int64_t threshold_mc = std::llround(t.trips[i].temp_c * 1000);
+      uint64_t k = 1;
+      while (k + 1 < rise.size() && std::llround((25.0 + rise[k]) * 1000) < threshold_mc) ++k;
+      ASSERT_GE(std::llround((25.0 + rise[k]) * 1000), threshold_mc) << "not crossed in 400 ms";
+      predicted_ms[i] = k;
+    }
+    std::cout << "predicted first samples after the 16 W step (ms): light " << predicted_ms[0]
+              << ", moderate " << predicted_ms[1] << ", severe " << predicted_ms[2] << "\n";
+
+    constexpr uint64_t kUs = 1000;
+    auto& d = s.driver();
+    s.os().delay_ns(300 * kMs + 500 * kUs);
+    ASSERT_EQ(d.thermal_severity(), drv::ThermalSeverity::NONE);
+    s.npu().inject_thermal_runaway(16.0);
+    std::array<uint64_t, kTrips> seen_ns{};
+    s.os().delay_ns(5 * kUs);  // off the grid: sample and poll never share a timestamp
+    while (s.os().now_ns() < 700 * kMs && !seen_ns[kTrips - 1]) {
+      s.os().delay_ns(10 * kUs);
+      const auto sev = static_cast<size_t>(d.thermal_severity());
+      for (size_t i = 0; i < kTrips; ++i)
+        if (sev >= i + 1 && !seen_ns[i]) seen_ns[i] = s.os().now_ns();
+    }
+    s.npu().inject_thermal_runaway(0.0);
+    for (size_t i = 0; i < kTrips; ++i) {
+      const uint64_t sample_ns = (300 + predicted_ms[i]) * kMs;
+      EXPECT_GE(seen_ns[i], sample_ns) << sim::ThermalConfig::kTripNames[i];
+      EXPECT_LT(seen_ns[i], sample_ns + 10 * kUs) << sim::ThermalConfig::kTripNames[i];
+      std::cout << sim::ThermalConfig::kTripNames[i] << " seen at " << seen_ns[i] << " ns\n";
+    }
   });
 }
 
