@@ -7,6 +7,8 @@
 #include <string>
 
 #include "Vnpu_core_16x16.h"
+#include "Vnpu_core_32x32.h"
+#include "Vnpu_core_4x16.h"
 #include "Vnpu_core_4x4.h"
 #include "Vnpu_core_8x8.h"
 #include "tile_memory.h"
@@ -99,15 +101,19 @@ std::string geometry_name(sim::ArrayGeometry g) {
 
 }  // namespace
 
-std::vector<sim::ArrayGeometry> tile_runner_geometries() { return {{4, 4}, {8, 8}, {16, 16}}; }
+std::vector<sim::ArrayGeometry> tile_runner_geometries() {
+  return {{4, 4}, {8, 8}, {16, 16}, {32, 32}, {4, 16}};
+}
 
 std::unique_ptr<TileRunner> make_tile_runner(sim::ArrayGeometry g, const std::string& vcd_path) {
-  if (g.rows == 4 && g.cols == 4) return std::make_unique<VerilatedTileRunner<Vnpu_core_4x4>>(g, vcd_path);
-  if (g.rows == 8 && g.cols == 8) return std::make_unique<VerilatedTileRunner<Vnpu_core_8x8>>(g, vcd_path);
-  if (g.rows == 16 && g.cols == 16)
-    return std::make_unique<VerilatedTileRunner<Vnpu_core_16x16>>(g, vcd_path);
+  const auto is = [&](uint32_t rows, uint32_t cols) { return g.rows == rows && g.cols == cols; };
+  if (is(4, 4)) return std::make_unique<VerilatedTileRunner<Vnpu_core_4x4>>(g, vcd_path);
+  if (is(8, 8)) return std::make_unique<VerilatedTileRunner<Vnpu_core_8x8>>(g, vcd_path);
+  if (is(16, 16)) return std::make_unique<VerilatedTileRunner<Vnpu_core_16x16>>(g, vcd_path);
+  if (is(32, 32)) return std::make_unique<VerilatedTileRunner<Vnpu_core_32x32>>(g, vcd_path);
+  if (is(4, 16)) return std::make_unique<VerilatedTileRunner<Vnpu_core_4x16>>(g, vcd_path);
   throw std::invalid_argument("no verilated C++ build of the compute core for a " + geometry_name(g) +
-                              " array (built: 4x4, 8x8, 16x16)");
+                              " array (built: 4x4, 8x8, 16x16, 32x32, 4x16)");
 }
 
 }  // namespace npu::rtl

@@ -39,8 +39,10 @@ constexpr uint64_t kAccumulatorRows = 256;
 //
 // Example, 16x16, M = 64, K = 40, N = 16: chunks kc = 16, 16, 8, P = 64 each, start = 2, 66, 130;
 // cycles = 130 + 64 + 16 + 16 + 6 = 232. N does not matter: the array always runs all its columns.
-uint64_t systolic_int8_tile_cycles(ArrayGeometry g, uint32_t m, uint32_t k, uint32_t n) {
+uint64_t systolic_int8_tile_cycles(ArrayGeometry g, uint32_t m, uint32_t k, uint32_t n,
+                                   uint64_t* bank_wait_cycles) {
   (void)n;
+  if (bank_wait_cycles) *bank_wait_cycles = 0;
   if (m == 0) return 2;
   const uint64_t rows = g.rows, cols = g.cols;
   const uint64_t chunks = std::max<uint64_t>(1, (static_cast<uint64_t>(k) + rows - 1) / rows);
@@ -55,6 +57,7 @@ uint64_t systolic_int8_tile_cycles(ArrayGeometry g, uint32_t m, uint32_t k, uint
     for (uint64_t j = 0; j < chunks; ++j) {
       const uint64_t kc = j + 1 < chunks ? rows : last_kc;
       start = std::max(earliest, free_p2);
+      if (bank_wait_cycles) *bank_wait_cycles += start - earliest;
       earliest = start + std::max(mb, kc);
       free_p2 = free_p1;
       free_p1 = start + mb + cols - 1;

@@ -29,7 +29,7 @@ class TileRunner {
   virtual uint64_t total_cycles() const = 0;
 };
 
-// The geometries with a verilated C++ build: 4x4, 8x8 and 16x16.
+// The geometries (rows x cols) with a verilated C++ build: 4x4, 8x8, 16x16, 32x32 and 4x16.
 std::vector<sim::ArrayGeometry> tile_runner_geometries();
 
 // Builds a runner for `g`; throws std::invalid_argument naming the geometry if there is no C++ build

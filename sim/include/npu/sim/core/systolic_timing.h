@@ -8,7 +8,9 @@
 
 namespace npu::sim {
 
-// Cycles for one Int8TileCommand of shape M×K×N on the given array.
-uint64_t systolic_int8_tile_cycles(ArrayGeometry g, uint32_t m, uint32_t k, uint32_t n);
+// Cycles for one Int8TileCommand of shape M×K×N on the given array. `bank_wait_cycles`, when given,
+// receives the cycles passes waited for a weight bank to be free (zero on a square array).
+uint64_t systolic_int8_tile_cycles(ArrayGeometry g, uint32_t m, uint32_t k, uint32_t n,
+                                   uint64_t* bank_wait_cycles = nullptr);
 
 }  // namespace npu::sim
