@@ -1,5 +1,6 @@
 #include "npu/system/system.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -192,20 +193,26 @@ void collect_spawned(const std::vector<sc_core::sc_object*>& objects,
     if (h.valid() && h.dynamic() && !h.terminated()) out->push_back(h);
   }
 }
+// Kills (unwinding their stacks) every unfinished spawned thread but the calling one and those in
+// `keep`; `also` is killed last. Must run inside the simulation: SystemC unwinds a killed thread by
+// switching to it.
+void kill_unfinished_threads(sc_core::sc_process_handle also,
+                             const std::vector<sc_core::sc_process_handle>& keep = {}) {
+  const sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
+  std::vector<sc_core::sc_process_handle> threads;
+  collect_spawned(sc_core::sc_get_top_level_objects(), &threads);
+  if (also.valid()) threads.push_back(also);
+  for (auto& h : threads)
+    if (h != self && !h.terminated() && std::find(keep.begin(), keep.end(), h) == keep.end()) h.kill();
+}
 }  // namespace
 
 void System::kill_spawned_threads(sc_core::sc_process_handle app) {
   // SystemC kills (and unwinds) a thread only from inside the simulation: one delta cycle more, in
   // which a reaper kills every other spawned thread.
   sc_core::sc_spawn(
-      [app] {
-        const sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
-        std::vector<sc_core::sc_process_handle> threads;
-        collect_spawned(sc_core::sc_get_top_level_objects(), &threads);
-        threads.push_back(app);  // spawned before the simulation started: not a dynamic process
-        for (auto& h : threads)
-          if (h != self && !h.terminated()) h.kill();
-      },
+      // The app was spawned before the simulation started: not a dynamic process, so named apart.
+      [app] { kill_unfinished_threads(app); },
       "abandoned_run_reaper");
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
 }
@@ -221,6 +228,9 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
           app(*this);
         }
         finished = true;
+        // Threads the app left parked (helpers, callbacks) are never resumed after sc_stop(): unwind them
+        // now, while the simulation still runs, so what their stacks hold is destroyed.
+        kill_unfinished_threads(sc_core::sc_process_handle());
         sc_core::sc_stop();
       },
       "host_app");
