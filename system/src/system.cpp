@@ -247,4 +247,34 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   return sc_core::sc_time_stamp().to_seconds();
 }
 
+Result<double> System::run_another(const std::function<void(System&)>& app, double limit_s, bool probe_driver) {
+  bool finished = false;
+  std::string probe_error;
+  auto keep = std::make_shared<std::vector<sc_core::sc_process_handle>>();
+  const sc_core::sc_process_handle app_thread = sc_core::sc_spawn(
+      [&, keep] {
+        if (probe_driver && !probed_) {
+          if (auto p = driver_->probe(); !p) probe_error = p.error();
+          probed_ = probe_error.empty();
+        }
+        collect_spawned(sc_core::sc_get_top_level_objects(), keep.get());  // the platform's threads
+        if (probe_error.empty()) app(*this);
+        finished = true;
+        kill_unfinished_threads(sc_core::sc_process_handle(), *keep);
+        sc_core::sc_pause();
+      },
+      sc_core::sc_gen_unique_name("host_app"));
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
+  if (!finished) {
+    // At the limit: unwind the app and what it spawned, in one more delta cycle, keeping the platform's.
+    sc_core::sc_spawn([app_thread, keep] { kill_unfinished_threads(app_thread, *keep); },
+                      sc_core::sc_gen_unique_name("abandoned_input_reaper"));
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  }
+  if (!probe_error.empty()) return make_error("driver: " + probe_error);
+  if (!finished) return make_error("did not finish within " + std::to_string(limit_s) + " s of simulated time");
+  return sc_core::sc_time_stamp().to_seconds();
+}
+
 }  // namespace npu::system
