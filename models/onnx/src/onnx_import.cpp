@@ -898,9 +898,9 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
 Result<Value> Importer::conv(const Value& x, const HostTensor& w, const std::vector<double>& bias,
                              int64_t group, const Window& win, const QuantConv* q) {
   const int64_t c = x.shape[1], m = w.dims[0], cg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
-  const float x_scale = operand(x.operand).scale;
-  auto xin = in_layout(x, kNhwc);
+  auto xin = in_layout(x, kNhwc);  // a constant X becomes an operand here: only then has it one
   if (!xin) return make_error(xin.error());
+  const float x_scale = operand(*xin).scale;
   const std::vector<int64_t> out_shape = {x.shape[0], m, win.out_h, win.out_w};
   const OperandType out_type = operand(*xin).type;
   const bool depthwise = group == c && cg == 1 && group != 1;
@@ -979,7 +979,8 @@ Result<void> Importer::on_conv(const onnx::NodeProto& n) {
   const bool one_d = (*x)->shape.size() == 3 && w->dims.size() == 3;
   if (!one_d && ((*x)->shape.size() != 4 || w->dims.size() != 4))
     return make_error("only 1-D and 2-D convolution (rank-3 or rank-4 X and W) is supported");
-  if (operand((*x)->is_const ? 0 : (*x)->operand).type != OperandType::TENSOR_FLOAT32 && !(*x)->is_const)
+  // A constant X has no operand yet (operand 0 may not exist): only a runtime X is checked.
+  if (!(*x)->is_const && operand((*x)->operand).type != OperandType::TENSOR_FLOAT32)
     return make_error("X must be float (quantised convolution is QLinearConv)");
   const int64_t group = attr_i(n, "group", 1);
   const int64_t c = (*x)->shape[1], m = w->dims[0];
