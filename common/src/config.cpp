@@ -10,6 +10,28 @@ namespace {
 
 std::string json_path(const std::string& dotted) { return "$." + dotted; }
 
+// Cuts a message part at about 80 bytes on a UTF-8 character boundary.
+std::string cut(std::string s) {
+  constexpr size_t kMax = 80;
+  if (s.size() <= kMax) return s;
+  size_t at = kMax;
+  while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+  s.resize(at);
+  return s + "...";
+}
+
+// A value as an error message shows it: invalid UTF-8 replaced (dump() would throw on it) and a long
+// value cut, so a hostile --set cannot abort or flood the message.
+std::string shown(const nlohmann::json& v) {
+  return cut(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// Raw text (a --set path or assignment) made valid UTF-8 the same way, without the JSON quotes.
+std::string shown_text(const std::string& raw) {
+  const std::string d = nlohmann::json(raw).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return cut(d.substr(1, d.size() - 2));
+}
+
 template <class T>
 std::string range_text(const char* kind, T min, T max) {
   std::ostringstream s;
@@ -27,7 +49,7 @@ Schema& Schema::u32(std::string path, uint32_t* field, uint32_t def, std::string
                      [=](const nlohmann::json& v) -> Result<void> {
                        if (!v.is_number_integer() || v.get<int64_t>() < static_cast<int64_t>(min) ||
                            v.get<int64_t>() > static_cast<int64_t>(max))
-                         return make_error("expected " + expected + ", got " + v.dump());
+                         return make_error("expected " + expected + ", got " + shown(v));
                        *field = v.get<uint32_t>();
                        return {};
                      },
@@ -44,7 +66,7 @@ Schema& Schema::u64(std::string path, uint64_t* field, uint64_t def, std::string
                        // A non-negative signed integer (JSON built in C++ from an int) counts too.
                        const bool non_negative = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
                        if (!non_negative || v.get<uint64_t>() < min || v.get<uint64_t>() > max)
-                         return make_error("expected " + expected + ", got " + v.dump());
+                         return make_error("expected " + expected + ", got " + shown(v));
                        *field = v.get<uint64_t>();
                        return {};
                      },
@@ -61,7 +83,7 @@ Schema& Schema::f64(std::string path, double* field, double def, std::string uni
   params_.push_back({path, std::move(unit), std::move(desc), d.str(), expected,
                      [=](const nlohmann::json& v) -> Result<void> {
                        if (!v.is_number() || v.get<double>() < min || v.get<double>() > max)
-                         return make_error("expected " + expected + ", got " + v.dump());
+                         return make_error("expected " + expected + ", got " + shown(v));
                        *field = v.get<double>();
                        return {};
                      },
@@ -73,7 +95,7 @@ Schema& Schema::boolean(std::string path, bool* field, bool def, std::string des
   *field = def;
   params_.push_back({path, "", std::move(desc), def ? "true" : "false", "true or false",
                      [=](const nlohmann::json& v) -> Result<void> {
-                       if (!v.is_boolean()) return make_error("expected true or false, got " + v.dump());
+                       if (!v.is_boolean()) return make_error("expected true or false, got " + shown(v));
                        *field = v.get<bool>();
                        return {};
                      },
@@ -96,7 +118,7 @@ Schema& Schema::choice(std::string path, std::string* field, std::string def, st
                            }
                          }
                        }
-                       return make_error("expected " + expected + ", got " + v.dump());
+                       return make_error("expected " + expected + ", got " + shown(v));
                      },
                      [=] { return nlohmann::json(*field); }});
   return *this;
@@ -124,7 +146,7 @@ Result<void> Schema::walk(const nlohmann::json& node, const std::string& path, c
   }
   if (!is_prefix(path)) return make_error(source + ": " + json_path(path) + ": unknown parameter");
   if (!node.is_object())
-    return make_error(source + ": " + json_path(path) + ": expected an object, got " + node.dump());
+    return make_error(source + ": " + json_path(path) + ": expected an object, got " + shown(node));
   for (const auto& [key, value] : node.items()) {
     if (auto r = walk(value, path + "." + key, source); !r) return r;
   }
@@ -133,7 +155,7 @@ Result<void> Schema::walk(const nlohmann::json& node, const std::string& path, c
 
 Result<void> Schema::apply(const nlohmann::json& doc, const std::string& source,
                            const std::vector<std::string>& ignored_top_level) {
-  if (!doc.is_object()) return make_error(source + ": $: expected an object, got " + doc.dump());
+  if (!doc.is_object()) return make_error(source + ": $: expected an object, got " + shown(doc));
   for (const auto& [key, value] : doc.items()) {
     bool ignored = false;
     for (const auto& i : ignored_top_level) ignored = ignored || i == key;
@@ -141,7 +163,7 @@ Result<void> Schema::apply(const nlohmann::json& doc, const std::string& source,
     if (key == kBuildKey) {  // the build that wrote the file (npusim run --out's config.json)
       if (!value.is_object())
         return make_error(source + ": $." + key + ": expected the object naming the npusim build that wrote the file, got " +
-                          value.dump());
+                          shown(value));
       continue;
     }
     if (auto r = walk(value, key, source); !r) return r;
@@ -152,11 +174,13 @@ Result<void> Schema::apply(const nlohmann::json& doc, const std::string& source,
 Result<void> Schema::set(const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    return make_error("--set " + assignment + ": expected path=value, e.g. npu.channels=2");
+    return make_error("--set " + shown_text(assignment) + ": expected path=value, e.g. npu.channels=2");
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
   const Param* p = find(path);
-  if (!p) return make_error("--set " + assignment + ": unknown parameter " + path + " (see npusim config --explain)");
+  if (!p)
+    return make_error("--set " + shown_text(assignment) + ": unknown parameter " + shown_text(path) +
+                      " (see npusim config --explain)");
   if (auto n = io::check_json_nesting(text); !n) return make_error("--set " + path + ": " + n.error());
   nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
   if (value.is_discarded()) value = text;  // bare strings need no quotes

@@ -21,7 +21,13 @@ QuantizedMultiplier quantize_multiplier(double real_multiplier) {
 
 ClampRange quantized_activation_range(FusedActivation act, float scale, int32_t zero_point, int32_t qmin,
                                       int32_t qmax) {
-  auto quantize = [&](float v) { return zero_point + static_cast<int32_t>(std::round(v / scale)); };
+  // A scale that is not positive and finite quantises nothing: the type's full range. In double, and
+  // clamped before the conversion, so a tiny scale saturates instead of overflowing int32.
+  if (!(scale > 0.0f) || !std::isfinite(scale)) return {qmin, qmax};
+  auto quantize = [&](float v) {
+    const double q = static_cast<double>(zero_point) + std::round(static_cast<double>(v) / static_cast<double>(scale));
+    return static_cast<int32_t>(std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax)));
+  };
   switch (act) {
     case FusedActivation::RELU:
       return {std::max(qmin, quantize(0.0f)), qmax};

@@ -9,10 +9,15 @@
 
 // GCC 12 reports the deliberately undefined operand of some AVX-512 intrinsics as "maybe uninitialized"
 // (a false positive in its own header, fixed in GCC 13); the warning is silenced for that header only.
+// Clang has no such warning (and -Werror rejects the unknown name).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <algorithm>
 #include <array>

@@ -541,6 +541,14 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
   return c;
 }
 
+Result<void> write_signed_cache_file(const std::string& path, const CacheIdentity& id, bool model_file,
+                                     const std::vector<uint8_t>& payload) {
+  static_assert(kCacheFileHeaderBytes == kHeaderBytes);
+  auto mac = write_file(path, id, model_file ? kModelMagic : kDataMagic, payload);
+  if (!mac) return make_error(mac.error());
+  return {};
+}
+
 std::string default_cache_key_path() {
   if (const char* p = std::getenv("NPUSIM_CACHE_KEY"); p && *p) return p;
   std::string base;

@@ -254,6 +254,9 @@ ChannelError Channel::conv_int8(const Op& op, const desc::Conv& d) {
     std::memcpy(bias.data(), sram_.data() + d.bias_sram, g.n * 4);
     std::memcpy(mult.data(), sram_.data() + d.quant_sram, g.n * 4);
     std::memcpy(shift.data(), sram_.data() + d.quant_sram + g.n * 4, g.n * 4);
+    // Any shift past ±31 requantises as ±31 does; clamped here, every core (the vectorised one negates
+    // it) sees a shift whose negation is defined.
+    for (int32_t& sh : shift) sh = std::clamp(sh, -31, 31);
     const auto* w = reinterpret_cast<const int8_t*>(sram_.data() + d.w_sram);
     // Runtime weights (kConvWeights*): the loader's view of them, K × N int8, and their column sums.
     std::vector<int8_t> loaded;

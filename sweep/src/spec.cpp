@@ -21,9 +21,20 @@ std::string resolve(const std::string& dir, const std::string& p) {
   return std::filesystem::path(dir + "/" + p).lexically_normal().string();
 }
 
+// A dotted parameter path as a JSON pointer: each segment escaped (RFC 6901: ~ is ~0, / is ~1), so a
+// path holding them names no parameter instead of throwing (~) or aliasing a nested one (/).
 std::optional<json> lookup(const json& values, const std::string& dotted) {
-  std::string p = "/" + dotted;
-  std::replace(p.begin(), p.end(), '.', '/');
+  std::string p = "/";
+  for (char c : dotted) {
+    if (c == '.')
+      p += '/';
+    else if (c == '~')
+      p += "~0";
+    else if (c == '/')
+      p += "~1";
+    else
+      p += c;
+  }
   const json::json_pointer ptr(p);
   if (!values.contains(ptr)) return std::nullopt;
   return values.at(ptr);

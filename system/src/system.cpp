@@ -1,5 +1,6 @@
 #include "npu/system/system.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -192,20 +193,26 @@ void collect_spawned(const std::vector<sc_core::sc_object*>& objects,
     if (h.valid() && h.dynamic() && !h.terminated()) out->push_back(h);
   }
 }
+// Kills (unwinding their stacks) every unfinished spawned thread but the calling one and those in
+// `keep`; `also` is killed last. Must run inside the simulation: SystemC unwinds a killed thread by
+// switching to it.
+void kill_unfinished_threads(sc_core::sc_process_handle also,
+                             const std::vector<sc_core::sc_process_handle>& keep = {}) {
+  const sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
+  std::vector<sc_core::sc_process_handle> threads;
+  collect_spawned(sc_core::sc_get_top_level_objects(), &threads);
+  if (also.valid()) threads.push_back(also);
+  for (auto& h : threads)
+    if (h != self && !h.terminated() && std::find(keep.begin(), keep.end(), h) == keep.end()) h.kill();
+}
 }  // namespace
 
 void System::kill_spawned_threads(sc_core::sc_process_handle app) {
   // SystemC kills (and unwinds) a thread only from inside the simulation: one delta cycle more, in
   // which a reaper kills every other spawned thread.
   sc_core::sc_spawn(
-      [app] {
-        const sc_core::sc_process_handle self = sc_core::sc_get_current_process_handle();
-        std::vector<sc_core::sc_process_handle> threads;
-        collect_spawned(sc_core::sc_get_top_level_objects(), &threads);
-        threads.push_back(app);  // spawned before the simulation started: not a dynamic process
-        for (auto& h : threads)
-          if (h != self && !h.terminated()) h.kill();
-      },
+      // The app was spawned before the simulation started: not a dynamic process, so named apart.
+      [app] { kill_unfinished_threads(app); },
       "abandoned_run_reaper");
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
 }
@@ -221,6 +228,9 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
           app(*this);
         }
         finished = true;
+        // Threads the app left parked (helpers, callbacks) are never resumed after sc_stop(): unwind them
+        // now, while the simulation still runs, so what their stacks hold is destroyed.
+        kill_unfinished_threads(sc_core::sc_process_handle());
         sc_core::sc_stop();
       },
       "host_app");
@@ -234,6 +244,36 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   driver_->update_stats();
   if (!probe_error.empty()) return make_error("driver: " + probe_error);
   if (!finished) return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");
+  return sc_core::sc_time_stamp().to_seconds();
+}
+
+Result<double> System::run_another(const std::function<void(System&)>& app, double limit_s, bool probe_driver) {
+  bool finished = false;
+  std::string probe_error;
+  auto keep = std::make_shared<std::vector<sc_core::sc_process_handle>>();
+  const sc_core::sc_process_handle app_thread = sc_core::sc_spawn(
+      [&, keep] {
+        if (probe_driver && !probed_) {
+          if (auto p = driver_->probe(); !p) probe_error = p.error();
+          probed_ = probe_error.empty();
+        }
+        collect_spawned(sc_core::sc_get_top_level_objects(), keep.get());  // the platform's threads
+        if (probe_error.empty()) app(*this);
+        finished = true;
+        kill_unfinished_threads(sc_core::sc_process_handle(), *keep);
+        sc_core::sc_pause();
+      },
+      sc_core::sc_gen_unique_name("host_app"));
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_start(sc_core::sc_time(limit_s, sc_core::SC_SEC));
+  if (!finished) {
+    // At the limit: unwind the app and what it spawned, in one more delta cycle, keeping the platform's.
+    sc_core::sc_spawn([app_thread, keep] { kill_unfinished_threads(app_thread, *keep); },
+                      sc_core::sc_gen_unique_name("abandoned_input_reaper"));
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  }
+  if (!probe_error.empty()) return make_error("driver: " + probe_error);
+  if (!finished) return make_error("did not finish within " + std::to_string(limit_s) + " s of simulated time");
   return sc_core::sc_time_stamp().to_seconds();
 }
 

@@ -1,6 +1,8 @@
 // common/: the parameter schema, the stats tree and the fixed-point arithmetic everything shares.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "npu/common/config.h"
 #include "npu/common/fixed_point.h"
 #include "npu/common/stats.h"
@@ -63,6 +65,37 @@ TEST(ConfigSchema, ErrorsNameTheJsonPathAndExpectation) {
   EXPECT_EQ(r.error(), "--set npu.core: expected one of \"tlm\", \"rtl\", got \"vhdl\"");
   EXPECT_FALSE(p.schema.set("nonsense").ok());
   EXPECT_EQ(p.channels, 4u) << "a rejected value leaves the parameter as it was";
+}
+
+// Bytes that are not UTF-8 in a --set value (or path) give an error, not a nlohmann exception from the
+// message's dump(); the message is valid UTF-8 and a long value is cut on a character boundary.
+TEST(ConfigSchema, SetValueThatIsNotUtf8IsAnErrorNotAnException) {
+  Params p;
+  const auto valid_utf8 = [](const std::string& s) {
+    try {
+      (void)nlohmann::json(s).dump();
+      return true;
+    } catch (const nlohmann::json::exception&) {
+      return false;
+    }
+  };
+  for (const std::string& set : {std::string("npu.core=\xff\xfe"), std::string("npu.channels=\xc3"),
+                                 std::string("npu.chan\xffnels=2"), std::string("\xff")}) {
+    Result<void> r;
+    ASSERT_NO_THROW(r = p.schema.set(set)) << set;
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(valid_utf8(r.error())) << r.error();
+  }
+  // 200 two-byte characters: cut to about 80 bytes, never inside a character.
+  std::string long_value;
+  for (int i = 0; i < 200; ++i) long_value += "\xc3\xa9";
+  Result<void> r;
+  ASSERT_NO_THROW(r = p.schema.set("npu.core=" + long_value));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(valid_utf8(r.error())) << r.error();
+  EXPECT_LT(r.error().size(), 150u) << r.error();
+  EXPECT_NE(r.error().find("\"\xc3\xa9\xc3\xa9"), std::string::npos) << r.error();
+  EXPECT_EQ(p.core, "tlm");
 }
 
 TEST(ConfigSchema, ExplainListsDefaultUnitAndDescription) {
@@ -128,11 +161,49 @@ TEST(FixedPoint, MultiplyRoundsLikeTflite) {
   EXPECT_EQ(fx::rounding_divide_by_pot(-5, 1), -3);
 }
 
+// Found by fuzzing: a requantisation shift of INT32_MIN (read from SRAM) was negated, a signed overflow.
+// Any shift past 31 either way acts as 31 does.
+TEST(FixedPoint, ShiftsPastThirtyOneActAsThirtyOne) {
+  const int32_t mult = 1 << 30;
+  for (int32_t acc : {0, 1, -1, 12345, -12345, 1 << 30, std::numeric_limits<int32_t>::min()}) {
+    const int32_t right = fx::multiply_by_quantized_multiplier(acc, {mult, -31});
+    const int32_t left = fx::multiply_by_quantized_multiplier(acc, {mult, 31});
+    for (int32_t s : {-32, -1000, std::numeric_limits<int32_t>::min()})
+      EXPECT_EQ(fx::multiply_by_quantized_multiplier(acc, {mult, s}), right) << acc << " shift " << s;
+    for (int32_t s : {32, 1000, std::numeric_limits<int32_t>::max()})
+      EXPECT_EQ(fx::multiply_by_quantized_multiplier(acc, {mult, s}), left) << acc << " shift " << s;
+  }
+}
+
 TEST(FixedPoint, ActivationRanges) {
   // RELU6 on scale 0.1, zero point 128: [128, 128 + 60].
   const auto r = fx::quantized_activation_range(fx::FusedActivation::RELU6, 0.1f, 128, 0, 255);
   EXPECT_EQ(r.lo, 128);
   EXPECT_EQ(r.hi, 188);
+}
+
+// Any scale, even 0 (a float tensor), NaN or one so small that 6/scale overflows, gives a defined range.
+TEST(FixedPoint, ActivationRangeIsDefinedForAnyScale) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float scale : {0.0f, -1.0f, nan, inf}) {
+    for (auto act : {fx::FusedActivation::RELU, fx::FusedActivation::RELU6, fx::FusedActivation::RELU1}) {
+      const auto r = fx::quantized_activation_range(act, scale, 3, -128, 127);
+      EXPECT_EQ(r.lo, -128) << scale;
+      EXPECT_EQ(r.hi, 127) << scale;
+    }
+  }
+  // A tiny positive scale saturates: RELU6 on zero point 3 is [3, qmax], RELU1 the whole range.
+  const auto r6 = fx::quantized_activation_range(fx::FusedActivation::RELU6, 1e-40f, 3, -128, 127);
+  EXPECT_EQ(r6.lo, 3);
+  EXPECT_EQ(r6.hi, 127);
+  const auto r1 = fx::quantized_activation_range(fx::FusedActivation::RELU1, 1e-40f, 3, -128, 127);
+  EXPECT_EQ(r1.lo, -128);
+  EXPECT_EQ(r1.hi, 127);
+  // A huge zero point with a normal scale stays within the type too.
+  const auto rz = fx::quantized_activation_range(fx::FusedActivation::RELU6, 0.1f, 2147483600, 0, 255);
+  EXPECT_EQ(rz.lo, 255);
+  EXPECT_EQ(rz.hi, 255);
 }
 
 }  // namespace

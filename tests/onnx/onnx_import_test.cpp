@@ -8,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "npu/hal/ops/reference_executor.h"
@@ -392,6 +393,66 @@ TEST(OnnxImport, MalformedFilesGiveOneErrorNeverACrash) {
   }
   std::printf("fuzz: 400 corrupted models, %d imported, %d rejected with an error\n", accepted, rejected);
   EXPECT_GT(rejected, 0);
+}
+
+// Found by fuzzing: a Squeeze of a runtime value to rank 0 gave an invalid model (an NNAPI tensor of rank
+// 0); a constant squeezed to a scalar still imports, validates and computes.
+TEST(OnnxImport, SqueezeToRankZeroIsAnErrorNotAnInvalidModel) {
+  Graph runtime;
+  runtime.io(true, "x", {1});
+  runtime.io(false, "y", {});
+  runtime.node("Squeeze", {"x"}, {"y"});
+  auto r = npu::models::import_onnx_bytes(runtime.bytes(), "s.onnx");
+  ASSERT_FALSE(r.ok()) << "imported a rank-0 runtime tensor; validate: "
+                       << (npu::models::validate_model(r->model).ok() ? "ok" : "invalid");
+  EXPECT_NE(r.error().find("rank 0"), std::string::npos) << r.error();
+
+  Graph constant;
+  constant.io(true, "x", {3});
+  constant.io(false, "y", {3});
+  constant.init("c", {1}, {2.5f});
+  constant.node("Squeeze", {"c"}, {"s"});
+  constant.node("Add", {"x", "s"}, {"y"});
+  EXPECT_EQ(run_imported(constant, {3}, {1, 2, 3}), (std::vector<float>{3.5f, 4.5f, 5.5f}));
+}
+
+// Found by fuzzing: integers held by tensors (axes, shapes, pads) converted from double to int64 without a
+// range check (undefined behaviour past int64, and the error named a wrapped value).
+TEST(OnnxImport, IntegersOutsideInt64AreAnError) {
+  {
+    Graph gr;
+    gr.io(true, "x", {2, 3});
+    gr.io(false, "y", {1, 2, 3});
+    gr.init_i64("axes", {std::numeric_limits<int64_t>::max()});
+    gr.node("Unsqueeze", {"x", "axes"}, {"y"});
+    auto r = npu::models::import_onnx_bytes(gr.bytes(), "a.onnx");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().find("axes: "), std::string::npos) << r.error();
+    EXPECT_NE(r.error().find("int64 range"), std::string::npos) << r.error();
+  }
+  for (float bad : {9.3e18f, -1e30f, std::numeric_limits<float>::quiet_NaN(), 2.5f}) {
+    Graph gr;
+    gr.io(true, "x", {2, 3});
+    gr.io(false, "y", {6});
+    gr.init("shape", {1}, {bad});
+    gr.node("Reshape", {"x", "shape"}, {"y"});
+    auto r = npu::models::import_onnx_bytes(gr.bytes(), "r.onnx");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().find("shape entry: "), std::string::npos) << r.error();
+  }
+}
+
+// Found by fuzzing: a node listing fewer outputs than its operator defines (a Shape with none) read past
+// the end of the protobuf field.
+TEST(OnnxImport, NodeWithoutItsOutputsIsAnError) {
+  Graph gr;
+  gr.io(true, "x", {2, 3});
+  gr.io(false, "y", {2, 3});
+  gr.node("Shape", {"x"}, {});
+  gr.node("Relu", {"x"}, {"y"});
+  auto r = npu::models::import_onnx_bytes(gr.bytes(), "o.onnx");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("has no output"), std::string::npos) << r.error();
 }
 
 // --- Audio-model constructs (openWakeWord melspectrogram, Silero VAD) ---------------------------------

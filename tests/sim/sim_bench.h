@@ -44,15 +44,18 @@ struct Firmware : sc_core::sc_module {
 
   void access(tlm_utils::simple_initiator_socket<Firmware>& s, tlm::tlm_command cmd, uint64_t addr,
               void* data, uint64_t len) {
-    tlm::tlm_generic_payload gp;
-    gp.set_command(cmd);
-    gp.set_address(addr);
-    gp.set_data_ptr(static_cast<unsigned char*>(data));
-    gp.set_data_length(static_cast<unsigned>(len));
-    gp.set_streaming_width(static_cast<unsigned>(len));
     sc_core::sc_time delay;
-    s->b_transport(gp, delay);
-    EXPECT_TRUE(gp.is_response_ok()) << "access at 0x" << std::hex << addr;
+    {
+      // Not alive across the wait: a firmware thread parked there at the end would hold it (heap).
+      tlm::tlm_generic_payload gp;
+      gp.set_command(cmd);
+      gp.set_address(addr);
+      gp.set_data_ptr(static_cast<unsigned char*>(data));
+      gp.set_data_length(static_cast<unsigned>(len));
+      gp.set_streaming_width(static_cast<unsigned>(len));
+      s->b_transport(gp, delay);
+      EXPECT_TRUE(gp.is_response_ok()) << "access at 0x" << std::hex << addr;
+    }
     sc_core::wait(delay);
   }
   uint32_t read32(uint32_t off) {

@@ -73,6 +73,18 @@ TEST(SweepSpec, ErrorsNameTheJsonPath) {
   EXPECT_EQ(error_of(d), "s.json: $.workloads[1].name: \"m\" is used twice");
 }
 
+// Found by fuzzing: a parameter path holding ~ or / went into a JSON pointer unescaped: "~" threw from
+// the parser and "npu/channels" aliased npu.channels. Both are unknown parameters.
+TEST(SweepSpec, TildeAndSlashInAParameterPathAreUnknownParameters) {
+  for (const std::string bad : {"npu/channels", "npu.~channels", "npu~1channels", "npu.chan~nels", "~"}) {
+    json d = base_doc();
+    d["axes"][0]["param"] = bad;
+    std::string e;
+    ASSERT_NO_THROW(e = error_of(d)) << bad;
+    EXPECT_EQ(e, "s.json: $.axes[0].param: unknown parameter \"" + bad + "\" (see npusim config --explain)");
+  }
+}
+
 TEST(SweepSpec, GridWithConstraint) {
   json d = base_doc();
   d["axes"] = json::parse(R"([{"param": "npu.channel.array.rows", "values": [8, 16, 32]},

@@ -117,8 +117,9 @@ class Pool2DKernel final : public OperationKernel {
     int32_t qmin = 0;
     int32_t qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
+    // Only a quantised output has a quantised clamp (a float one has scale 0).
     const fx::ClampRange range =
-        fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
+        quant ? fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax) : fx::ClampRange{qmin, qmax};
     const uint64_t total = uint64_t{x.n} * os.b;
     std::vector<float> fres(quant ? 0 : total);
     std::vector<int32_t> qres(quant ? total : 0);

@@ -85,6 +85,14 @@ int64_t to_i64(double d) {
   return static_cast<int64_t>(d);
 }
 
+// An integer read from a tensor (host values are doubles): a whole number within int64, else an error
+// (converting NaN or 1e19 to int64 is undefined behaviour).
+Result<int64_t> whole_i64(double d, const std::string& what) {
+  if (!(d >= -9.2e18 && d <= 9.2e18) || d != std::floor(d))
+    return make_error(what + ": " + std::to_string(d) + " is not an integer in int64 range");
+  return static_cast<int64_t>(d);
+}
+
 // ONNX element type → NNAPI tensor type for runtime values.
 std::optional<OperandType> runtime_type(int32_t t) {
   switch (t) {
@@ -199,7 +207,11 @@ class Importer {
   // Values.
   Result<const Value*> input(const onnx::NodeProto& n, int i, bool required = true);
   Result<HostTensor> const_input(const onnx::NodeProto& n, int i, const char* what);
-  void define(const onnx::NodeProto& n, int i, Value v) { values_[n.output(i)] = std::move(v); }
+  // An output the node does not list (fewer than its operator defines) is not defined: output(i) past
+  // output_size() reads outside the protobuf field.
+  void define(const onnx::NodeProto& n, int i, Value v) {
+    if (i < n.output_size() && !n.output(i).empty()) values_[n.output(i)] = std::move(v);
+  }
   // The value as an operand whose dims are the ONNX dims permuted by `perm` (TRANSPOSE if needed).
   Result<uint32_t> in_layout(const Value& v, const Perm& perm);
   Value runtime(uint32_t operand, std::vector<int64_t> shape, Perm perm);
@@ -415,6 +427,8 @@ Result<Value> Importer::reshape(const Value& v, const std::vector<int64_t>& shap
   if (shape.size() > 4)
     return make_error("reshape to rank " + std::to_string(shape.size()) +
                       " is not supported (NNAPI: rank <= 4)");
+  if (shape.empty() && !v.is_const)
+    return make_error("reshape of a runtime value to rank 0 is not supported (NNAPI tensors have rank >= 1)");
   auto x = in_layout(v, identity(v.shape.size()));
   if (!x) return make_error(x.error());
   const Operand& src = operand(*x);
@@ -472,6 +486,8 @@ Result<Value> Importer::reshape_ones(const Value& v, const std::vector<int64_t>&
     c.perm = identity(shape.size());
     return c;
   }
+  if (shape.empty())
+    return make_error("squeeze of a runtime value to rank 0 is not supported (NNAPI tensors have rank >= 1)");
   // The j-th non-1 axis of the old shape is the j-th non-1 axis of the new one.
   std::vector<int64_t> new_axis(v.shape.size(), -1);
   std::vector<bool> used(shape.size(), false);
@@ -521,7 +537,9 @@ Result<std::vector<int64_t>> reshape_target(const std::vector<int64_t>& in, cons
   auto total = element_count(in);
   if (!total) return make_error(total.error());
   for (size_t i = 0; i < spec.v.size(); ++i) {
-    auto d = static_cast<int64_t>(spec.v[i]);
+    const auto entry = whole_i64(spec.v[i], "shape entry");
+    if (!entry) return make_error(entry.error());
+    int64_t d = *entry;
     if (d == 0 && !allowzero) {
       if (i >= in.size())
         return make_error("shape entry 0 at " + std::to_string(i) + " has no input extent to copy");
@@ -588,7 +606,13 @@ Result<std::vector<int64_t>> axes_param(const onnx::NodeProto& n,
   if (n.input_size() < 2 || n.input(1).empty()) return std::vector<int64_t>{};
   const auto it = values.find(n.input(1));
   if (it == values.end() || !it->second.is_const) return make_error("axes (input 1) must be a constant");
-  return std::vector<int64_t>(it->second.c.v.begin(), it->second.c.v.end());
+  std::vector<int64_t> axes;
+  for (double d : it->second.c.v) {
+    auto a = whole_i64(d, "axes");
+    if (!a) return make_error(a.error());
+    axes.push_back(*a);
+  }
+  return axes;
 }
 
 // ONNX Slice semantics per axis: the first index, the step and the element count.
@@ -681,7 +705,11 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
     for (int64_t d : in[0]->dims) out.v.push_back(static_cast<double>(d));
   } else if (t == "ConstantOfShape") {
     if (auto r = need(1); !r) return make_error(r.error());
-    for (double d : in[0]->v) out.dims.push_back(static_cast<int64_t>(d));
+    for (double d : in[0]->v) {
+      auto e = whole_i64(d, "shape");
+      if (!e) return make_error(e.error());
+      out.dims.push_back(*e);
+    }
     auto count = element_count(out.dims);
     if (!count) return make_error(count.error());
     double fill = 0;
@@ -870,9 +898,9 @@ Result<bool> Importer::fold(const onnx::NodeProto& n) {
 Result<Value> Importer::conv(const Value& x, const HostTensor& w, const std::vector<double>& bias,
                              int64_t group, const Window& win, const QuantConv* q) {
   const int64_t c = x.shape[1], m = w.dims[0], cg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
-  const float x_scale = operand(x.operand).scale;
-  auto xin = in_layout(x, kNhwc);
+  auto xin = in_layout(x, kNhwc);  // a constant X becomes an operand here: only then has it one
   if (!xin) return make_error(xin.error());
+  const float x_scale = operand(*xin).scale;
   const std::vector<int64_t> out_shape = {x.shape[0], m, win.out_h, win.out_w};
   const OperandType out_type = operand(*xin).type;
   const bool depthwise = group == c && cg == 1 && group != 1;
@@ -951,7 +979,8 @@ Result<void> Importer::on_conv(const onnx::NodeProto& n) {
   const bool one_d = (*x)->shape.size() == 3 && w->dims.size() == 3;
   if (!one_d && ((*x)->shape.size() != 4 || w->dims.size() != 4))
     return make_error("only 1-D and 2-D convolution (rank-3 or rank-4 X and W) is supported");
-  if (operand((*x)->is_const ? 0 : (*x)->operand).type != OperandType::TENSOR_FLOAT32 && !(*x)->is_const)
+  // A constant X has no operand yet (operand 0 may not exist): only a runtime X is checked.
+  if (!(*x)->is_const && operand((*x)->operand).type != OperandType::TENSOR_FLOAT32)
     return make_error("X must be float (quantised convolution is QLinearConv)");
   const int64_t group = attr_i(n, "group", 1);
   const int64_t c = (*x)->shape[1], m = w->dims[0];
@@ -1442,7 +1471,11 @@ Result<void> Importer::on_pad(const onnx::NodeProto& n) {
   } else {
     auto p = const_input(n, 1, "pads");
     if (!p) return make_error(p.error());
-    for (double d : p->v) pads.push_back(static_cast<int64_t>(d));
+    for (double d : p->v) {
+      auto e = whole_i64(d, "pads");
+      if (!e) return make_error(e.error());
+      pads.push_back(*e);
+    }
     auto c = input(n, 2, false);
     if (!c) return make_error(c.error());
     if (*c) {
@@ -1569,14 +1602,19 @@ Result<void> Importer::on_resize(const onnx::NodeProto& n) {
       return make_error("sizes must be a constant of 4 values");
     if ((*sizes)->c.v[0] != s[0] || (*sizes)->c.v[1] != s[1])
       return make_error("only H and W may be resized");
-    oh = static_cast<int64_t>((*sizes)->c.v[2]);
-    ow = static_cast<int64_t>((*sizes)->c.v[3]);
+    auto h = whole_i64((*sizes)->c.v[2], "sizes"), w = whole_i64((*sizes)->c.v[3], "sizes");
+    if (!h) return make_error(h.error());
+    if (!w) return make_error(w.error());
+    oh = *h, ow = *w;
   } else {
     auto sc = const_input(n, scales_at, "scales");
     if (!sc) return make_error(sc.error());
     if (sc->v.size() != 4 || sc->v[0] != 1 || sc->v[1] != 1) return make_error("scales must be [1, 1, h, w]");
-    oh = static_cast<int64_t>(std::floor(static_cast<double>(s[2]) * sc->v[2]));
-    ow = static_cast<int64_t>(std::floor(static_cast<double>(s[3]) * sc->v[3]));
+    auto h = whole_i64(std::floor(static_cast<double>(s[2]) * sc->v[2]), "scales: output height");
+    auto w = whole_i64(std::floor(static_cast<double>(s[3]) * sc->v[3]), "scales: output width");
+    if (!h) return make_error(h.error());
+    if (!w) return make_error(w.error());
+    oh = *h, ow = *w;
   }
   if (oh < 1 || ow < 1 || oh > 65535 || ow > 65535) return make_error("output size out of range");
   auto in = in_layout(**x, kNhwc);
@@ -2354,6 +2392,7 @@ Result<void> Importer::import_node(const onnx::NodeProto& n) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return make_error("operator domain '" + n.domain() + "' is not supported");
   if (n.op_type() == "If") return on_if(n);
+  if (n.output_size() < 1) return make_error("has no output");
   auto folded = fold(n);
   if (!folded) return make_error(folded.error());
   if (*folded) return {};
@@ -2486,12 +2525,16 @@ Result<OnnxImported> Importer::run() {
     }
     if (auto r = add_graph_input(vi); !r) return make_error(r.error());
   }
-  for (const auto& [name, v] : opt_.input_values)
-    if (std::none_of(g.input().begin(), g.input().end(), [&](const auto& vi) { return vi.name() == name; }))
-      return make_error("--input-value " + name + ": the model has no graph input of that name");
-  for (const auto& [name, v] : opt_.input_shapes)
-    if (std::none_of(g.input().begin(), g.input().end(), [&](const auto& vi) { return vi.name() == name; }))
-      return make_error("--shape " + name + ": the model has no graph input of that name");
+  // Named keys, not structured bindings: clang 14 (the fuzz build) cannot capture a binding in a lambda.
+  auto is_graph_input = [&](const std::string& name) {
+    return std::any_of(g.input().begin(), g.input().end(), [&](const auto& vi) { return vi.name() == name; });
+  };
+  for (const auto& kv : opt_.input_values)
+    if (!is_graph_input(kv.first))
+      return make_error("--input-value " + kv.first + ": the model has no graph input of that name");
+  for (const auto& kv : opt_.input_shapes)
+    if (!is_graph_input(kv.first))
+      return make_error("--shape " + kv.first + ": the model has no graph input of that name");
   // Census and use counts over every graph, If branches included (a branch reads outer values).
   std::function<void(const onnx::GraphProto&)> count = [&](const onnx::GraphProto& sub) {
     for (const auto& n : sub.node()) {

@@ -19,6 +19,7 @@ class Digest {
   }
 
   Digest& add(const void* data, size_t n) {
+    if (n == 0) return *this;  // an empty view may be null, and memcpy from null is undefined even for 0
     const auto* p = static_cast<const uint8_t*>(data);
     total_ += n;
     if (held_) {  // complete the block started by an earlier add

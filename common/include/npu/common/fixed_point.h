@@ -42,7 +42,8 @@ inline int32_t rounding_divide_by_pot(int32_t x, int exponent) {
 inline int32_t multiply_by_quantized_multiplier(int32_t acc, QuantizedMultiplier qm) {
   // Any left shift of 31 or more saturates every non-zero acc, so capping it changes no result.
   const int left = qm.shift > 0 ? std::min(qm.shift, 31) : 0;
-  const int right = qm.shift > 0 ? 0 : std::min(-qm.shift, 31);
+  // Compared before negating: a shift of INT32_MIN (read from a hostile SRAM) has no negation.
+  const int right = qm.shift > 0 ? 0 : (qm.shift < -31 ? 31 : -qm.shift);
   // The left shift may overflow int32 for huge multipliers; saturate as the hardware does.
   const int64_t shifted = static_cast<int64_t>(acc) * (1LL << left);
   const auto clamped = static_cast<int32_t>(

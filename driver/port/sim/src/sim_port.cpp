@@ -57,19 +57,25 @@ SimPort::SimPort(sc_core::sc_module_name name, sim::Npu& npu)
 
 bool SimPort::transport(tlm_utils::simple_initiator_socket<SimPort>& socket, tlm::tlm_command cmd,
                         uint64_t address, void* data, uint64_t length) {
-  tlm::tlm_generic_payload gp;
-  gp.set_command(cmd);
-  gp.set_address(address);
-  gp.set_data_ptr(static_cast<unsigned char*>(data));
-  gp.set_data_length(static_cast<unsigned int>(length));
-  gp.set_streaming_width(static_cast<unsigned int>(length));
-  gp.set_byte_enable_ptr(nullptr);
-  gp.set_dmi_allowed(false);
-  gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  socket->b_transport(gp, delay);
+  bool ok = false;
+  {
+    // The payload (its extension array is on the heap) ends before the wait: a thread parked there for
+    // good would otherwise hold it forever.
+    tlm::tlm_generic_payload gp;
+    gp.set_command(cmd);
+    gp.set_address(address);
+    gp.set_data_ptr(static_cast<unsigned char*>(data));
+    gp.set_data_length(static_cast<unsigned int>(length));
+    gp.set_streaming_width(static_cast<unsigned int>(length));
+    gp.set_byte_enable_ptr(nullptr);
+    gp.set_dmi_allowed(false);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    socket->b_transport(gp, delay);
+    ok = gp.is_response_ok();
+  }
   if (!unwinding()) sc_core::wait(delay);
-  return gp.is_response_ok();
+  return ok;
 }
 
 namespace {

@@ -74,4 +74,12 @@ struct CachedProgram {
 Result<CachedProgram> read_compilation_cache(const std::string& dir, const CacheIdentity& id,
                                              const NpuTarget& target, const models::Model* expected);
 
+// Writes `payload` as a cache file (the model file when `model_file`, else the data file) with a valid
+// header and MAC under `id`: what a forger holding the installation's key could write. For the fuzz
+// target, which reaches the checks past the MACs this way; npusim writes caches only through
+// write_compilation_cache. Also the size of a file's header before its payload.
+Result<void> write_signed_cache_file(const std::string& path, const CacheIdentity& id, bool model_file,
+                                     const std::vector<uint8_t>& payload);
+inline constexpr size_t kCacheFileHeaderBytes = 8 + 4 + 8 + 32;
+
 }  // namespace npu::hal

@@ -104,7 +104,6 @@ class Npu : public sc_core::sc_module {
   uint32_t irq_mask_ = 0;
   bool dvfs_pending_irq_ = false;
   bool irq_level_ = false;
-  bool activity_since_sample_ = false;
   sc_core::sc_event irq_update_;
   sc_core::sc_event fault_time_;
   uint64_t& mmio_reads_;

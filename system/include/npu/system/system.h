@@ -61,6 +61,12 @@ class System {
   // Runs `app` as a host thread from simulated time 0 until it returns (or `limit_s` of simulated
   // time pass: an error). Returns the simulated time at the end.
   Result<double> run(const std::function<void(System&)>& app, double limit_s = 3600.0);
+  // For a harness feeding many inputs to one platform (the fuzz targets): runs `app` as a host thread
+  // from the current simulated time for at most `limit_s`, then pauses the simulation instead of
+  // stopping it, so the next call runs on the same platform. Threads spawned during the call and still
+  // unfinished when it ends are unwound; the platform's own (the driver's) go on. Never mix with run().
+  // `probe_driver` false leaves the driver unprobed (a harness driving the registers itself).
+  Result<double> run_another(const std::function<void(System&)>& app, double limit_s, bool probe_driver = true);
 
   drv::Driver& driver() { return *driver_; }
   // A new NPU device (its own driver context for uid/pid); MINIMAL lowers only CONV_2D.
@@ -85,6 +91,7 @@ class System {
   // Unwinds `app` and every thread spawned during simulation (after a run stopped at its limit).
   void kill_spawned_threads(sc_core::sc_process_handle app);
   SystemConfig cfg_;
+  bool probed_ = false;  // run_another() probes the driver once
   stats::Registry stats_;
   trace::Tracer tracer_;
   std::unique_ptr<sim::Npu> npu_;
