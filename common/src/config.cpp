@@ -10,27 +10,10 @@ namespace {
 
 std::string json_path(const std::string& dotted) { return "$." + dotted; }
 
-// Cuts a message part at about 80 bytes on a UTF-8 character boundary.
-std::string cut(std::string s) {
-  constexpr size_t kMax = 80;
-  if (s.size() <= kMax) return s;
-  size_t at = kMax;
-  while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
-  s.resize(at);
-  return s + "...";
-}
-
-// A value as an error message shows it: invalid UTF-8 replaced (dump() would throw on it) and a long
-// value cut, so a hostile --set cannot abort or flood the message.
-std::string shown(const nlohmann::json& v) {
-  return cut(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
-// Raw text (a --set path or assignment) made valid UTF-8 the same way, without the JSON quotes.
-std::string shown_text(const std::string& raw) {
-  const std::string d = nlohmann::json(raw).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return cut(d.substr(1, d.size() - 2));
-}
+// Values and --set text in messages: invalid UTF-8 replaced, at most 80 bytes of them kept.
+constexpr size_t kShownBytes = 83;
+std::string shown(const nlohmann::json& v) { return io::json_for_message(v, kShownBytes); }
+std::string shown_text(const std::string& raw) { return io::text_for_message(raw, kShownBytes); }
 
 template <class T>
 std::string range_text(const char* kind, T min, T max) {

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 namespace npu::io {
 namespace {
 
@@ -106,6 +108,29 @@ Result<std::string> read_file(const std::string& path, uint64_t max_bytes) {
   std::string text(f->size(), '\0');
   if (auto r = f->read_at(0, text.data(), text.size(), path); !r) return make_error(r.error());
   return text;
+}
+
+namespace {
+std::string cut_for_message(std::string s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  size_t at = max_bytes >= 3 ? max_bytes - 3 : 0;
+  while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;  // not inside a character
+  s.resize(at);
+  return s + "...";
+}
+
+std::string dump_replacing_invalid_utf8(const nlohmann::json& v) {
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+}  // namespace
+
+std::string json_for_message(const nlohmann::json& value, size_t max_bytes) {
+  return cut_for_message(dump_replacing_invalid_utf8(value), max_bytes);
+}
+
+std::string text_for_message(const std::string& raw, size_t max_bytes) {
+  const std::string quoted = dump_replacing_invalid_utf8(nlohmann::json(raw));
+  return cut_for_message(quoted.substr(1, quoted.size() - 2), max_bytes);
 }
 
 Result<void> check_json_nesting(std::string_view text, unsigned max_depth) {

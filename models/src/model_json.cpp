@@ -521,12 +521,7 @@ json subgraph_to_json(const Subgraph& sg, const std::vector<ExtensionNameAndPref
 
 }  // namespace
 
-std::string describe_json_value(const json& value) {
-  std::string s = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  constexpr size_t kMax = 40;
-  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
-  return s;
-}
+std::string describe_json_value(const json& value) { return io::json_for_message(value, 40); }
 
 Result<std::string> read_text_file(const std::string& path) { return io::read_file(path, io::kMaxTextFileBytes); }
 

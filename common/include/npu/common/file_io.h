@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "npu/common/result.h"
 
 namespace npu::io {
@@ -58,6 +60,13 @@ inline constexpr unsigned kMaxJsonDepth = 64;
 // An error "nested deeper than N levels (line L, column C)" if `text`, read as JSON, opens more than
 // `max_depth` arrays/objects at once; brackets inside strings do not count. Checks nothing else.
 Result<void> check_json_nesting(std::string_view text, unsigned max_depth = kMaxJsonDepth);
+
+// A value as an error message shows it: dumped with invalid UTF-8 replaced (a plain dump() throws on
+// it) and, when longer than `max_bytes`, cut on a character boundary to fit with "..." appended, so a
+// hostile value can neither abort the message nor flood it.
+std::string json_for_message(const nlohmann::json& value, size_t max_bytes);
+// Raw text (e.g. a --set assignment) shown the same way: its JSON string form without the quotes.
+std::string text_for_message(const std::string& raw, size_t max_bytes);
 
 // Writes `data` to `path` atomically: a temporary file beside it, written, flushed to disk and renamed
 // over `path`. On failure the temporary is removed, `path` is untouched, and the error names `path`
