@@ -71,6 +71,15 @@ std::vector<double> junction_rise_k_per_ms(const sim::ThermalConfig& t, double p
   return rise;
 }
 
+// The first whole millisecond k of `rise` at which the TEMP register (milli-°C, rounded) reads at
+// least `trip_c` from ambient `ambient_c`; 0 if it never does within `rise`.
+uint64_t first_ms_at_or_above(const std::vector<double>& rise, double ambient_c, double trip_c) {
+  const int64_t threshold_mc = std::llround(trip_c * 1000);
+  for (uint64_t k = 1; k < rise.size(); ++k)
+    if (std::llround((ambient_c + rise[k]) * 1000) >= threshold_mc) return k;
+  return 0;
+}
+
 TEST(ManagerThermal, RealHeatSpikePausesAndUnloadsOpportunisticWorkWhichResumesAfterCooling) {
   test::run_platform({}, [](system::System& s) {
     NpuService& svc = **s.npu_service();
@@ -171,11 +180,11 @@ TEST(ManagerThermal, RealHeatSpikePausesAndUnloadsOpportunisticWorkWhichResumesA
     // 16 W (and a warm start) only bring each crossing earlier than the 16 W step from ambient alone
     // would (IdleHeatSpike... below asserts that one to the sample). +1 ms: the spike is switched on at
     // a sample's own timestamp, so its power may count from the period before.
-    const std::vector<double> rise = junction_rise_k_per_ms(s.config().npu.thermal, 16.0, 400);
+    const sim::ThermalConfig& t = s.config().npu.thermal;
+    const std::vector<double> rise = junction_rise_k_per_ms(t, 16.0, 400);
     for (auto sev : {drv::ThermalSeverity::MODERATE, drv::ThermalSeverity::SEVERE}) {
-      const double trip_c = s.config().npu.thermal.trips[at(sev) - 1].temp_c;
-      size_t k = 1;
-      while (k + 1 < rise.size() && 25.0 + rise[k] < trip_c) ++k;
+      const uint64_t k = first_ms_at_or_above(rise, t.ambient_c, t.trips[at(sev) - 1].temp_c);
+      ASSERT_GT(k, 0u) << drv::to_string(sev) << ": 16 W alone does not reach it in 400 ms";
       EXPECT_LE(first_at[at(sev)], (300 + k + 1) * kMs) << drv::to_string(sev) << ": alone by " << k << " ms";
       std::cout << drv::to_string(sev) << " first seen " << first_at[at(sev)] / kMs - 300
                 << " ms into the spike; 16 W alone from 25 °C: " << k << " ms\n";
@@ -231,11 +240,8 @@ TEST(ManagerThermal, IdleHeatSpikeRaisesEachTripAtTheSampleTheRcChainPredicts) {
     const std::vector<double> rise = junction_rise_k_per_ms(t, 16.0, 400);
     std::array<uint64_t, kTrips> predicted_ms{};
     for (size_t i = 0; i < kTrips; ++i) {
-      const int64_t threshold_mc = std::llround(t.trips[i].temp_c * 1000);
-      uint64_t k = 1;
-      while (k + 1 < rise.size() && std::llround((25.0 + rise[k]) * 1000) < threshold_mc) ++k;
-      ASSERT_GE(std::llround((25.0 + rise[k]) * 1000), threshold_mc) << "not crossed in 400 ms";
-      predicted_ms[i] = k;
+      predicted_ms[i] = first_ms_at_or_above(rise, t.ambient_c, t.trips[i].temp_c);
+      ASSERT_GT(predicted_ms[i], 0u) << sim::ThermalConfig::kTripNames[i] << ": not crossed in 400 ms";
     }
     std::cout << "predicted first samples after the 16 W step (ms): light " << predicted_ms[0]
               << ", moderate " << predicted_ms[1] << ", severe " << predicted_ms[2] << "\n";
