@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "bytes.h"
 #include "npu/hal/compilation_cache.h"
 #include "npu/hal/compiler.h"
 #include "npu/models/builder.h"
 #include "npu/models/validate.h"
-#include "bytes.h"
 #include "scratch_dir.h"
 
 namespace {
@@ -43,7 +43,8 @@ std::string slurp(const std::string& path) {
 }
 
 void put(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 const Genuine& genuine() {
@@ -120,7 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto r = hal::read_compilation_cache(dir, g.id, g.target, &g.source);
     const bool unchanged = model == g.model_file && dat == g.data_file;
     if (r.ok() != unchanged) {
-      std::fprintf(stderr, "compilation_cache fuzz: an edited cache was %s\n", r.ok() ? "accepted" : "refused unchanged");
+      std::fprintf(stderr, "compilation_cache fuzz: an edited cache was %s\n",
+                   r.ok() ? "accepted" : "refused unchanged");
       std::abort();
     }
     return 0;

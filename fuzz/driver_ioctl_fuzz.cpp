@@ -51,7 +51,8 @@ void client(system::System& s, fuzz::Bytes& in) {
       case 1: {  // free
         const drv::BoHandle h = pick_handle(in.u8());
         if (d.free_bo(*ctx, h))
-          bos.erase(std::remove_if(bos.begin(), bos.end(), [h](const auto& b) { return b.handle == h; }), bos.end());
+          bos.erase(std::remove_if(bos.begin(), bos.end(), [h](const auto& b) { return b.handle == h; }),
+                    bos.end());
         break;
       }
       case 2: {  // write: any offset and length, data from the input

@@ -48,7 +48,8 @@ void check_agree(const hal::TensorMap& cpu, const hal::TensorMap& npu, bool rela
       const double e = models::read_element(want.type, want.data, i);
       if (std::isfinite(e)) scale = std::max(scale, std::fabs(e));
     }
-    const double tol = (relaxed || want.type == models::OperandType::TENSOR_FLOAT16 ? 1e-2 : 1e-3) * (1 + scale);
+    const double tol =
+        (relaxed || want.type == models::OperandType::TENSOR_FLOAT16 ? 1e-2 : 1e-3) * (1 + scale);
     for (uint64_t i = 0; i < want.element_count(); ++i) {
       const double e = models::read_element(want.type, want.data, i);
       const double a = models::read_element(got.type, got.data, i);
@@ -113,12 +114,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         auto cpu = s.cpu_device().prepare_model(*model);
         auto npu = npu_device->prepare_model(*model);
         static const bool verbose = std::getenv("NPUSIM_FUZZ_VERBOSE") != nullptr;  // why an input stops
-        if (verbose) std::fprintf(stderr, "prepare: cpu %s, npu %s\n", cpu.status.message.c_str(), npu.status.message.c_str());
+        if (verbose)
+          std::fprintf(stderr, "prepare: cpu %s, npu %s\n", cpu.status.message.c_str(),
+                       npu.status.message.c_str());
         if (!cpu.status.ok() || !npu.status.ok()) return;
         auto want = cpu.model->execute_synchronously(inputs, false);
         auto got = npu.model->execute_synchronously(inputs, false);
-        if (verbose) std::fprintf(stderr, "execute: cpu %s, npu %s\n", want.status.message.c_str(), got.status.message.c_str());
-        if (want.status.ok() && got.status.ok()) check_agree(want.outputs, got.outputs, model->relax_computation_float32_to_float16);
+        if (verbose)
+          std::fprintf(stderr, "execute: cpu %s, npu %s\n", want.status.message.c_str(),
+                       got.status.message.c_str());
+        if (want.status.ok() && got.status.ok())
+          check_agree(want.outputs, got.outputs, model->relax_computation_float32_to_float16);
       },
       10.0);
   if (!ok) std::abort();

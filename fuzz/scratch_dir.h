@@ -24,7 +24,8 @@ inline const std::string& scratch_dir() {
     fs::create_directory(in);
     fs::create_directory_symlink(configs / "npu", root / "npu");
     fs::create_directory_symlink(configs / "scenarios", root / "scenarios");
-    for (const auto& e : fs::directory_iterator(configs / "npu")) fs::create_symlink(e.path(), in / e.path().filename());
+    for (const auto& e : fs::directory_iterator(configs / "npu"))
+      fs::create_symlink(e.path(), in / e.path().filename());
     static const std::string keep = tmpl;
     std::atexit([] {
       std::error_code ec;
@@ -38,7 +39,8 @@ inline const std::string& scratch_dir() {
 // Writes `bytes` as `name` in the scratch folder; returns its path.
 inline std::string scratch_file(const std::string& name, std::string_view bytes) {
   const std::string path = scratch_dir() + "/" + name;
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return path;
 }
 

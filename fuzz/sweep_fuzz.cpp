@@ -2,9 +2,9 @@
 // resolve to the shipped presets), and a valid sweep of at most 64 candidate points is expanded as the
 // runner would before running it. Properties: an error or a spec, never a crash or an exception; an
 // expansion's points are distinct, numbered in order and satisfy no more candidates than there were.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <algorithm>
 #include <string>
 
 #include "npu/sweep/spec.h"
@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (e->points.size() > e->candidates) std::abort();
   for (size_t i = 0; i < e->points.size(); ++i) {
     if (e->points[i].index < (i ? e->points[i - 1].index + 1 : 0)) std::abort();  // in expansion order
-    if (e->points[i].values.size() != spec->axes.size()) std::abort();          // one value per axis
+    if (e->points[i].values.size() != spec->axes.size()) std::abort();            // one value per axis
   }
   return 0;
 }

@@ -91,7 +91,9 @@ int import_command(const ImportOptions& o) {
   if (!o.example_inputs.empty()) {
     if (o.range.size() != 2) return fail("--range: expected two values LO HI");
     const auto samples = models::synthetic_inputs(m, 1, o.seed, o.range[0], o.range[1]);
-    if (auto w = write_text(o.example_inputs, models::dump_json_pretty(with_build(models::io_to_json(samples[0])))); !w)
+    if (auto w = write_text(o.example_inputs,
+                            models::dump_json_pretty(with_build(models::io_to_json(samples[0]))));
+        !w)
       return fail(w.error());
     std::printf("  example inputs  %s (seed %llu, uniform [%g, %g])\n", o.example_inputs.c_str(),
                 static_cast<unsigned long long>(o.seed), o.range[0], o.range[1]);

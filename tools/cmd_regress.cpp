@@ -351,8 +351,9 @@ std::function<int()> add_regress_command(CLI::App& app) {
       app.add_subcommand("regress", "Run a regression case (tests/regress/<case>) and diff its stats");
   cmd->add_option("case", o->dir, "Case folder holding case.json and expected.json")->required();
   cmd->add_flag("--bless", o->bless, "Write this run's stats as the expected ones (keeps the tolerances)");
-  cmd->add_flag("--complete", o->complete,
-                "Fail also when this run has stats expected.json lacks (counters added since the last bless)");
+  cmd->add_flag(
+      "--complete", o->complete,
+      "Fail also when this run has stats expected.json lacks (counters added since the last bless)");
   cmd->add_option("--expected", o->expected, "Expected stats file to use instead of <case>/expected.json");
   return [o, cmd] { return cmd->parsed() ? regress(*o) : -1; };
 }

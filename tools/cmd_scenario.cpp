@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
-#include "output_path.h"
 #include "npu/common/file_io.h"
 #include "npu/common/version.h"
 #include "npu/scenario/baselines.h"
@@ -17,6 +16,7 @@
 #include "npu/scenario/report.h"
 #include "npu/scenario/runner.h"
 #include "npu/tools/scenario_runs.h"
+#include "output_path.h"
 
 namespace npusim {
 namespace {
@@ -54,7 +54,8 @@ int run_scenario(ScenarioOptions o) {
     jobs_csv_path = (dir / "jobs.csv").string();
   }
   if (o.scale_thermal && o.scale == 1) return fail("--scale-thermal: has no effect without --scale");
-  if (o.trace_descriptors && o.trace.empty()) return fail("--trace-descriptors: has no effect without --trace");
+  if (o.trace_descriptors && o.trace.empty())
+    return fail("--trace-descriptors: has no effect without --trace");
   auto sc = load_scenario(o.file);
   if (!sc) return fail(sc.error());
   for (const std::string* out : {&o.json, &o.report, &o.trace, &jobs_csv_path})
@@ -122,8 +123,9 @@ Subcommand register_scenario_command(CLI::App& app) {
   cmd->add_option("file", o->file, "Scenario JSON (configs/scenarios/*.json)")->required();
   cmd->add_option("--policy", o->policy,
                   "Baseline: fcfs | hpf | prema | rr | edf | default (default: the scenario's)");
-  cmd->add_option("--sla-factor", o->sla_factor,
-                  "N of the SLA satisfaction rate: a request meets its SLA within N x its isolated turnaround")
+  cmd->add_option(
+         "--sla-factor", o->sla_factor,
+         "N of the SLA satisfaction rate: a request meets its SLA within N x its isolated turnaround")
       ->check(CLI::Range(1.0, 1e6));
   cmd->add_flag("--compare", o->compare, "Run every baseline and print one comparison table");
   cmd->add_option("--trace", o->trace, "Perfetto trace (Chrome trace-event JSON) of the main policy's run");

@@ -77,7 +77,8 @@ int run_stress(StressCli c) {
     if (!seen.insert(name).second) return fail("--cases: \"" + name + "\" is listed twice");
   }
   // A bad config would fail every child the same way: one error here instead.
-  if (auto cfg = npu::system::load_system_config(c.options.hw, c.options.sets); !cfg) return fail(cfg.error());
+  if (auto cfg = npu::system::load_system_config(c.options.hw, c.options.sets); !cfg)
+    return fail(cfg.error());
   std::string html_path, json_path;
   if (!c.out_dir.empty()) {
     std::error_code ec;
@@ -100,8 +101,9 @@ int run_stress(StressCli c) {
     char scale[32], soak[32];
     std::snprintf(scale, sizeof scale, "%.17g", c.options.scale);
     std::snprintf(soak, sizeof soak, "%.17g", c.options.soak_s);
-    std::vector<std::string> argv = {self,     "stress", "--child", selected[i], "--scale", scale,
-                                     "--seed", std::to_string(c.options.seed), "--soak", soak, "--hw", c.options.hw};
+    std::vector<std::string> argv = {self,      "stress", "--child", selected[i],
+                                     "--scale", scale,    "--seed",  std::to_string(c.options.seed),
+                                     "--soak",  soak,     "--hw",    c.options.hw};
     for (const auto& s : c.options.sets) {
       argv.push_back("--set");
       argv.push_back(s);
@@ -115,7 +117,8 @@ int run_stress(StressCli c) {
     nlohmann::json j = npu::mlts::stress_json(run);
     j[npu::kBuildKey] = npu::build_json();
     if (auto w = npu::io::write_file_atomic(json_path, j.dump(2) + "\n"); !w) return fail(w.error());
-    if (auto w = npu::io::write_file_atomic(html_path, npu::mlts::stress_html(run)); !w) return fail(w.error());
+    if (auto w = npu::io::write_file_atomic(html_path, npu::mlts::stress_html(run)); !w)
+      return fail(w.error());
     std::printf("  report written to %s (and summary.json)\n", html_path.c_str());
   }
   return run.all_success() ? 0 : 1;
@@ -133,12 +136,14 @@ Subcommand register_stress_command(CLI::App& app) {
   cmd->add_option("--cases", c->cases, "Cases to run, comma-separated (default: all; --list names them)")
       ->delimiter(',');
   cmd->add_flag("--list", c->list, "List the cases and exit");
-  cmd->add_option("--scale", c->options.scale, "Multiply every case's iteration counts (0.05 for a quick run)")
+  cmd->add_option("--scale", c->options.scale,
+                  "Multiply every case's iteration counts (0.05 for a quick run)")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 1000.0));
   cmd->add_option("--seed", c->options.seed, "Seed of models, inputs and faults")->capture_default_str();
-  cmd->add_option("--soak", c->soak_s,
-                  "Simulated seconds of the soak case (default 0.5 x --scale); `--cases soak --soak 5` runs it alone")
+  cmd->add_option(
+         "--soak", c->soak_s,
+         "Simulated seconds of the soak case (default 0.5 x --scale); `--cases soak --soak 5` runs it alone")
       ->check(CLI::Range(1e-4, 1e5));
   cmd->add_option("--timeout", c->timeout_s, "Wall-time limit of each case in seconds: beyond it, HANG")
       ->capture_default_str()

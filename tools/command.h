@@ -3,9 +3,8 @@
 // dispatches, and prints help generically over every registered subcommand.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace npusim {
 

@@ -71,7 +71,8 @@ struct RunOptions {
   std::string device = "npu";
 };
 
-// The per-layer table as CSV (columns in the README, "Reading the outputs"); times are empty for operations without NPU timing.
+// The per-layer table as CSV (columns in the README, "Reading the outputs"); times are empty for operations
+// without NPU timing.
 std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
@@ -79,7 +80,8 @@ std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
     return q + "\"";
   };
   std::string csv =
-      "operation,type,where,cpu_reason,command_buffers,tiles,macs,dram_bytes,output_type,output_dims,start_us,device_us,"
+      "operation,type,where,cpu_reason,command_buffers,tiles,macs,dram_bytes,output_type,output_dims,start_"
+      "us,device_us,"
       "busy_us,compute_us,dma_in_us,dma_out_us,stall_us,array_utilisation,energy_pj\n";
   for (const auto& r : rows) {
     char timing[256] = ",,,,,,,,";
@@ -88,9 +90,9 @@ std::string layers_csv(const std::vector<npu::tools::LayerRow>& rows) {
                     r.device_us, r.busy_us, r.compute_us, r.dma_in_us, r.dma_out_us, r.stall_us,
                     r.array_utilisation, static_cast<unsigned long long>(r.energy_pj));
     csv += std::to_string(r.operation) + "," + r.type + "," + r.where + "," + quoted(r.cpu_reason) + "," +
-           std::to_string(r.command_buffers) + "," + std::to_string(r.tiles) + "," + std::to_string(r.macs) + "," +
-           std::to_string(r.dram_bytes) + "," + r.output_type + "," + quoted(dims_text(r.output_dims)) + "," +
-           timing + "\n";
+           std::to_string(r.command_buffers) + "," + std::to_string(r.tiles) + "," + std::to_string(r.macs) +
+           "," + std::to_string(r.dram_bytes) + "," + r.output_type + "," + quoted(dims_text(r.output_dims)) +
+           "," + timing + "\n";
   }
   return csv;
 }
@@ -181,7 +183,8 @@ int run_command(RunOptions o) {
     if (ec || !std::filesystem::is_directory(o.out_dir))
       return fail(o.out_dir + ": --out: cannot create the folder" + (ec ? ": " + ec.message() : ""));
     const std::filesystem::path dir(o.out_dir);
-    for (auto [flag, name] : {std::pair{&o.outputs, "outputs.json"}, {&o.stats, "stats.json"}, {&o.trace, "trace.json"}})
+    for (auto [flag, name] :
+         {std::pair{&o.outputs, "outputs.json"}, {&o.stats, "stats.json"}, {&o.trace, "trace.json"}})
       if (flag->empty()) *flag = (dir / name).string();
   }
   if (o.stats_meta && o.stats.empty()) return fail("--stats-meta: has no effect without --stats or --out");
@@ -197,14 +200,17 @@ int run_command(RunOptions o) {
                     ": has no effect with --device cpu (the CPU reference device runs on the host; " +
                     "host.* sets its costs)");
   if (!o.waves.empty() && cfg->npu.channel.compute_core != "rtl")
-    return fail("--waves: has no effect unless the compute core is the RTL (--set npu.channel.compute_core.model=rtl)");
+    return fail(
+        "--waves: has no effect unless the compute core is the RTL (--set "
+        "npu.channel.compute_core.model=rtl)");
   // Timing only: a model whose weights are sizes, or NPU hardware that computes nothing. Such a run
   // gives timing, never values: it needs no inputs, writes no outputs and has nothing to --check.
   const bool on_npu = o.device == "npu";
-  const char* timing_only_why = !on_npu                        ? nullptr
-                                : models::is_timing_only(*model) ? "a timing-only model (weights are sizes only)"
-                                : !cfg->npu.functional         ? "timing-only hardware (npu.functional=false)"
-                                                               : nullptr;
+  const char* timing_only_why = !on_npu ? nullptr
+                                : models::is_timing_only(*model)
+                                    ? "a timing-only model (weights are sizes only)"
+                                : !cfg->npu.functional ? "timing-only hardware (npu.functional=false)"
+                                                       : nullptr;
   if (o.check && timing_only_why)
     return fail(o.model + ": --check: " + timing_only_why + " gives no values to compare");
   // A zoo model without --inputs runs on the zoo's seeded inputs (those `npusim zoo write` writes).
@@ -221,7 +227,7 @@ int run_command(RunOptions o) {
         return fail(o.model + ": input " + std::to_string(idx) + " has unknown dimensions; give --inputs");
       zeros[idx] = models::make_tensor(op, op.dimensions);
     }
-  auto inputs = zoo_inputs       ? Result<hal::TensorMap>(models::random_inputs(*model, 1))
+  auto inputs = zoo_inputs         ? Result<hal::TensorMap>(models::random_inputs(*model, 1))
                 : o.inputs.empty() ? Result<hal::TensorMap>(std::move(zeros))
                                    : models::load_io_json(o.inputs, *model);
   if (!inputs) return fail(inputs.error());
@@ -281,7 +287,8 @@ int run_command(RunOptions o) {
   tools::OutputComparison cmp;
   if (o.check && executed) {
     if (!reference.status.ok())
-      return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " + reference.status.message);
+      return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " +
+                  reference.status.message);
     cmp = tools::compare_outputs(result.outputs, reference.outputs);
   }
   const auto& hwc = sys->config().npu;
@@ -358,7 +365,8 @@ int run_command(RunOptions o) {
                 hwc.channel.array_rows, hwc.channel.array_cols, hwc.channel.compute_core.c_str(),
                 hwc.clock_mhz());
   std::printf("  placement       %s\n", placement.c_str());
-  if (zoo_inputs) std::printf("  inputs          the zoo's seeded inputs (as npusim zoo write writes them)\n");
+  if (zoo_inputs)
+    std::printf("  inputs          the zoo's seeded inputs (as npusim zoo write writes them)\n");
   std::printf("  prepare         %.1f us simulated\n", prepare_ns / 1000.0);
   if (timed)
     std::printf("  latency         %llu us simulated (time in driver)\n",
@@ -391,26 +399,28 @@ int run_command(RunOptions o) {
                 dims_text(t.dimensions).c_str());
   }
   if (o.explain_tiling) {
-    std::printf("  tiling          %zu MAC-array operation%s (predicted = the compiler's cost model, simulated = "
-                "the longest command buffer's NPU cycles)\n",
-                tilings.size(), tilings.size() == 1 ? "" : "s");
+    std::printf(
+        "  tiling          %zu MAC-array operation%s (predicted = the compiler's cost model, simulated = "
+        "the longest command buffer's NPU cycles)\n",
+        tilings.size(), tilings.size() == 1 ? "" : "s");
     for (const auto& t : tilings) {
       const auto it = result.operation_cycles.find(t.operation);
       const uint64_t sim = it == result.operation_cycles.end() ? 0 : it->second;
-      std::printf("    operations[%u] %s: %s\n      predicted %llu, simulated %llu cycles (%+.1f %%)\n", t.operation,
-                  t.type.c_str(), t.tiling.c_str(), static_cast<unsigned long long>(t.predicted_cycles),
-                  static_cast<unsigned long long>(sim),
-                  t.predicted_cycles ? 100.0 * (static_cast<double>(sim) - static_cast<double>(t.predicted_cycles)) /
-                                           static_cast<double>(t.predicted_cycles)
-                                     : 0.0);
+      std::printf("    operations[%u] %s: %s\n      predicted %llu, simulated %llu cycles (%+.1f %%)\n",
+                  t.operation, t.type.c_str(), t.tiling.c_str(),
+                  static_cast<unsigned long long>(t.predicted_cycles), static_cast<unsigned long long>(sim),
+                  t.predicted_cycles
+                      ? 100.0 * (static_cast<double>(sim) - static_cast<double>(t.predicted_cycles)) /
+                            static_cast<double>(t.predicted_cycles)
+                      : 0.0);
     }
   }
   if (o.check && executed) {
     std::printf("  vs CPU reference %llu of %llu elements within tolerance, max |error| %.3g%s\n",
                 static_cast<unsigned long long>(cmp.elements - cmp.mismatches),
-                static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error, cmp.mismatches ? "  MISMATCH" : "");
-    if (cmp.mismatches)
-      std::printf("  first mismatch  %s\n", cmp.first_mismatch.c_str());
+                static_cast<unsigned long long>(cmp.elements), cmp.max_abs_error,
+                cmp.mismatches ? "  MISMATCH" : "");
+    if (cmp.mismatches) std::printf("  first mismatch  %s\n", cmp.first_mismatch.c_str());
   }
   if (!executed)
     std::printf("  outputs         none: the execution failed\n");
@@ -437,9 +447,11 @@ int example_command(const std::string& name, const std::string& dir, uint64_t se
   std::filesystem::create_directories(dir, ec);
   if (ec) return fail(dir + ": cannot create the folder: " + ec.message());
   const std::string base = dir + "/" + name;
-  if (auto r = save_model_json(example->model, base + ".model.json", npu::build_json()); !r) return fail(r.error());
+  if (auto r = save_model_json(example->model, base + ".model.json", npu::build_json()); !r)
+    return fail(r.error());
   std::string error;
-  if (!write_file(base + ".inputs.json", dump_json_pretty(npu::with_build(io_to_json(example->inputs))), &error))
+  if (!write_file(base + ".inputs.json", dump_json_pretty(npu::with_build(io_to_json(example->inputs))),
+                  &error))
     return fail(error);
   std::printf("%s.model.json\n%s.inputs.json\n", base.c_str(), base.c_str());
   return 0;
@@ -552,27 +564,38 @@ int regmap_command() {
   using namespace npu::regs;
   auto access = [](Access a) {
     switch (a) {
-      case Access::RO: return "RO";
-      case Access::RW: return "RW";
-      case Access::W1C: return "W1C";
-      case Access::WO: return "WO";
+      case Access::RO:
+        return "RO";
+      case Access::RW:
+        return "RW";
+      case Access::W1C:
+        return "W1C";
+      case Access::WO:
+        return "WO";
     }
     return "?";
   };
-  std::printf("# NPU register map\n\nGenerated by `npusim regmap` from common/include/npu/regmap/npu_regs.h.\n\n");
-  std::printf("## Global block (offset from MMIO base)\n\n| offset | name | access | reset | description |\n|---|---|---|---|---|\n");
+  std::printf(
+      "# NPU register map\n\nGenerated by `npusim regmap` from common/include/npu/regmap/npu_regs.h.\n\n");
+  std::printf(
+      "## Global block (offset from MMIO base)\n\n| offset | name | access | reset | description "
+      "|\n|---|---|---|---|---|\n");
   for (const auto& r : kGlobalRegisters)
-    std::printf("| 0x%03X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(), access(r.access),
-                r.reset, std::string(r.description).c_str());
-  std::printf("\n## Thermal, power and DVFS block\n\n| offset | name | access | reset | description |\n|---|---|---|---|---|\n");
+    std::printf("| 0x%03X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(),
+                access(r.access), r.reset, std::string(r.description).c_str());
+  std::printf(
+      "\n## Thermal, power and DVFS block\n\n| offset | name | access | reset | description "
+      "|\n|---|---|---|---|---|\n");
   for (const auto& r : kThermalRegisters)
-    std::printf("| 0x%03X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(), access(r.access),
-                r.reset, std::string(r.description).c_str());
-  std::printf("\n## Channel block n (offset from 0x%X + n·0x%X, n < %u)\n\n| offset | name | access | reset | description |\n|---|---|---|---|---|\n",
-              kChannelBase, kChannelStride, kMaxChannels);
+    std::printf("| 0x%03X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(),
+                access(r.access), r.reset, std::string(r.description).c_str());
+  std::printf(
+      "\n## Channel block n (offset from 0x%X + n·0x%X, n < %u)\n\n| offset | name | access | reset | "
+      "description |\n|---|---|---|---|---|\n",
+      kChannelBase, kChannelStride, kMaxChannels);
   for (const auto& r : kChannelRegisters)
-    std::printf("| 0x%02X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(), access(r.access),
-                r.reset, std::string(r.description).c_str());
+    std::printf("| 0x%02X | %s | %s | 0x%08X | %s |\n", r.offset, std::string(r.name).c_str(),
+                access(r.access), r.reset, std::string(r.description).c_str());
   return 0;
 }
 
@@ -588,9 +611,11 @@ std::string full_help(CLI::App& app) {
 }
 
 int sc_main(int argc, char* argv[]) {
-  CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager", "npusim"};
+  CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager",
+               "npusim"};
   app.set_help_flag();  // replaced by the generic full help below
-  app.set_version_flag("--version", npu::version_line(), "Print the version and the git commit it was built from");
+  app.set_version_flag("--version", npu::version_line(),
+                       "Print the version and the git commit it was built from");
   bool help = false;
   app.add_flag("-h,--help", help, "Explain every subcommand");
   bool quiet = false;
@@ -602,26 +627,35 @@ int sc_main(int argc, char* argv[]) {
   RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run one inference of a model on the simulated NPU");
   run_cmd->add_option("--hw", run.hw, "Hardware config JSON")->capture_default_str();
-  run_cmd->add_option("--model", run.model, "Model JSON (README: Model JSON), ONNX file (.onnx), or zoo:NAME (npusim zoo list)")->required();
+  run_cmd
+      ->add_option("--model", run.model,
+                   "Model JSON (README: Model JSON), ONNX file (.onnx), or zoo:NAME (npusim zoo list)")
+      ->required();
   run_cmd->add_flag("--cpu-fallback", run.cpu_fallback, "ONNX: import operators only the CPU reference runs");
   run_cmd->add_option("--inputs", run.inputs,
                       "Inputs JSON {\"<operand>\": [values]} (not needed by a timing-only run: zeros)");
-  run_cmd->add_option("--outputs", run.outputs, "Where to write the outputs JSON (a timing-only run writes none)");
+  run_cmd->add_option("--outputs", run.outputs,
+                      "Where to write the outputs JSON (a timing-only run writes none)");
   run_cmd->add_option("--stats", run.stats, "Where to write the stats tree JSON");
   run_cmd->add_flag("--stats-meta", run.stats_meta,
                     "With --stats: each leaf as {value, unit, description} instead of the bare value");
   run_cmd->add_option("--set", run.sets, "Override a hardware parameter: path=value (repeatable)");
-  run_cmd->add_option("--out", run.out_dir,
-                      "Run directory: writes config.json (every parameter as resolved), summary.json, stats.json, "
-                      "layers.csv (per-layer table), trace.json and outputs.json there");
-  run_cmd->add_option("--trace", run.trace, "Where to write a Perfetto-loadable trace (Chrome trace-event JSON)");
+  run_cmd->add_option(
+      "--out", run.out_dir,
+      "Run directory: writes config.json (every parameter as resolved), summary.json, stats.json, "
+      "layers.csv (per-layer table), trace.json and outputs.json there");
+  run_cmd->add_option("--trace", run.trace,
+                      "Where to write a Perfetto-loadable trace (Chrome trace-event JSON)");
   run_cmd->add_option("--waves", run.waves, "RTL waveform file prefix (with compute_core.model=rtl)");
   run_cmd->add_flag("--json", run.json, "Print a machine-readable JSON summary");
   run_cmd->add_flag("--check", run.check, "Also run the CPU reference and compare (exit 3 on mismatch)");
-  run_cmd->add_flag("--explain-tiling", run.explain_tiling,
-                    "Print each CONV_2D / FULLY_CONNECTED's tiling (tile shape, loop order, buffering, tiles) with "
-                    "its predicted and simulated cycles");
-  run_cmd->add_option("--device", run.device, "Device to run on")->check(CLI::IsMember({"npu", "cpu"}))->capture_default_str();
+  run_cmd->add_flag(
+      "--explain-tiling", run.explain_tiling,
+      "Print each CONV_2D / FULLY_CONNECTED's tiling (tile shape, loop order, buffering, tiles) with "
+      "its predicted and simulated cycles");
+  run_cmd->add_option("--device", run.device, "Device to run on")
+      ->check(CLI::IsMember({"npu", "cpu"}))
+      ->capture_default_str();
 
   std::string example_name, example_dir = ".";
   uint64_t example_seed = 1;
@@ -638,7 +672,8 @@ int sc_main(int argc, char* argv[]) {
 
   std::string devices_hw = npu::tools::default_hw_config();
   std::vector<std::string> devices_sets;
-  auto* devices_cmd = app.add_subcommand("devices", "List the NNAPI devices: name, type, version, capabilities");
+  auto* devices_cmd =
+      app.add_subcommand("devices", "List the NNAPI devices: name, type, version, capabilities");
   devices_cmd->add_option("--hw", devices_hw, "Hardware config JSON")->capture_default_str();
   devices_cmd->add_option("--set", devices_sets, "Override a hardware parameter: path=value");
 

@@ -11,9 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "npu/scenario/runner.h"
 #include "npu/scenario/scenario.h"
@@ -75,8 +74,8 @@ int sc_main(int argc, char* argv[]) {
       cycles += app.device_cycles;
     }
     const double sim = run->duration_s;
-    std::printf("%-18s %-8s %10.2f %10.2f %12.2f %8llu %10.2f\n", sc->name.c_str(), run->policy.c_str(), sim, wall,
-                sim / wall, static_cast<unsigned long long>(jobs), cycles / (run->clock_mhz * 1e6));
+    std::printf("%-18s %-8s %10.2f %10.2f %12.2f %8llu %10.2f\n", sc->name.c_str(), run->policy.c_str(), sim,
+                wall, sim / wall, static_cast<unsigned long long>(jobs), cycles / (run->clock_mhz * 1e6));
   }
   return status;
 }

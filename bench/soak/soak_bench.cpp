@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-
 #include <systemc>
 
 #include "npu/mlts/soak.h"

@@ -47,7 +47,8 @@ Schema& Schema::u64(std::string path, uint64_t* field, uint64_t def, std::string
   params_.push_back({path, std::move(unit), std::move(desc), std::to_string(def), expected,
                      [=](const nlohmann::json& v) -> Result<void> {
                        // A non-negative signed integer (JSON built in C++ from an int) counts too.
-                       const bool non_negative = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+                       const bool non_negative =
+                           v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
                        if (!non_negative || v.get<uint64_t>() < min || v.get<uint64_t>() > max)
                          return make_error("expected " + expected + ", got " + shown(v));
                        *field = v.get<uint64_t>();
@@ -86,8 +87,8 @@ Schema& Schema::boolean(std::string path, bool* field, bool def, std::string des
   return *this;
 }
 
-Schema& Schema::choice(std::string path, std::string* field, std::string def, std::vector<std::string> allowed,
-                       std::string desc) {
+Schema& Schema::choice(std::string path, std::string* field, std::string def,
+                       std::vector<std::string> allowed, std::string desc) {
   *field = def;
   std::string expected = "one of";
   for (size_t i = 0; i < allowed.size(); ++i) expected += (i ? ", \"" : " \"") + allowed[i] + "\"";
@@ -116,7 +117,8 @@ const Schema::Param* Schema::find(const std::string& path) const {
 
 bool Schema::is_prefix(const std::string& path) const {
   for (const auto& p : params_) {
-    if (p.path.size() > path.size() && p.path.compare(0, path.size(), path) == 0 && p.path[path.size()] == '.')
+    if (p.path.size() > path.size() && p.path.compare(0, path.size(), path) == 0 &&
+        p.path[path.size()] == '.')
       return true;
   }
   return false;
@@ -145,7 +147,8 @@ Result<void> Schema::apply(const nlohmann::json& doc, const std::string& source,
     if (ignored) continue;
     if (key == kBuildKey) {  // the build that wrote the file (npusim run --out's config.json)
       if (!value.is_object())
-        return make_error(source + ": $." + key + ": expected the object naming the npusim build that wrote the file, got " +
+        return make_error(source + ": $." + key +
+                          ": expected the object naming the npusim build that wrote the file, got " +
                           shown(value));
       continue;
     }
@@ -183,11 +186,13 @@ std::string Schema::explain() const {
 
 nlohmann::json Schema::values() const {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& p : params_) out[nlohmann::json::json_pointer("/" + [&] {
-    std::string s = p.path;
-    for (auto& c : s) if (c == '.') c = '/';
-    return s;
-  }())] = p.get();
+  for (const auto& p : params_)
+    out[nlohmann::json::json_pointer("/" + [&] {
+      std::string s = p.path;
+      for (auto& c : s)
+        if (c == '.') c = '/';
+      return s;
+    }())] = p.get();
   return out;
 }
 

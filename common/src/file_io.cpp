@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 namespace npu::io {
@@ -91,7 +90,8 @@ Result<RegularFile> open_regular(const std::string& path, uint64_t max_bytes) {
   if (::fstat(fd, &st) != 0) return make_error(path + ": cannot open: " + os_reason(errno));
   if (S_ISDIR(st.st_mode)) return make_error(path + ": cannot open: it is a folder, not a file");
   if (!S_ISREG(st.st_mode))
-    return make_error(path + ": cannot open: it is " + std::string(kind_of(st.st_mode)) + ", not a regular file");
+    return make_error(path + ": cannot open: it is " + std::string(kind_of(st.st_mode)) +
+                      ", not a regular file");
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes)
     return make_error(path + ": cannot open: it is " + std::to_string(size) + " bytes, above the limit of " +
@@ -144,9 +144,12 @@ Result<void> check_json_nesting(std::string_view text, unsigned max_depth) {
       column = 0;
     }
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {

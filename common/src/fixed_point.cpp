@@ -25,7 +25,8 @@ ClampRange quantized_activation_range(FusedActivation act, float scale, int32_t 
   // clamped before the conversion, so a tiny scale saturates instead of overflowing int32.
   if (!(scale > 0.0f) || !std::isfinite(scale)) return {qmin, qmax};
   auto quantize = [&](float v) {
-    const double q = static_cast<double>(zero_point) + std::round(static_cast<double>(v) / static_cast<double>(scale));
+    const double q =
+        static_cast<double>(zero_point) + std::round(static_cast<double>(v) / static_cast<double>(scale));
     return static_cast<int32_t>(std::clamp(q, static_cast<double>(qmin), static_cast<double>(qmax)));
   };
   switch (act) {
@@ -44,10 +45,20 @@ ClampRange quantized_activation_range(FusedActivation act, float scale, int32_t 
 void float_activation_range(FusedActivation act, float* lo, float* hi) {
   constexpr float inf = std::numeric_limits<float>::infinity();
   switch (act) {
-    case FusedActivation::RELU: *lo = 0.0f; *hi = inf; return;
-    case FusedActivation::RELU6: *lo = 0.0f; *hi = 6.0f; return;
-    case FusedActivation::RELU1: *lo = -1.0f; *hi = 1.0f; return;
-    case FusedActivation::NONE: break;
+    case FusedActivation::RELU:
+      *lo = 0.0f;
+      *hi = inf;
+      return;
+    case FusedActivation::RELU6:
+      *lo = 0.0f;
+      *hi = 6.0f;
+      return;
+    case FusedActivation::RELU1:
+      *lo = -1.0f;
+      *hi = 1.0f;
+      return;
+    case FusedActivation::NONE:
+      break;
   }
   *lo = -inf;
   *hi = inf;

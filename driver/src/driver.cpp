@@ -36,11 +36,16 @@ int effective_priority(const SchedulingConfig* cfg, int job_priority) {
 
 const char* to_string(JobStatus s) {
   switch (s) {
-    case JobStatus::PENDING: return "PENDING";
-    case JobStatus::RUNNING: return "RUNNING";
-    case JobStatus::COMPLETED: return "COMPLETED";
-    case JobStatus::FAILED: return "FAILED";
-    case JobStatus::CANCELLED: return "CANCELLED";
+    case JobStatus::PENDING:
+      return "PENDING";
+    case JobStatus::RUNNING:
+      return "RUNNING";
+    case JobStatus::COMPLETED:
+      return "COMPLETED";
+    case JobStatus::FAILED:
+      return "FAILED";
+    case JobStatus::CANCELLED:
+      return "CANCELLED";
   }
   return "?";
 }
@@ -49,32 +54,46 @@ const char* to_string(WorkStartReason r) { return r == WorkStartReason::INITIAL 
 
 const char* to_string(WorkEndReason r) {
   switch (r) {
-    case WorkEndReason::COMPLETED: return "COMPLETED";
-    case WorkEndReason::CANCELLED_USER: return "CANCELLED_USER";
-    case WorkEndReason::CANCELLED_SYSTEM: return "CANCELLED_SYSTEM";
-    case WorkEndReason::FAILED: return "FAILED";
-    case WorkEndReason::PAUSED: return "PAUSED";
+    case WorkEndReason::COMPLETED:
+      return "COMPLETED";
+    case WorkEndReason::CANCELLED_USER:
+      return "CANCELLED_USER";
+    case WorkEndReason::CANCELLED_SYSTEM:
+      return "CANCELLED_SYSTEM";
+    case WorkEndReason::FAILED:
+      return "FAILED";
+    case WorkEndReason::PAUSED:
+      return "PAUSED";
   }
   return "?";
 }
 
 const char* to_string(ThermalSeverity s) {
   switch (s) {
-    case ThermalSeverity::NONE: return "NONE";
-    case ThermalSeverity::LIGHT: return "LIGHT";
-    case ThermalSeverity::MODERATE: return "MODERATE";
-    case ThermalSeverity::SEVERE: return "SEVERE";
-    case ThermalSeverity::CRITICAL: return "CRITICAL";
-    case ThermalSeverity::EMERGENCY: return "EMERGENCY";
-    case ThermalSeverity::SHUTDOWN: return "SHUTDOWN";
+    case ThermalSeverity::NONE:
+      return "NONE";
+    case ThermalSeverity::LIGHT:
+      return "LIGHT";
+    case ThermalSeverity::MODERATE:
+      return "MODERATE";
+    case ThermalSeverity::SEVERE:
+      return "SEVERE";
+    case ThermalSeverity::CRITICAL:
+      return "CRITICAL";
+    case ThermalSeverity::EMERGENCY:
+      return "EMERGENCY";
+    case ThermalSeverity::SHUTDOWN:
+      return "SHUTDOWN";
   }
   return "?";
 }
 
 void DriverConfig::declare(cfg::Schema& s) {
-  s.choice("driver.scheduler", &scheduler, "priority", scheduling_policy_names(),
-           "Which waiting command buffer runs next: preemptive highest-priority-first, FCFS, PREMA tokens, round "
-           "robin, earliest deadline first, or adaptive (the shortest of the fair candidates, deadlines kept by slack stealing)");
+  s.choice(
+      "driver.scheduler", &scheduler, "priority", scheduling_policy_names(),
+      "Which waiting command buffer runs next: preemptive highest-priority-first, FCFS, PREMA tokens, round "
+      "robin, earliest deadline first, or adaptive (the shortest of the fair candidates, deadlines kept by "
+      "slack stealing)");
   s.choice("driver.preemption", &preemption, "checkpoint", preemption_policy_names(),
            "How a running command buffer gives its channel to more urgent work");
   // Round robin: a slice of a few command-buffer tiles (0.5-4 ms), longer for more urgent levels so they
@@ -85,32 +104,39 @@ void DriverConfig::declare(cfg::Schema& s) {
   for (int l = 0; l < 4; ++l) {
     s.u64(std::string("driver.sched.rr_quantum_ns.") + levels[l], &sched.rr_quantum_ns[l], quanta[l], "ns",
           "rr: time slice of this run-queue level before a waiting buffer may take the channel", 10'000);
-    s.f64(std::string("driver.sched.weight.") + levels[l], &sched.weight[l], weights[l], "",
-          "adaptive: weight of this level's tokens among work without a deadline (1 / 1 / 1 / 0.5: fairness "
-          "is measured between apps whatever their level, so only LOW work gives way; deadline work goes first "
-          "anyway)",
-          0.01, 1000);
+    s.f64(
+        std::string("driver.sched.weight.") + levels[l], &sched.weight[l], weights[l], "",
+        "adaptive: weight of this level's tokens among work without a deadline (1 / 1 / 1 / 0.5: fairness "
+        "is measured between apps whatever their level, so only LOW work gives way; deadline work goes first "
+        "anyway)",
+        0.01, 1000);
   }
   s.f64("driver.sched.preempt_ratio", &sched.preempt_ratio, 4.0, "",
-        "adaptive: a job without a deadline takes a running one's channel only when the running one has this many "
+        "adaptive: a job without a deadline takes a running one's channel only when the running one has this "
+        "many "
         "times more predicted work left (no checkpoint for a small gain)",
         1.0, 1e6);
   s.f64("driver.sched.candidate_share", &sched.candidate_share, 0.8, "",
-        "adaptive: jobs whose tokens (weight x (1 + waited / predicted length)) reach this share of the most any "
+        "adaptive: jobs whose tokens (weight x (1 + waited / predicted length)) reach this share of the most "
+        "any "
         "waiting job holds are candidates, and the shortest candidate runs (1: highest response ratio next, "
-        "fairest; 0: shortest remaining work first, least mean slowdown; 0.8 kept prema_mix's ANTT below PREMA's "
+        "fairest; 0: shortest remaining work first, least mean slowdown; 0.8 kept prema_mix's ANTT below "
+        "PREMA's "
         "with fairness above it, where 0.75 lost fairness and 0.85 both)",
         0.0, 1.0);
-  s.f64("driver.sched.history", &sched.history, 0.5, "",
-        "adaptive: weight of each completed job in its app's (context's) moving-average slowdown, which multiplies "
-        "the tokens of the app's waiting jobs so an app slowed more than others lately catches up (0: off; 0.5 "
-        "beat 1 on prema_mix's fairness, 0.76 against 0.71)",
-        0.0, 1.0);
-  s.f64("driver.sched.deadline_stretch", &sched.deadline_stretch, 1.5, "",
-        "adaptive: work runs ahead of waiting deadline work only while every deadline would still be met with "
-        "each predicted length stretched by this factor (slack stealing: the margin covers DRAM contention "
-        "and preemption latency the prediction leaves out); 0: deadline work always goes first",
-        0.0, 100.0);
+  s.f64(
+      "driver.sched.history", &sched.history, 0.5, "",
+      "adaptive: weight of each completed job in its app's (context's) moving-average slowdown, which "
+      "multiplies "
+      "the tokens of the app's waiting jobs so an app slowed more than others lately catches up (0: off; 0.5 "
+      "beat 1 on prema_mix's fairness, 0.76 against 0.71)",
+      0.0, 1.0);
+  s.f64(
+      "driver.sched.deadline_stretch", &sched.deadline_stretch, 1.5, "",
+      "adaptive: work runs ahead of waiting deadline work only while every deadline would still be met with "
+      "each predicted length stretched by this factor (slack stealing: the margin covers DRAM contention "
+      "and preemption latency the prediction leaves out); 0: deadline work always goes first",
+      0.0, 100.0);
   s.f64("driver.sched.starvation_bound", &sched.starvation_bound, 20.0, "",
         "adaptive: a job that waited this many times its predicted length runs ahead of all work without a "
         "deadline (bounds its slowdown whatever its weight)",
@@ -119,8 +145,8 @@ void DriverConfig::declare(cfg::Schema& s) {
         "A command buffer running longer than this is considered hung (channel reset)", 1000);
   s.u64("driver.timeouts.watchdog_period_ns", &timeouts.watchdog_period_ns, 1'000'000, "ns",
         "Watchdog check period while work runs", 1000);
-  s.u32("driver.timeouts.hang_limit", &timeouts.hang_limit, 2, "", "Hangs of one command buffer retried before its job fails",
-        0, 100);
+  s.u32("driver.timeouts.hang_limit", &timeouts.hang_limit, 2, "",
+        "Hangs of one command buffer retried before its job fails", 0, 100);
   s.u64("driver.timeouts.preempt_ns", &timeouts.preempt_ns, 1'000'000, "ns",
         "A preemption not honoured within this is treated as a hang", 1000);
   s.u64("driver.kernel_reserved_bytes", &kernel_reserved_bytes, 16ull << 20, "B",
@@ -139,7 +165,8 @@ Driver::Stats::Stats(stats::Registry& r)
       work_paused(r.counter("driver.work.paused", "", "Work ended PAUSED (preempted or its uid paused)")),
       work_resumed(r.counter("driver.work.resumed", "", "Work started RESUMED after a pause")),
       preemptions(r.counter("driver.preemption.count", "", "Command buffers made to give up their channel")),
-      checkpoints(r.counter("driver.preemption.checkpoint", "", "Preemptions by checkpoint (save and resume)")),
+      checkpoints(
+          r.counter("driver.preemption.checkpoint", "", "Preemptions by checkpoint (save and resume)")),
       kills(r.counter("driver.preemption.kill", "", "Preemptions by kill (restart from the beginning)")),
       drains(r.counter("driver.preemption.drain", "", "Preemptions decided as drain (let it finish)")),
       resumes(r.counter("driver.preemption.resumes", "", "Checkpointed command buffers resumed")),
@@ -153,7 +180,8 @@ Driver::Stats::Stats(stats::Registry& r)
       hang_retries(r.counter("driver.watchdog.retries", "",
                              "Hung command buffers retried from their start after the channel reset")),
       channel_resets(r.counter("driver.channel_resets", "", "Channel resets (cancel, kill, hang)")),
-      channel_errors(r.counter("driver.channel_errors", "", "ERROR interrupts (DMA fault, ECC, bad descriptor)")),
+      channel_errors(
+          r.counter("driver.channel_errors", "", "ERROR interrupts (DMA fault, ECC, bad descriptor)")),
       dma_faults(r.counter("driver.errors.dma_fault", "", "ERROR interrupts with code DMA fault")),
       sram_ecc_errors(
           r.counter("driver.errors.sram_ecc", "", "ERROR interrupts with code uncorrectable SRAM ECC")),
@@ -166,7 +194,8 @@ Driver::Stats::Stats(stats::Registry& r)
   for (int i = 0; i <= static_cast<int>(ThermalSeverity::SHUTDOWN); ++i) {
     std::string name = to_string(static_cast<ThermalSeverity>(i));
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    severity_ns[i] = &r.value("driver.thermal.time_at." + name + "_ns", "ns", "Simulated time at this thermal severity");
+    severity_ns[i] =
+        &r.value("driver.thermal.time_at." + name + "_ns", "ns", "Simulated time at this thermal severity");
   }
 }
 
@@ -186,11 +215,13 @@ Result<void> Driver::probe() {
   st_ = std::make_unique<Stats>(*stats_);
 
   const uint32_t id = hw_.regs.read32(regs::NPU_ID);
-  if (id != regs::kNpuIdValue) return make_error("probe: NPU_ID reads 0x" + std::to_string(id) + ", not an npusim NPU");
+  if (id != regs::kNpuIdValue)
+    return make_error("probe: NPU_ID reads 0x" + std::to_string(id) + ", not an npusim NPU");
   hw_version_ = hw_.regs.read32(regs::NPU_VERSION);
   const uint32_t config = hw_.regs.read32(regs::NPU_CONFIG);
   channels_ = config & 0xFF;
-  if (channels_ == 0 || channels_ > regs::kMaxChannels) return make_error("probe: NPU_CONFIG reports no channels");
+  if (channels_ == 0 || channels_ > regs::kMaxChannels)
+    return make_error("probe: NPU_CONFIG reports no channels");
   if (hw_.memory.size() <= cfg_.kernel_reserved_bytes) return make_error("probe: device memory too small");
   sram_bytes_ = hw_.regs.read32(regs::NPU_SRAM_KIB) * 1024;
   const uint32_t caps = hw_.regs.read32(regs::NPU_CAPS);
@@ -229,11 +260,12 @@ Result<void> Driver::probe() {
   // are crossings of temperature margins that raise no interrupt of their own.
   if (!opps_.empty()) os_.spawn("npu_thermal", [this] { thermal_loop(); });
   probed_ = true;
-  log->info("probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
-            "scheduler {}, preemption {}, governor {}",
-            hw_version_, channels_, (config >> 8) & 0xFF, (config >> 16) & 0xFF, sram_bytes_ / 1024,
-            save_restore_ ? "yes" : "no", scheduler_->name(), preemption_->name(),
-            governor_ ? governor_->name() : "none");
+  log->info(
+      "probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
+      "scheduler {}, preemption {}, governor {}",
+      hw_version_, channels_, (config >> 8) & 0xFF, (config >> 16) & 0xFF, sram_bytes_ / 1024,
+      save_restore_ ? "yes" : "no", scheduler_->name(), preemption_->name(),
+      governor_ ? governor_->name() : "none");
   return {};
 }
 
@@ -267,7 +299,8 @@ Result<void> Driver::close_context(ContextId ctx) {
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
     if (job->ctx == ctx) doomed.push_back(job);
-  for (auto& job : doomed) end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "context closed");
+  for (auto& job : doomed)
+    end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "context closed");
   for (auto& [h, b] : (*c)->bos) release(b.device_address);
   contexts_.erase(ctx);
   dispatch();
@@ -312,10 +345,12 @@ Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights
   if (alloc_fail_every_ && ++allocs_since_failure_ >= alloc_fail_every_) {
     allocs_since_failure_ = 0;
     ++injected_alloc_failures_;
-    return make_error("alloc_bo: " + std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes, injected)");
+    return make_error("alloc_bo: " + std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) +
+                      " bytes, injected)");
   }
   const bool region = weights && weight_hi_ > weight_lo_;
-  auto addr = region ? allocate(size, weight_lo_, weight_hi_) : allocate(size, cfg_.kernel_reserved_bytes, weight_lo_);
+  auto addr = region ? allocate(size, weight_lo_, weight_hi_)
+                     : allocate(size, cfg_.kernel_reserved_bytes, weight_lo_);
   if (!addr) return make_error(std::string("alloc_bo: ") + (region ? "weight memory: " : "") + addr.error());
   BufferObject b{next_bo_++, *addr, size, region};
   (*c)->bos[b.handle] = b;
@@ -342,14 +377,16 @@ Result<BufferObject*> Driver::bo(ContextId ctx, BoHandle handle, uint64_t offset
   auto c = context(ctx);
   if (!c) return make_error(c.error());
   auto it = (*c)->bos.find(handle);
-  if (it == (*c)->bos.end()) return make_error("context " + std::to_string(ctx) + " owns no buffer " + std::to_string(handle));
+  if (it == (*c)->bos.end())
+    return make_error("context " + std::to_string(ctx) + " owns no buffer " + std::to_string(handle));
   if (offset > it->second.size || len > it->second.size - offset)
     return make_error("range [" + std::to_string(offset) + ", +" + std::to_string(len) + ") outside buffer " +
                       std::to_string(handle) + " of " + std::to_string(it->second.size) + " bytes");
   return &it->second;
 }
 
-Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, const void* src, uint64_t len) {
+Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, const void* src,
+                              uint64_t len) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, offset, len);

@@ -14,12 +14,18 @@ std::shared_ptr<spdlog::logger> logger() { return log::get("driver"); }
 
 const char* error_name(uint32_t code) {
   switch (static_cast<regs::ChannelError>(code)) {
-    case regs::ChannelError::NONE: return "none";
-    case regs::ChannelError::BAD_DESCRIPTOR: return "bad descriptor";
-    case regs::ChannelError::DMA_FAULT: return "DMA fault";
-    case regs::ChannelError::SRAM_OVERFLOW: return "SRAM overflow";
-    case regs::ChannelError::SRAM_ECC: return "uncorrectable SRAM ECC error";
-    case regs::ChannelError::INDEX_OUT_OF_RANGE: return "gather index out of range";
+    case regs::ChannelError::NONE:
+      return "none";
+    case regs::ChannelError::BAD_DESCRIPTOR:
+      return "bad descriptor";
+    case regs::ChannelError::DMA_FAULT:
+      return "DMA fault";
+    case regs::ChannelError::SRAM_OVERFLOW:
+      return "SRAM overflow";
+    case regs::ChannelError::SRAM_ECC:
+      return "uncorrectable SRAM ECC error";
+    case regs::ChannelError::INDEX_OUT_OF_RANGE:
+      return "gather index out of range";
   }
   return "unknown error";
 }
@@ -99,8 +105,8 @@ void Driver::channel_event(uint32_t ch, uint32_t bits) {
         ++st_->other_channel_errors;
         break;
     }
-    task_failed(ch, "channel " + std::to_string(ch) + ": " + error_name((status >> 8) & 0xFF) + " at descriptor " +
-                        std::to_string(index));
+    task_failed(ch, "channel " + std::to_string(ch) + ": " + error_name((status >> 8) & 0xFF) +
+                        " at descriptor " + std::to_string(index));
   } else if (bits & regs::CH_IRQ_PREEMPTED) {
     task_preempted(ch);
   } else if (bits & regs::CH_IRQ_DONE) {

@@ -61,7 +61,8 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
   if (!c) return refuse(c.error());
   const int uid = (*c)->uid;
   const SchedulingConfig* own = scheduling_config(uid);
-  if (own && !own->has_direct_access) return refuse("uid " + std::to_string(uid) + " has no direct NPU access");
+  if (own && !own->has_direct_access)
+    return refuse("uid " + std::to_string(uid) + " has no direct NPU access");
   int work_uid = uid;
   if (request.attributed_uid >= 0 && request.attributed_uid != uid) {
     if (!own || !own->can_attribute_other_uid)
@@ -132,8 +133,8 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
   job->request.stages.clear();  // the kernel copies are what runs
   jobs_[job->id] = job;
   ++st_->jobs_submitted;
-  logger()->debug("job {} ({}) from uid {} queued at level {} (priority {}), {} stages", job->id, job->request.label,
-                  work_uid, static_cast<uint32_t>(job->level), eff, job->tasks.size());
+  logger()->debug("job {} ({}) from uid {} queued at level {} (priority {}), {} stages", job->id,
+                  job->request.label, work_uid, static_cast<uint32_t>(job->level), eff, job->tasks.size());
   if (work_observer_) work_observer_->on_work_requested(w);
   queue_stage(*job);
   auto fence = job->fence;
@@ -146,7 +147,8 @@ Result<void> Driver::cancel(ContextId ctx, JobId id) {
   os_.delay_ns(cfg_.ioctl_ns);
   auto it = jobs_.find(id);
   if (it == jobs_.end() || it->second->ctx != ctx)
-    return make_error("cancel: context " + std::to_string(ctx) + " has no unfinished job " + std::to_string(id));
+    return make_error("cancel: context " + std::to_string(ctx) + " has no unfinished job " +
+                      std::to_string(id));
   end_job(it->second, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "cancelled by the client");
   dispatch();
   return {};
@@ -157,7 +159,8 @@ void Driver::cancel_uid_work(int uid) {
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
     if (job->work.original_uid == uid) doomed.push_back(job);
-  for (auto& job : doomed) end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_SYSTEM, "cancelled by the system");
+  for (auto& job : doomed)
+    end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_SYSTEM, "cancelled by the system");
   dispatch();
 }
 
@@ -198,7 +201,8 @@ void Driver::release_save_area(Task* task) {
   task->saved_bytes = 0;
 }
 
-void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason reason, const std::string& error) {
+void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason reason,
+                     const std::string& error) {
   // Queued tasks leave the run queues; running ones are aborted so they stop touching the job's buffers.
   for (auto& q : run_queues_)
     q.erase(std::remove_if(q.begin(), q.end(), [&](Task* t) { return t->job == job.get(); }), q.end());
@@ -220,9 +224,15 @@ void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason r
   if (never_started) f.start_ns = f.end_ns;
   if (status == JobStatus::COMPLETED) note_slowdown(*job);
   switch (status) {
-    case JobStatus::COMPLETED: ++st_->jobs_completed; break;
-    case JobStatus::FAILED: ++st_->jobs_failed; break;
-    default: ++st_->jobs_cancelled; break;
+    case JobStatus::COMPLETED:
+      ++st_->jobs_completed;
+      break;
+    case JobStatus::FAILED:
+      ++st_->jobs_failed;
+      break;
+    default:
+      ++st_->jobs_cancelled;
+      break;
   }
   job->work.timestamp_ms = static_cast<int64_t>(f.end_ns / 1'000'000);
   jobs_.erase(job->id);

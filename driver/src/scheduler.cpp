@@ -139,10 +139,12 @@ void Driver::dispatch() {
       PreemptCosts costs;
       costs.save_restore = save_restore_;
       costs.checkpoint_ns = 2 * static_cast<uint64_t>(checkpoint_ns_estimate_);
-      costs.kill_lost_ns = static_cast<uint64_t>((ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor) *
-                                                 static_cast<double>(done));
+      costs.kill_lost_ns =
+          static_cast<uint64_t>((ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor) *
+                                static_cast<double>(done));
       const PreemptMechanism m = preemption_->choose(running[*v], candidate, costs);
-      logger()->debug("job {} preempts job {} on channel {} by {}", candidate.job, running[*v].job, ch, to_string(m));
+      logger()->debug("job {} preempts job {} on channel {} by {}", candidate.job, running[*v].job, ch,
+                      to_string(m));
       if (preempt(ch, m) == PreemptMechanism::KILL) {
         killed = true;
         break;  // a channel is free now: start over
@@ -189,8 +191,8 @@ void Driver::start(uint32_t ch, Task* task) {
     st_->restore_bytes += task->saved_bytes;
   }
   hw_.regs.write32(base + regs::CH_DOORBELL, doorbell);
-  logger()->debug("job {} stage {} buffer {} {} on channel {} at descriptor {}", job.id, task->stage, task->index,
-                  task->saved_bytes ? "resumed" : "started", ch, task->resume_index);
+  logger()->debug("job {} stage {} buffer {} {} on channel {} at descriptor {}", job.id, task->stage,
+                  task->index, task->saved_bytes ? "resumed" : "started", ch, task->resume_index);
   if (tracer_)
     tracer_->span(queue_tracks_[static_cast<uint32_t>(job.level)], job.request.label, job.fence->submit_ns,
                   now() - job.fence->submit_ns, {{"job", job.id}, {"ctx", job.ctx}});

@@ -8,26 +8,27 @@ namespace npu::drv {
 void ThermalGovernorConfig::declare(cfg::Schema& s, const std::string& p) {
   s.choice(p + ".governor", &governor, "step_wise", {"step_wise", "power_allocator", "none"},
            "Thermal governor driving DVFS from the sensor");
-  s.u64(p + ".poll_ns", &poll_ns, 100'000'000, "ns", "Governor sampling period while a trip is asserted", 1000,
-        10'000'000'000ull);
-  s.u32(p + ".control_trip", &control_trip, 1, "", "Trip the governor regulates to (0 light, 1 moderate, 2 severe)",
-        0, 2);
+  s.u64(p + ".poll_ns", &poll_ns, 100'000'000, "ns", "Governor sampling period while a trip is asserted",
+        1000, 10'000'000'000ull);
+  s.u32(p + ".control_trip", &control_trip, 1, "",
+        "Trip the governor regulates to (0 light, 1 moderate, 2 severe)", 0, 2);
   s.f64(p + ".sustainable_power_mw", &sustainable_power_mw, 1500, "mW",
         "power_allocator: power dissipated at the control temperature in steady state", 1, 1e6);
-  s.f64(p + ".k_po", &k_po, 400, "mW/°C", "power_allocator: proportional gain above the control temperature", 0,
-        1e6);
-  s.f64(p + ".k_pu", &k_pu, 800, "mW/°C", "power_allocator: proportional gain below the control temperature", 0,
-        1e6);
+  s.f64(p + ".k_po", &k_po, 400, "mW/°C", "power_allocator: proportional gain above the control temperature",
+        0, 1e6);
+  s.f64(p + ".k_pu", &k_pu, 800, "mW/°C", "power_allocator: proportional gain below the control temperature",
+        0, 1e6);
   s.f64(p + ".k_i", &k_i, 10, "mW/(°C·sample)", "power_allocator: integral gain", 0, 1e6);
   s.f64(p + ".k_d", &k_d, 0, "mW·sample/°C", "power_allocator: derivative gain", 0, 1e6);
   s.f64(p + ".integral_cutoff_c", &integral_cutoff_c, 5, "°C",
-        "power_allocator: the error is integrated only within this distance of the control temperature", 0, 100);
+        "power_allocator: the error is integrated only within this distance of the control temperature", 0,
+        100);
   s.f64(p + ".leakage_fraction", &leakage_fraction, 0.2, "",
         "power_allocator: share of measured power treated as leakage when predicting other points", 0, 0.95);
-  s.f64(p + ".emergency_margin_c", &emergency_margin_c, 5, "°C", "EMERGENCY severity at the critical trip + this",
-        0, 100);
-  s.f64(p + ".shutdown_margin_c", &shutdown_margin_c, 10, "°C", "SHUTDOWN severity at the critical trip + this", 0,
-        100);
+  s.f64(p + ".emergency_margin_c", &emergency_margin_c, 5, "°C",
+        "EMERGENCY severity at the critical trip + this", 0, 100);
+  s.f64(p + ".shutdown_margin_c", &shutdown_margin_c, 10, "°C",
+        "SHUTDOWN severity at the critical trip + this", 0, 100);
 }
 
 namespace {
@@ -36,7 +37,8 @@ constexpr uint32_t kCriticalTrip = 3;
 
 class StepWise final : public ThermalGovernor {
  public:
-  StepWise(const ThermalGovernorConfig& cfg, size_t points) : cfg_(cfg), slowest_(static_cast<uint32_t>(points - 1)) {}
+  StepWise(const ThermalGovernorConfig& cfg, size_t points)
+      : cfg_(cfg), slowest_(static_cast<uint32_t>(points - 1)) {}
   const char* name() const override { return "step_wise"; }
   uint32_t update(const ThermalSample& s) override {
     const double trend = has_last_ ? s.temp_c - last_c_ : 0.0;
@@ -58,7 +60,8 @@ class StepWise final : public ThermalGovernor {
 
 class PowerAllocator final : public ThermalGovernor {
  public:
-  PowerAllocator(const ThermalGovernorConfig& cfg, std::vector<OppInfo> opps) : cfg_(cfg), opps_(std::move(opps)) {}
+  PowerAllocator(const ThermalGovernorConfig& cfg, std::vector<OppInfo> opps)
+      : cfg_(cfg), opps_(std::move(opps)) {}
   const char* name() const override { return "power_allocator"; }
   uint32_t update(const ThermalSample& s) override {
     const double control = s.trip_c[cfg_.control_trip];

@@ -21,15 +21,19 @@ void Driver::watchdog() {
     }
     // A time-slicing scheduler is asked again at its tick: a slice ends without any event.
     const uint64_t tick = scheduler_->tick_ns();
-    watchdog_wake_->wait_for(tick ? std::min(tick, cfg_.timeouts.watchdog_period_ns) : cfg_.timeouts.watchdog_period_ns);
+    watchdog_wake_->wait_for(tick ? std::min(tick, cfg_.timeouts.watchdog_period_ns)
+                                  : cfg_.timeouts.watchdog_period_ns);
     std::lock_guard guard(lock_);
     bool acted = false;
     for (uint32_t ch = 0; ch < channels_; ++ch) {
       const Slot& s = slots_[ch];
       if (!s.task) continue;
-      const uint64_t limit = s.task->job->request.timeout_ns ? s.task->job->request.timeout_ns : cfg_.timeouts.job_ns;
-      if (s.preempting && s.mechanism == PreemptMechanism::CHECKPOINT && now() - s.preempt_ns > cfg_.timeouts.preempt_ns) {
-        hang(ch, "checkpoint request not honoured within " + std::to_string(cfg_.timeouts.preempt_ns) + " ns");
+      const uint64_t limit =
+          s.task->job->request.timeout_ns ? s.task->job->request.timeout_ns : cfg_.timeouts.job_ns;
+      if (s.preempting && s.mechanism == PreemptMechanism::CHECKPOINT &&
+          now() - s.preempt_ns > cfg_.timeouts.preempt_ns) {
+        hang(ch,
+             "checkpoint request not honoured within " + std::to_string(cfg_.timeouts.preempt_ns) + " ns");
         acted = true;
       } else if (now() - s.started_ns > limit) {
         hang(ch, "running for more than " + std::to_string(limit) + " ns");

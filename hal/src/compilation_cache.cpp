@@ -40,7 +40,8 @@ class Hmac {
     mac_ = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
     ctx_ = mac_ ? EVP_MAC_CTX_new(mac_) : nullptr;
     char digest[] = "SHA256";
-    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0),
+                                 OSSL_PARAM_construct_end()};
     ok_ = ctx_ && EVP_MAC_init(ctx_, key.data(), key.size(), params) == 1;
   }
   ~Hmac() {
@@ -78,7 +79,8 @@ Digest sha256(const std::string& a, const std::vector<uint8_t>& b) {
   unsigned n = 0;
   const uint64_t a_bytes = a.size();
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), &a_bytes, sizeof a_bytes) != 1 || EVP_DigestUpdate(ctx.get(), a.data(), a.size()) != 1 ||
+      EVP_DigestUpdate(ctx.get(), &a_bytes, sizeof a_bytes) != 1 ||
+      EVP_DigestUpdate(ctx.get(), a.data(), a.size()) != 1 ||
       (!b.empty() && EVP_DigestUpdate(ctx.get(), b.data(), b.size()) != 1) ||
       EVP_DigestFinal_ex(ctx.get(), d.data(), &n) != 1)
     d.fill(0);
@@ -244,7 +246,8 @@ bool same_target(Reader& r, const NpuTarget& t) {
          got.dram_gbps == t.dram_gbps && got.dram_latency_ns == t.dram_latency_ns &&
          got.dma_bytes_per_cycle == t.dma_bytes_per_cycle && got.dma_setup_cycles == t.dma_setup_cycles &&
          got.descriptor_fetch_cycles == t.descriptor_fetch_cycles && got.queue_depth == t.queue_depth &&
-         got.fp32_macs_per_cycle == t.fp32_macs_per_cycle && got.vector_pipeline_cycles == t.vector_pipeline_cycles &&
+         got.fp32_macs_per_cycle == t.fp32_macs_per_cycle &&
+         got.vector_pipeline_cycles == t.vector_pipeline_cycles &&
          got.lowered_operations == t.lowered_operations;
 }
 
@@ -280,8 +283,8 @@ Result<Digest> write_file(const std::string& path, const CacheIdentity& id, cons
 }
 
 // The payload of a cache file after checking magic, format version, length and MAC.
-Result<std::vector<uint8_t>> read_file(const std::string& path, const CacheIdentity& id, const char (&magic)[8],
-                                       Digest* mac) {
+Result<std::vector<uint8_t>> read_file(const std::string& path, const CacheIdentity& id,
+                                       const char (&magic)[8], Digest* mac) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return make_error(path + ": no cache file");
   auto text = io::read_file(path, kMaxCacheFileBytes);
@@ -289,7 +292,8 @@ Result<std::vector<uint8_t>> read_file(const std::string& path, const CacheIdent
   const auto* all = reinterpret_cast<const uint8_t*>(text->data());
   const size_t size = text->size();
   if (size < kHeaderBytes) return make_error(path + ": truncated (" + std::to_string(size) + " bytes)");
-  if (std::memcmp(all, magic, 8) != 0) return make_error(path + ": not a cache file of this kind (bad magic)");
+  if (std::memcmp(all, magic, 8) != 0)
+    return make_error(path + ": not a cache file of this kind (bad magic)");
   Reader r(all + 8, size - 8);
   const auto format = r.pod<uint32_t>();
   const auto bytes = r.pod<uint64_t>();
@@ -303,8 +307,9 @@ Result<std::vector<uint8_t>> read_file(const std::string& path, const CacheIdent
   auto want = file_mac(id, magic, bytes, all + kHeaderBytes);
   if (!want) return make_error(path + ": " + want.error());
   if (!same_digest(want->data(), mac->data()))
-    return make_error(path + ": MAC mismatch (edited, corrupt, or written by another installation, device, "
-                             "driver or token)");
+    return make_error(path +
+                      ": MAC mismatch (edited, corrupt, or written by another installation, device, "
+                      "driver or token)");
   return std::vector<uint8_t>(all + kHeaderBytes, all + size);
 }
 
@@ -421,7 +426,8 @@ Result<Program> read_program(Reader& r, const models::Model& model, std::vector<
 }
 
 // `referenced` (nullable): a subgraph's model gets the main model's referenced list back.
-Result<CompiledGraph> read_graph(Reader& r, Reader& data, const std::string& where, const std::string& data_path,
+Result<CompiledGraph> read_graph(Reader& r, Reader& data, const std::string& where,
+                                 const std::string& data_path,
                                  const std::vector<models::Subgraph>* referenced) {
   CompiledGraph out;
   const bool has_program = r.pod<uint8_t>() != 0;
@@ -465,7 +471,8 @@ Result<void> write_compilation_cache(const std::string& dir, const CacheIdentity
                       std::to_string(main.model.referenced.size()) + " referenced subgraphs");
   // A timing-only program has no weight values to cache, and compiling it again is cheap next to
   // running it.
-  if (main.program->timing_only) return make_error("a timing-only program (omitted constant values) is not cached");
+  if (main.program->timing_only)
+    return make_error("a timing-only program (omitted constant values) is not cached");
   for (const auto& g : subgraphs)
     if (g.program && g.program->timing_only)
       return make_error("a timing-only program (omitted constant values) is not cached");
@@ -515,7 +522,8 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
     return make_error(where + "stale: written for a different model");
   Digest paired{};
   r.bytes(paired.data(), paired.size());
-  if (r.ok() && !same_digest(paired.data(), data_mac.data())) return make_error(where + "does not belong to " + paths.data);
+  if (r.ok() && !same_digest(paired.data(), data_mac.data()))
+    return make_error(where + "does not belong to " + paths.data);
 
   CachedProgram c;
   c.file_bytes = payload->size() + data->size() + 2 * kHeaderBytes;
@@ -552,14 +560,18 @@ Result<void> write_signed_cache_file(const std::string& path, const CacheIdentit
 std::string default_cache_key_path() {
   if (const char* p = std::getenv("NPUSIM_CACHE_KEY"); p && *p) return p;
   std::string base;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') base = x;
-  else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.cache";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/')
+    base = x;
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    base = std::string(h) + "/.cache";
   if (base.empty()) return {};
   return base + "/npusim/cache.key";
 }
 
 Result<CacheKey> load_or_create_cache_key(const std::string& path) {
-  if (path.empty()) return make_error("no place for the cache key (neither NPUSIM_CACHE_KEY, XDG_CACHE_HOME nor HOME is set)");
+  if (path.empty())
+    return make_error(
+        "no place for the cache key (neither NPUSIM_CACHE_KEY, XDG_CACHE_HOME nor HOME is set)");
   CacheKey key{};
   auto read_key = [&]() -> Result<CacheKey> {
     auto f = io::open_regular(path, key.size());
@@ -581,7 +593,8 @@ Result<CacheKey> load_or_create_cache_key(const std::string& path) {
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmp.data());  // mode 0600
   if (fd < 0) return make_error("cache key " + path + ": cannot create: " + std::strerror(errno));
-  const bool written = ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
+  const bool written =
+      ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
   ::close(fd);
   const bool linked = written && (::link(tmp.c_str(), path.c_str()) == 0 || errno == EEXIST);
   const int err = errno;

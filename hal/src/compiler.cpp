@@ -45,19 +45,57 @@ Result<ConvSpec> conv_spec(const models::Model& m, uint32_t index) {
       return make_error("shapes must be rank 4");
     const auto in = lower::nhwc_extents(g.operands[op.inputs[0]], p->nchw);
     const auto out = lower::nhwc_extents(g.operands[op.outputs[0]], p->nchw);
-    s = {op.inputs[0], op.inputs[1], op.inputs[2], op.outputs[0], in.n, in.h, in.w, in.c, out.h, out.w,
-         out.c, f[1], f[2], p->stride_h, p->stride_w, p->dilation_h, p->dilation_w,
-         static_cast<int32_t>(p->pad_top), static_cast<int32_t>(p->pad_left), p->activation, p->nchw};
+    s = {op.inputs[0],
+         op.inputs[1],
+         op.inputs[2],
+         op.outputs[0],
+         in.n,
+         in.h,
+         in.w,
+         in.c,
+         out.h,
+         out.w,
+         out.c,
+         f[1],
+         f[2],
+         p->stride_h,
+         p->stride_w,
+         p->dilation_h,
+         p->dilation_w,
+         static_cast<int32_t>(p->pad_top),
+         static_cast<int32_t>(p->pad_left),
+         p->activation,
+         p->nchw};
   } else if (op.type == OperationType::FULLY_CONNECTED) {
     auto p = ops::fully_connected_params(g, op);
     if (!p) return make_error(p.error());
-    s = {op.inputs[0], op.inputs[1], op.inputs[2], op.outputs[0], 1, p->batch_size, 1, p->input_size, p->batch_size,
-         1, p->num_units, 1, 1, 1, 1, 1, 1, 0, 0, p->activation, false};
+    s = {op.inputs[0],
+         op.inputs[1],
+         op.inputs[2],
+         op.outputs[0],
+         1,
+         p->batch_size,
+         1,
+         p->input_size,
+         p->batch_size,
+         1,
+         p->num_units,
+         1,
+         1,
+         1,
+         1,
+         1,
+         1,
+         0,
+         0,
+         p->activation,
+         false};
   } else {
     return make_error(std::string(models::to_string(op.type)) + " has no NPU lowering");
   }
   for (uint32_t i : {s.input, s.output}) {
-    if (!g.operands[i].fully_specified()) return make_error("operand " + std::to_string(i) + " has unknown dimensions");
+    if (!g.operands[i].fully_specified())
+      return make_error("operand " + std::to_string(i) + " has unknown dimensions");
   }
   if (!g.operands[s.filter].is_constant() || !g.operands[s.bias].is_constant())
     return make_error("filter and bias must be constants for the NPU");
@@ -352,12 +390,13 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
           pp.h.opcode = desc::Opcode::PREEMPT_POINT;
           if (st.live_w_last >= st.live_w_first) {
             pp.offset[0] = static_cast<uint32_t>(l.w(static_cast<uint32_t>(st.live_w_first)));
-            pp.bytes[0] = static_cast<uint32_t>(l.size.w * static_cast<uint64_t>(st.live_w_last - st.live_w_first + 1));
+            pp.bytes[0] =
+                static_cast<uint32_t>(l.size.w * static_cast<uint64_t>(st.live_w_last - st.live_w_first + 1));
           }
           if (st.live_in_last >= st.live_in_first) {
             pp.offset[1] = static_cast<uint32_t>(l.in(static_cast<uint32_t>(st.live_in_first)));
-            pp.bytes[1] =
-                static_cast<uint32_t>(l.size.in * static_cast<uint64_t>(st.live_in_last - st.live_in_first + 1));
+            pp.bytes[1] = static_cast<uint32_t>(
+                l.size.in * static_cast<uint64_t>(st.live_in_last - st.live_in_first + 1));
           }
           emit.op(pp);
           break;
@@ -422,8 +461,8 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
             for (uint32_t ch = 0; ch < t.ob; ++ch)
               for (uint32_t r = 0; r < t.rb; ++r) {
                 const uint64_t row = uint64_t{t.oy0 + r} * view->step_h + view->row0;
-                const uint64_t at = ((uint64_t{t.n} * s.out_c + t.o0 + ch) * view->full_h + row) * view->full_w +
-                                    view->col0;
+                const uint64_t at =
+                    ((uint64_t{t.n} * s.out_c + t.o0 + ch) * view->full_h + row) * view->full_w + view->col0;
                 emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + at * elem,
                          l.out(st.slot) + (uint64_t{r} * s.out_w * t.ob + ch) * elem, elem, s.out_w,
                          uint64_t{view->step_w} * elem, uint64_t{t.ob} * elem);
@@ -445,8 +484,9 @@ Result<void> lower_conv(const models::Model& m, const ConvSpec& s, const NpuTarg
           } else {
             const uint64_t out_pixel0 = (static_cast<uint64_t>(t.n) * s.out_h + t.oy0) * s.out_w;
             emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + (out_pixel0 * s.out_c + t.o0) * elem,
-                     l.out(st.slot), static_cast<uint64_t>(t.ob) * elem, static_cast<uint64_t>(t.rb) * s.out_w,
-                     static_cast<uint64_t>(s.out_c) * elem, static_cast<uint64_t>(t.ob) * elem);
+                     l.out(st.slot), static_cast<uint64_t>(t.ob) * elem,
+                     static_cast<uint64_t>(t.rb) * s.out_w, static_cast<uint64_t>(s.out_c) * elem,
+                     static_cast<uint64_t>(t.ob) * elem);
           }
           break;
       }
@@ -461,7 +501,8 @@ std::string type_reason(const models::Model& m, const ConvSpec& s) {
   const auto t = g.operands[s.input].type;
   const auto ft = g.operands[s.filter].type;
   if (t == OperandType::TENSOR_FLOAT32) return ft == t ? "" : "filter type differs from input type";
-  if (!is_quant8(t)) return std::string("data type ") + std::string(models::to_string(t)) + " is not supported";
+  if (!is_quant8(t))
+    return std::string("data type ") + std::string(models::to_string(t)) + " is not supported";
   if (ft != t && ft != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) return "filter type is not supported";
   if (g.operands[s.output].type != t) return "output type differs from input type";
   return "";

@@ -490,12 +490,14 @@ Status NpuDevice::prepare_subgraphs(PrepareResult& prepared, const models::Model
     if (cached) {
       CompiledGraph& g = (*cached)[i];
       if (auto v = validate_for_prepare(g.model); !v.ok())
-        return {ErrorStatus::GENERAL_FAILURE, "cached subgraph " + std::to_string(i) + " invalid: " + v.message};
+        return {ErrorStatus::GENERAL_FAILURE,
+                "cached subgraph " + std::to_string(i) + " invalid: " + v.message};
       if (g.program)
         child = load(g.model, std::move(*g.program), priority);
       else
-        child = {{}, std::make_unique<CpuPreparedModel>(g.model, os(), cost_, hal_costs(), priority,
-                                                        "cpu (fallback: " + g.fallback + ")")};
+        child = {{},
+                 std::make_unique<CpuPreparedModel>(g.model, os(), cost_, hal_costs(), priority,
+                                                    "cpu (fallback: " + g.fallback + ")")};
     } else {
       models::Model sub;
       sub.main = model.referenced[i];
@@ -550,7 +552,8 @@ PrepareResult NpuDevice::prepare_from_cache(const PrepareOptions& options, const
   os().delay_ns(copy_ns(cost_, cached->file_bytes));
   auto r = load(cached->main.model, std::move(*cached->main.program), options.priority);
   if (!r.status.ok()) return r;
-  if (auto s = prepare_subgraphs(r, cached->main.model, options.priority, &cached->subgraphs, nullptr); !s.ok())
+  if (auto s = prepare_subgraphs(r, cached->main.model, options.priority, &cached->subgraphs, nullptr);
+      !s.ok())
     return {s, nullptr};
   return r;
 }
@@ -577,8 +580,9 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
       return {{ErrorStatus::GENERAL_FAILURE, w.error()}, nullptr};
     }
   }
-  return {{}, std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,
-                                                 hal_costs(), priority)};
+  return {{},
+          std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,
+                                             hal_costs(), priority)};
 }
 
 AllocateResult NpuDevice::allocate_buffer(const models::Operand& operand) {

@@ -82,8 +82,8 @@ std::string unsupported(const models::Model& m, uint32_t index, const NpuTarget&
   if (!l) return l.error();
   // One gather per outer slice, plus at most one per chunk where a chunk boundary splits a slice.
   if (l->outer > kMaxGathers)
-    return "the gather takes one DMA_GATHER per outer slice: " + std::to_string(l->outer) + " slices, more than " +
-           std::to_string(kMaxGathers);
+    return "the gather takes one DMA_GATHER per outer slice: " + std::to_string(l->outer) +
+           " slices, more than " + std::to_string(kMaxGathers);
   return flat_fits(work_of(*l), target);
 }
 
@@ -112,8 +112,8 @@ Result<void> lower(const models::Model& m, uint32_t index, const NpuTarget& targ
         index_sram = chunk_indices + at * 4;
         emit.dma(desc::Opcode::DMA_IN, ids.region, ids.offset + j * 4, index_sram, n * 4);
       }
-      emit.gather(table.region, table.offset + o * slice_bytes, buffer + at * row, row, n, row, row, index_sram,
-                  l.table_rows);
+      emit.gather(table.region, table.offset + o * slice_bytes, buffer + at * row, row, n, row, row,
+                  index_sram, l.table_rows);
       item += n;
     }
     emit.dma(desc::Opcode::DMA_OUT, Region::ARENA, out_base + first * row, buffer, items * row);

@@ -26,7 +26,8 @@ Result<models::Model> as_dense_conv(const models::Model& m, uint32_t index) {
   const size_t groups_at = n == 9 ? 6 : 9;
   const auto& groups_operand = g.operands[op.inputs[groups_at]];
   const auto& layout = g.operands[op.inputs[n - 1]];
-  if (!groups_operand.is_constant() || groups_operand.data.size() < 4 || !layout.is_constant() || layout.data.empty())
+  if (!groups_operand.is_constant() || groups_operand.data.size() < 4 || !layout.is_constant() ||
+      layout.data.empty())
     return make_error("the number of groups and the layout must be constants");
   int32_t groups = 0;
   std::memcpy(&groups, groups_operand.data.data(), 4);
@@ -46,7 +47,8 @@ Result<models::Model> as_dense_conv(const models::Model& m, uint32_t index) {
   dense.dimensions[3] = in_c;
   if (!f.values_omitted) {
     // A weight of "zero": 0.0, or the zero point of a per-tensor quantised filter (0 per channel).
-    const bool zp_fill = f.type == OperandType::TENSOR_QUANT8_ASYMM || f.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    const bool zp_fill =
+        f.type == OperandType::TENSOR_QUANT8_ASYMM || f.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     dense.data.assign(uint64_t{out_c} * taps * in_c * es, zp_fill ? static_cast<uint8_t>(f.zero_point) : 0);
     for (uint32_t oc = 0; oc < out_c; ++oc)
       for (uint64_t t = 0; t < taps; ++t)

@@ -172,10 +172,11 @@ const Lowering& pad_lowering();              // PAD, PAD_V2
 // SLICE, SPLIT, TILE, CHANNEL_SHUFFLE, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE, STRIDED_SLICE, DEPTH_TO_SPACE,
 // SPACE_TO_DEPTH, BATCH_TO_SPACE_ND
 const Lowering& gather_rows_lowering();
-const Lowering& argminmax_lowering();       // ARGMAX, ARGMIN
-const Lowering& grouped_conv_lowering();    // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
-const Lowering& transpose_conv_lowering();  // TRANSPOSE_CONV_2D (flipped-filter CONV_2Ds, one per output phase)
-const Lowering& table_gather_lowering();    // EMBEDDING_LOOKUP, GATHER (DMA_GATHER)
+const Lowering& argminmax_lowering();     // ARGMAX, ARGMIN
+const Lowering& grouped_conv_lowering();  // GROUPED_CONV_2D (as a block-diagonal CONV_2D)
+const Lowering&
+transpose_conv_lowering();                // TRANSPOSE_CONV_2D (flipped-filter CONV_2Ds, one per output phase)
+const Lowering& table_gather_lowering();  // EMBEDDING_LOOKUP, GATHER (DMA_GATHER)
 
 // Vendor extension com.npusim.llm (models/extensions.h)
 const Lowering& rms_norm_lowering();  // RMS_NORM on the vector unit

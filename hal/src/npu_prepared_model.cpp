@@ -351,7 +351,8 @@ Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject&
   }
   // Timing-only: no values to compute on, so the kernel is charged but not run and the stage's outputs
   // are zeros (their copies cost what they would).
-  auto out = program_.timing_only ? zero_outputs(stage.cpu_model) : ops::run_reference(stage.cpu_model, inputs);
+  auto out =
+      program_.timing_only ? zero_outputs(stage.cpu_model) : ops::run_reference(stage.cpu_model, inputs);
   if (!out)
     return {ErrorStatus::GENERAL_FAILURE,
             "operations[" + std::to_string(stage.operation) + "] on the CPU: " + out.error()};

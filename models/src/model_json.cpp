@@ -31,15 +31,17 @@ class ModelParser {
   Result<Model> parse(const json& doc) {
     const std::string root = "$";
     if (!doc.is_object()) return fail(root, "expected an object, got " + describe_json_value(doc));
-    if (auto r = check_keys(doc, root,
-                            {"operands", "operations", "inputIndexes", "outputIndexes",
-                             "relaxComputationFloat32toFloat16", "referenced", "extensionNameToPrefix", kBuildKey});
+    if (auto r = check_keys(
+            doc, root,
+            {"operands", "operations", "inputIndexes", "outputIndexes", "relaxComputationFloat32toFloat16",
+             "referenced", "extensionNameToPrefix", kBuildKey});
         !r) {
       return make_error(r.error());
     }
     if (auto it = doc.find(kBuildKey); it != doc.end() && !it->is_object())
-      return fail(root + "." + kBuildKey,
-                  "expected the object naming the npusim build that wrote the file, got " + describe_json_value(*it));
+      return fail(
+          root + "." + kBuildKey,
+          "expected the object naming the npusim build that wrote the file, got " + describe_json_value(*it));
     // Read first: extension types in the graphs take their prefixes from it.
     if (auto it = doc.find("extensionNameToPrefix"); it != doc.end()) {
       if (auto r = extension_table(*it, child(root, "extensionNameToPrefix")); !r)
@@ -523,11 +525,14 @@ json subgraph_to_json(const Subgraph& sg, const std::vector<ExtensionNameAndPref
 
 std::string describe_json_value(const json& value) { return io::json_for_message(value, 40); }
 
-Result<std::string> read_text_file(const std::string& path) { return io::read_file(path, io::kMaxTextFileBytes); }
+Result<std::string> read_text_file(const std::string& path) {
+  return io::read_file(path, io::kMaxTextFileBytes);
+}
 
 Result<json> parse_json_text(const std::string& text, const std::string& source_name) {
   // Before parsing: nlohmann parses any depth, but printing or walking such a value recurses per level.
-  if (auto n = io::check_json_nesting(text); !n) return make_error(source_name + ": not valid JSON: " + n.error());
+  if (auto n = io::check_json_nesting(text); !n)
+    return make_error(source_name + ": not valid JSON: " + n.error());
   try {
     return json::parse(text);
   } catch (const json::exception& e) {

@@ -10,10 +10,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/common/file_io.h"
 #include "npu/common/fixed_point.h"
@@ -182,15 +181,14 @@ std::string run(const std::string& request_text) {
             {"outputs", models::io_to_json(r.outputs, true)},
             {"output_types", json::object()}};
   for (const auto& [idx, t] : r.outputs)
-    j["output_types"][std::to_string(idx)] = {{"type", std::string(models::to_string(t.type))},
-                                              {"scale", t.scale},
-                                              {"zero_point", t.zero_point}};
+    j["output_types"][std::to_string(idx)] = {
+        {"type", std::string(models::to_string(t.type))}, {"scale", t.scale}, {"zero_point", t.zero_point}};
   if (ro.check) {
     if (r.timing_only) {
       j["check"] = nullptr;
     } else if (!out->reference.status.ok()) {
-      return error("simulation", name + ": CPU reference: " + hal::to_string(out->reference.status.code) + ": " +
-                                     out->reference.status.message);
+      return error("simulation", name + ": CPU reference: " + hal::to_string(out->reference.status.code) +
+                                     ": " + out->reference.status.message);
     } else {
       const auto c = tools::compare_outputs(r.outputs, out->reference.outputs);
       j["check"] = {{"elements", c.elements},
@@ -206,7 +204,8 @@ std::string run(const std::string& request_text) {
       // Named like `npusim run --trace`'s: the trace's metadata says which build wrote it.
       json named = trace;
       named["metadata"] = {{kBuildKey, build_json()}};
-      if (auto w = io::write_file_atomic(trace_path, named.dump() + "\n"); !w) return error("output", w.error());
+      if (auto w = io::write_file_atomic(trace_path, named.dump() + "\n"); !w)
+        return error("output", w.error());
     }
     if (layers) {
       j["layers"] = json::array();
@@ -288,7 +287,8 @@ std::string scenario(const std::string& request_text) {
 std::string zoo_list() {
   json j = json::array();
   for (const auto& e : npu::models::zoo_entries())
-    j.push_back({{"name", e.name}, {"kind", e.kind}, {"description", e.description}, {"timing_only", e.timing_only}});
+    j.push_back(
+        {{"name", e.name}, {"kind", e.kind}, {"description", e.description}, {"timing_only", e.timing_only}});
   return j.dump();
 }
 
@@ -300,13 +300,15 @@ class Builder {
     return b_.input(operand_type(type), std::move(dims), {scale, zero_point});
   }
   uint32_t conv_2d(uint32_t in, uint32_t out_channels, uint32_t kh, uint32_t kw, const std::string& padding,
-                   uint32_t stride, const std::string& act, float filter_scale, float out_scale, int32_t out_zp) {
+                   uint32_t stride, const std::string& act, float filter_scale, float out_scale,
+                   int32_t out_zp) {
     check(in);
-    return b_.conv_2d(in, out_channels, kh, kw, padding_code(padding), stride, activation(act), {filter_scale, 0},
-                      {out_scale, out_zp});
+    return b_.conv_2d(in, out_channels, kh, kw, padding_code(padding), stride, activation(act),
+                      {filter_scale, 0}, {out_scale, out_zp});
   }
-  uint32_t depthwise_conv_2d(uint32_t in, uint32_t kh, uint32_t kw, const std::string& padding, uint32_t stride,
-                             const std::string& act, float filter_scale, float out_scale, int32_t out_zp) {
+  uint32_t depthwise_conv_2d(uint32_t in, uint32_t kh, uint32_t kw, const std::string& padding,
+                             uint32_t stride, const std::string& act, float filter_scale, float out_scale,
+                             int32_t out_zp) {
     check(in);
     return b_.depthwise_conv_2d(in, kh, kw, padding_code(padding), stride, activation(act), {filter_scale, 0},
                                 {out_scale, out_zp});
@@ -319,18 +321,23 @@ class Builder {
   uint32_t pool_2d(const std::string& kind, uint32_t in, uint32_t kh, uint32_t kw, const std::string& padding,
                    uint32_t stride) {
     check(in);
-    if (kind != "max" && kind != "average") throw py::value_error("pool: kind must be \"max\" or \"average\", got \"" + kind + "\"");
-    return b_.pool_2d(kind == "max" ? npu::models::OperationType::MAX_POOL_2D : npu::models::OperationType::AVERAGE_POOL_2D,
-                      in, kh, kw, padding_code(padding), stride);
+    if (kind != "max" && kind != "average")
+      throw py::value_error("pool: kind must be \"max\" or \"average\", got \"" + kind + "\"");
+    return b_.pool_2d(
+        kind == "max" ? npu::models::OperationType::MAX_POOL_2D : npu::models::OperationType::AVERAGE_POOL_2D,
+        in, kh, kw, padding_code(padding), stride);
   }
   uint32_t elementwise(const std::string& op, uint32_t a, uint32_t b, const std::string& act, float out_scale,
                        int32_t out_zp) {
     check(a);
     check(b);
     npu::models::OperationType t;
-    if (op == "add") t = npu::models::OperationType::ADD;
-    else if (op == "mul") t = npu::models::OperationType::MUL;
-    else throw py::value_error("elementwise: op must be \"add\" or \"mul\", got \"" + op + "\"");
+    if (op == "add")
+      t = npu::models::OperationType::ADD;
+    else if (op == "mul")
+      t = npu::models::OperationType::MUL;
+    else
+      throw py::value_error("elementwise: op must be \"add\" or \"mul\", got \"" + op + "\"");
     return b_.elementwise(t, a, b, activation(act), {out_scale, out_zp});
   }
   uint32_t reshape(uint32_t in, const std::vector<uint32_t>& dims) {
@@ -360,7 +367,8 @@ class Builder {
   // The model JSON text; validated, so a builder mistake is an error here rather than at run time.
   std::string build() {
     const auto& m = b_.model();
-    if (m.main.output_indexes.empty()) throw py::value_error("build: no output marked (call output(operand))");
+    if (m.main.output_indexes.empty())
+      throw py::value_error("build: no output marked (call output(operand))");
     if (auto v = npu::models::validate_model(m); !v) throw py::value_error("build: " + v.error());
     if (auto v = npu::hal::ops::validate_operations(m); !v) throw py::value_error("build: " + v.error());
     return npu::models::to_json(m).dump();
@@ -375,8 +383,9 @@ class Builder {
   static npu::models::OperandType operand_type(const std::string& name) {
     auto t = npu::models::operand_type_from_string(name);
     if (!t || !npu::models::is_tensor(*t))
-      throw py::value_error("input: unknown tensor type \"" + name +
-                            "\" (e.g. TENSOR_FLOAT32, TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED, TENSOR_INT32)");
+      throw py::value_error(
+          "input: unknown tensor type \"" + name +
+          "\" (e.g. TENSOR_FLOAT32, TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED, TENSOR_INT32)");
     return *t;
   }
   static int32_t padding_code(const std::string& p) {

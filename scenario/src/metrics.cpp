@@ -97,7 +97,8 @@ double Metrics::share_of_leftover(const std::string& name) const {
   return left > 0 ? me->npu_s / left : 0;
 }
 
-Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>& isolated, double sla_factor) {
+Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>& isolated,
+                        double sla_factor) {
   Metrics m;
   m.sla_factor = sla_factor;
   uint32_t sla_judged = 0, sla_met = 0, completed_all = 0;
@@ -190,8 +191,9 @@ Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>&
     while (i < 5 && imp != kOrder[i]) ++i;
     return std::make_pair(i, std::atoi(p.c_str() + std::min(p.size(), p.find('/') + 1)));
   };
-  std::stable_sort(m.tails.begin(), m.tails.end(),
-                   [&](const PriorityTail& a, const PriorityTail& b) { return rank(a.priority) < rank(b.priority); });
+  std::stable_sort(m.tails.begin(), m.tails.end(), [&](const PriorityTail& a, const PriorityTail& b) {
+    return rank(a.priority) < rank(b.priority);
+  });
   m.energy_per_inference_mj = completed_all ? shared.energy_j * 1e3 / completed_all : 0;
   m.killed_work_ms = shared.killed_work / 1e6;
   m.preempt_overhead_ms = shared.preempt_latency_ns / 1e6 + m.killed_work_ms;
@@ -210,7 +212,8 @@ Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>&
   for (size_t i = 0; i < shared.samples.size(); ++i) {
     const double next_s =
         i + 1 < shared.samples.size() ? shared.samples[i + 1].t_ns / 1e9 : shared.duration_s;
-    if (shared.samples[i].mhz < fastest) m.throttled_s += std::max(0.0, next_s - shared.samples[i].t_ns / 1e9);
+    if (shared.samples[i].mhz < fastest)
+      m.throttled_s += std::max(0.0, next_s - shared.samples[i].t_ns / 1e9);
   }
   return m;
 }
@@ -279,9 +282,9 @@ std::vector<std::string> unserved_apps(const Metrics& m) {
   std::vector<std::string> out;
   for (const auto& a : m.apps)
     if (a.approvals > 0 && a.completed == 0 && a.errors > 0)
-      out.push_back("app \"" + a.name + "\" (policy " + m.policy + ") was approved " + std::to_string(a.approvals) +
-                    " time(s) but completed no request; " + std::to_string(a.errors) + " failure(s), the first: " +
-                    a.first_error);
+      out.push_back("app \"" + a.name + "\" (policy " + m.policy + ") was approved " +
+                    std::to_string(a.approvals) + " time(s) but completed no request; " +
+                    std::to_string(a.errors) + " failure(s), the first: " + a.first_error);
   return out;
 }
 
@@ -307,8 +310,7 @@ std::string comparison_table(const std::vector<Metrics>& runs) {
   if (fcfs) cell("ANTT/fcfs", 9), cell("STP/fcfs", 8), cell("fair/fcfs", 9);
   for (const auto& a : runs.front().apps) cell(a.name + " miss% / p99 ms / NPU s", 30);
   cell("preempt", 8), cell("overhead ms", 11), cell("ckpt MiB", 9), cell("energy J", 9), cell("mJ/inf", 7),
-      cell("Tj max", 7), cell("skin max", 8), cell("throttled s", 11),
-      cell("worst severity", 14);
+      cell("Tj max", 7), cell("skin max", 8), cell("throttled s", 11), cell("worst severity", 14);
   out += "\n";
   for (const auto& m : runs) {
     cell(m.policy, 8), cell(fmt_opt("%.2f", m.antt), 6), cell(fmt_opt("%.2f", m.stp), 6),
@@ -327,9 +329,8 @@ std::string comparison_table(const std::vector<Metrics>& runs) {
       if (m.severity_s[i] > 0) worst = i;
     cell(std::to_string(m.preemptions), 8), cell(fmt("%.1f", m.preempt_overhead_ms), 11),
         cell(fmt("%.1f", m.preempt_saved_mib), 9), cell(fmt("%.2f", m.energy_j), 9),
-        cell(fmt("%.2f", m.energy_per_inference_mj), 7),
-        cell(fmt("%.1f", m.peak_junction_c), 7), cell(fmt("%.1f", m.peak_skin_c), 8),
-        cell(fmt("%.2f", m.throttled_s), 11),
+        cell(fmt("%.2f", m.energy_per_inference_mj), 7), cell(fmt("%.1f", m.peak_junction_c), 7),
+        cell(fmt("%.1f", m.peak_skin_c), 8), cell(fmt("%.2f", m.throttled_s), 11),
         cell(drv::to_string(static_cast<drv::ThermalSeverity>(worst)), 14);
     out += "\n";
   }
@@ -347,21 +348,23 @@ std::string app_table(const Metrics& m) {
   out += line;
   for (const auto& a : m.apps) {
     std::snprintf(line, sizeof line,
-                  "%-14s %6u %6u %6u %7s %9.2f %9.2f %6s %8u %8.3f %6u %6u %8.1f ms %8.1f ms %6u\n", a.name.c_str(),
-                  a.arrivals, a.completed, a.missed, a.with_deadline ? fmt("%.2f", 100 * a.miss_rate).c_str() : "-",
-                  a.p50_ms, a.p99_ms, fmt_opt("%.2f", a.ntt).c_str(), a.preemptions, a.npu_s, a.loads, a.unloads,
-                  a.load_wait_ms, a.load_wait_since_promotion_ms, a.errors);
+                  "%-14s %6u %6u %6u %7s %9.2f %9.2f %6s %8u %8.3f %6u %6u %8.1f ms %8.1f ms %6u\n",
+                  a.name.c_str(), a.arrivals, a.completed, a.missed,
+                  a.with_deadline ? fmt("%.2f", 100 * a.miss_rate).c_str() : "-", a.p50_ms, a.p99_ms,
+                  fmt_opt("%.2f", a.ntt).c_str(), a.preemptions, a.npu_s, a.loads, a.unloads, a.load_wait_ms,
+                  a.load_wait_since_promotion_ms, a.errors);
     out += line;
   }
   out += "\npriority              done    p50 ms    p99 ms    max ms\n";
   for (const auto& t : m.tails) {
-    std::snprintf(line, sizeof line, "%-20s %6u %9.2f %9.2f %9.2f\n", t.priority.c_str(), t.completed, t.p50_ms,
-                  t.p99_ms, t.max_ms);
+    std::snprintf(line, sizeof line, "%-20s %6u %9.2f %9.2f %9.2f\n", t.priority.c_str(), t.completed,
+                  t.p50_ms, t.p99_ms, t.max_ms);
     out += line;
   }
   // Failures are never silent: each failing app's first error under the table.
   for (const auto& a : m.apps)
-    if (a.errors) out += a.name + ": " + std::to_string(a.errors) + " failure(s), the first: " + a.first_error + "\n";
+    if (a.errors)
+      out += a.name + ": " + std::to_string(a.errors) + " failure(s), the first: " + a.first_error + "\n";
   return out;
 }
 

@@ -281,10 +281,14 @@ document.body.dataset.chartsDrawn = document.querySelectorAll('svg[data-rendered
 std::string escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
-    if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else if (ch == '&') out += "&amp;";
-    else out += ch;
+    if (ch == '<')
+      out += "&lt;";
+    else if (ch == '>')
+      out += "&gt;";
+    else if (ch == '&')
+      out += "&amp;";
+    else
+      out += ch;
   }
   return out;
 }
@@ -315,7 +319,9 @@ std::string html_report(const RunResult& main_run, const std::vector<Metrics>& c
       "Hover a bar for what it is, its start and its duration.</div>\n"
       "<h2>Timeline per app (grey: model resident; colour: driver jobs)</h2>\n<div id=\"legend\"></div>\n"
       "<svg class=\"chart\" id=\"apps\"></svg>\n";
-  html += "<h2>Timeline per channel (command buffers; colour: app)</h2><svg class=\"chart\" id=\"channels\"></svg>\n";
+  html +=
+      "<h2>Timeline per channel (command buffers; colour: app)</h2><svg class=\"chart\" "
+      "id=\"channels\"></svg>\n";
   for (size_t i = 0; i < other_runs.size(); ++i)
     html += "<h2>Timeline per channel under policy " + escape(other_runs[i].policy) +
             "</h2><svg class=\"chart\" id=\"channels-" + std::to_string(i) + "\"></svg>\n";

@@ -357,7 +357,8 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   if (!options.trace_path.empty()) {
     nlohmann::json trace = s.tracer()->to_json();
     if (!options.trace_metadata.is_null()) trace["metadata"] = options.trace_metadata;
-    if (auto w = io::write_file_atomic(options.trace_path, trace.dump() + "\n"); !w) return make_error(w.error());
+    if (auto w = io::write_file_atomic(options.trace_path, trace.dump() + "\n"); !w)
+      return make_error(w.error());
   }
   return result;
 }

@@ -17,10 +17,10 @@ namespace npu::system {
 
 void SystemConfig::declare(cfg::Schema& s) {
   npu.declare(s);
-  s.f64("host.cpu_gmacs", &host.cpu_gmacs, 8.0, "GMAC/s", "Host CPU throughput of the reference kernels", 0.001,
-        10000.0);
-  s.f64("host.memcpy_gbps", &host.memcpy_gbps, 10.0, "GB/s", "Host copies into and out of device memory", 0.001,
-        10000.0);
+  s.f64("host.cpu_gmacs", &host.cpu_gmacs, 8.0, "GMAC/s", "Host CPU throughput of the reference kernels",
+        0.001, 10000.0);
+  s.f64("host.memcpy_gbps", &host.memcpy_gbps, 10.0, "GB/s", "Host copies into and out of device memory",
+        0.001, 10000.0);
   s.u64("host.ioctl_ns", &driver.ioctl_ns, 2000, "ns", "CPU cost of one driver call");
   s.u64("host.irq_top_half_ns", &driver.irq_top_half_ns, 500, "ns", "CPU cost of the interrupt handler");
   s.u64("host.bottom_half_ns", &driver.bottom_half_ns, 1500, "ns", "CPU cost of handling one channel event");
@@ -33,7 +33,8 @@ namespace {
 // Applies the config file at `path` to `schema`: first the file its "base" key names (a path relative to
 // this file, itself applied the same way), then this file's own keys. `chain` holds the files being
 // applied, to refuse a cycle.
-Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std::vector<std::string>& chain) {
+Result<void> apply_config_file(cfg::Schema& schema, const std::string& path,
+                               std::vector<std::string>& chain) {
   auto text = models::read_text_file(path);
   if (!text) return make_error(text.error());
   auto doc = models::parse_json_text(*text, path);
@@ -45,12 +46,15 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std
                         base.dump());
     const std::string rel = base.get<std::string>();
     const auto slash = path.rfind('/');
-    const std::string base_path = rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
+    const std::string base_path =
+        rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
     for (const auto& f : chain) {
-      if (f == base_path) return make_error(path + ": $.base: \"" + rel + "\" includes itself (through " + f + ")");
+      if (f == base_path)
+        return make_error(path + ": $.base: \"" + rel + "\" includes itself (through " + f + ")");
     }
     chain.push_back(base_path);
-    if (auto r = apply_config_file(schema, base_path, chain); !r) return make_error(r.error() + " (the base of " + path + ")");
+    if (auto r = apply_config_file(schema, base_path, chain); !r)
+      return make_error(r.error() + " (the base of " + path + ")");
     chain.pop_back();
   }
   return schema.apply(*doc, path, {"description", "base"});
@@ -59,7 +63,8 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std
 }  // namespace
 
 // The config file (with its bases) then the overrides, into `schema`.
-Result<void> apply_config(cfg::Schema& schema, const std::string& path, const std::vector<std::string>& overrides) {
+Result<void> apply_config(cfg::Schema& schema, const std::string& path,
+                          const std::vector<std::string>& overrides) {
   std::vector<std::string> chain{path};
   if (auto r = apply_config_file(schema, path, chain); !r) return r;
   for (const auto& o : overrides)
@@ -100,8 +105,9 @@ std::unique_ptr<sim::ComputeCore> make_core(const SystemConfig& cfg, const std::
   if (ch.compute_core == "rtl") {
     const std::string waves = cfg.waves_path.empty() ? "" : cfg.waves_path + "." + name + ".vcd";
     try {
-      return rtl::make_rtl_compute_core(name.c_str(), sim::ArrayGeometry{ch.array_rows, ch.array_cols},
-                                        [&clock] { return clock.period(); }, waves);
+      return rtl::make_rtl_compute_core(
+          name.c_str(), sim::ArrayGeometry{ch.array_rows, ch.array_cols}, [&clock] { return clock.period(); },
+          waves);
     } catch (const std::invalid_argument& e) {
       *error = std::string("npu.channel.compute_core.model=rtl: ") + e.what();
       return nullptr;
@@ -119,11 +125,10 @@ Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
   std::unique_ptr<System> s(new System());
   s->cfg_ = cfg;
   try {
-    s->npu_ = std::make_unique<sim::Npu>("npu", cfg.npu, s->stats_,
-                                         [&cfg](const std::string& name, const sim::ChannelConfig& ch,
-                                                const sim::ClockDomain& clock, std::string* error) {
-                                           return make_core(cfg, name, ch, clock, error);
-                                         });
+    s->npu_ = std::make_unique<sim::Npu>(
+        "npu", cfg.npu, s->stats_,
+        [&cfg](const std::string& name, const sim::ChannelConfig& ch, const sim::ClockDomain& clock,
+               std::string* error) { return make_core(cfg, name, ch, clock, error); });
   } catch (const std::exception& e) {
     return make_error(e.what());
   }
@@ -212,8 +217,7 @@ void System::kill_spawned_threads(sc_core::sc_process_handle app) {
   // which a reaper kills every other spawned thread.
   sc_core::sc_spawn(
       // The app was spawned before the simulation started: not a dynamic process, so named apart.
-      [app] { kill_unfinished_threads(app); },
-      "abandoned_run_reaper");
+      [app] { kill_unfinished_threads(app); }, "abandoned_run_reaper");
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
 }
 
@@ -243,11 +247,13 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
   npu_->finish();
   driver_->update_stats();
   if (!probe_error.empty()) return make_error("driver: " + probe_error);
-  if (!finished) return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");
+  if (!finished)
+    return make_error("simulation did not finish within " + std::to_string(limit_s) + " s of simulated time");
   return sc_core::sc_time_stamp().to_seconds();
 }
 
-Result<double> System::run_another(const std::function<void(System&)>& app, double limit_s, bool probe_driver) {
+Result<double> System::run_another(const std::function<void(System&)>& app, double limit_s,
+                                   bool probe_driver) {
   bool finished = false;
   std::string probe_error;
   auto keep = std::make_shared<std::vector<sc_core::sc_process_handle>>();
@@ -273,7 +279,8 @@ Result<double> System::run_another(const std::function<void(System&)>& app, doub
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
   }
   if (!probe_error.empty()) return make_error("driver: " + probe_error);
-  if (!finished) return make_error("did not finish within " + std::to_string(limit_s) + " s of simulated time");
+  if (!finished)
+    return make_error("did not finish within " + std::to_string(limit_s) + " s of simulated time");
   return sc_core::sc_time_stamp().to_seconds();
 }
 

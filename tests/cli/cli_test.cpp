@@ -1,4 +1,6 @@
 // The npusim command line as users meet it: exit status and the one-line errors for bad input.
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -6,11 +8,9 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "../support/outputs_file.h"
 #include "../support/run_npusim.h"
@@ -34,8 +34,8 @@ const std::string kHw = std::string("--hw ") + NPUSIM_SOURCE_DIR "/configs/npu/d
 TEST(Cli, ExampleRunsAndMatchesReference) {
   ASSERT_EQ(npusim("example conv-quant8 --dir .").status, 0);
   const CliRun r = npusim("run " + kHw +
-                       " --model conv-quant8.model.json --inputs conv-quant8.inputs.json --outputs o.json "
-                       "--stats s.json --check");
+                          " --model conv-quant8.model.json --inputs conv-quant8.inputs.json --outputs o.json "
+                          "--stats s.json --check");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("NPU cycles"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("10240 of 10240 elements within tolerance"), std::string::npos) << r.output;
@@ -116,8 +116,8 @@ TEST(Cli, QuantisedFullyConnectedMatchesHandWorkedNnapiArithmetic) {
   write("fc.inputs.json", R"({"0": [130, 126, 140, 128]})");
   const nlohmann::json want = {{"4", {98, 116, 176, 255, 0, 106, 97}}};
   for (const std::string device : {"npu", "cpu"}) {
-    const CliRun r = npusim("run " + kHw + " --model fc.model.json --inputs fc.inputs.json --device " + device +
-                            " --outputs fc." + device + ".json");
+    const CliRun r = npusim("run " + kHw + " --model fc.model.json --inputs fc.inputs.json --device " +
+                            device + " --outputs fc." + device + ".json");
     ASSERT_EQ(r.status, 0) << r.output;
     if (device == "npu") {
       EXPECT_NE(r.output.find("placement       npu\n"), std::string::npos) << r.output;
@@ -130,12 +130,14 @@ TEST(Cli, QuantisedFullyConnectedMatchesHandWorkedNnapiArithmetic) {
 // Output paths are checked before simulating: a long scenario is not lost to a mistyped folder.
 TEST(Cli, UnwritableOutputsAreRefusedBeforeTheRun) {
   ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
-  const CliRun r = npusim("run " + kHw +
-                          " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs unwritten.json"
-                          " --stats no_such_dir/s.json");
+  const CliRun r =
+      npusim("run " + kHw +
+             " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs unwritten.json"
+             " --stats no_such_dir/s.json");
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(lines(r.output), 1) << r.output;
-  EXPECT_NE(r.output.find("no_such_dir/s.json: cannot write (no folder no_such_dir)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no_such_dir/s.json: cannot write (no folder no_such_dir)"), std::string::npos)
+      << r.output;
   EXPECT_FALSE(std::ifstream("unwritten.json").good()) << "nothing ran, nothing written";
   const CliRun sc = npusim(std::string("scenario ") + NPUSIM_SOURCE_DIR "/configs/scenarios/camera_llm.json" +
                            " --scale 0.01 --report .");
@@ -146,12 +148,12 @@ TEST(Cli, UnwritableOutputsAreRefusedBeforeTheRun) {
 
 // `npusim SUB --help` explains SUB even though SUB's required arguments are missing.
 TEST(Cli, SubcommandHelpNeedsNoArguments) {
-  for (const auto& [args, expect] : std::vector<std::pair<std::string, std::string>>{
-           {"run --help", "--model"},
-           {"scenario -h", "--compare"},
-           {"bench --help", "--iterations"},
-           {"zoo list --help", "List the zoo's models"},
-           {"--help", "Explain every subcommand"}}) {
+  for (const auto& [args, expect] :
+       std::vector<std::pair<std::string, std::string>>{{"run --help", "--model"},
+                                                        {"scenario -h", "--compare"},
+                                                        {"bench --help", "--iterations"},
+                                                        {"zoo list --help", "List the zoo's models"},
+                                                        {"--help", "Explain every subcommand"}}) {
     const CliRun r = npusim(args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(expect), std::string::npos) << args << "\n" << r.output;
@@ -172,7 +174,8 @@ TEST(Cli, ExampleCreatesItsFolderOrSaysWhyNot) {
 // --stats-meta: the same tree with every leaf documented (unit and description from the registry).
 TEST(Cli, StatsMetaDocumentsEveryLeaf) {
   ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
-  const std::string args = "run " + kHw + " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json";
+  const std::string args =
+      "run " + kHw + " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json";
   ASSERT_EQ(npusim(args + " --stats plain.json").status, 0);
   const CliRun r = npusim(args + " --stats meta.json --stats-meta");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -226,7 +229,8 @@ TEST(Cli, OperandIndexOutOfRangeIsNamed) {
   text.replace(at, std::string("\"outputs\": [").size(), "\"outputs\": [99, ");
   text.erase(text.find("99, ") + 2, text.find(']', at) - (text.find("99, ") + 2));
   write("broken.json", text);
-  const CliRun r = npusim("run " + kHw + " --model broken.json --inputs fc-quant8.inputs.json --outputs o.json");
+  const CliRun r =
+      npusim("run " + kHw + " --model broken.json --inputs fc-quant8.inputs.json --outputs o.json");
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(lines(r.output), 1) << r.output;
   EXPECT_NE(r.output.find("broken.json"), std::string::npos) << r.output;
@@ -242,7 +246,8 @@ TEST(Cli, ShapeMismatchIsNamed) {
   ASSERT_NE(at, std::string::npos) << text.substr(0, 400);
   text.replace(at, 9, "[100,255]");
   write("shape.json", text);
-  const CliRun r = npusim("run " + kHw + " --model shape.json --inputs fc-float.inputs.json --outputs o.json");
+  const CliRun r =
+      npusim("run " + kHw + " --model shape.json --inputs fc-float.inputs.json --outputs o.json");
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(lines(r.output), 1) << r.output;
   EXPECT_NE(r.output.find("shape.json"), std::string::npos) << r.output;
@@ -250,8 +255,9 @@ TEST(Cli, ShapeMismatchIsNamed) {
 
 TEST(Cli, BadOverrideNamesThePath) {
   ASSERT_EQ(npusim("example fc-float --dir .").status, 0);
-  const CliRun r = npusim("run " + kHw + " --model fc-float.model.json --inputs fc-float.inputs.json --outputs o.json "
-                       "--set npu.channels=99");
+  const CliRun r = npusim("run " + kHw +
+                          " --model fc-float.model.json --inputs fc-float.inputs.json --outputs o.json "
+                          "--set npu.channels=99");
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(lines(r.output), 1) << r.output;
   EXPECT_NE(r.output.find("npu.channels"), std::string::npos) << r.output;
@@ -260,10 +266,12 @@ TEST(Cli, BadOverrideNamesThePath) {
 TEST(Cli, UnknownConfigKeyNamesTheJsonPath) {
   write("hw.json", "{\"npu\": {\"channel\": {\"sram\": {\"kb\": 4}}}}");
   ASSERT_EQ(npusim("example fc-float --dir .").status, 0);
-  const CliRun r = npusim("run --hw hw.json --model fc-float.model.json --inputs fc-float.inputs.json --outputs o.json");
+  const CliRun r =
+      npusim("run --hw hw.json --model fc-float.model.json --inputs fc-float.inputs.json --outputs o.json");
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(lines(r.output), 1) << r.output;
-  EXPECT_NE(r.output.find("hw.json: $.npu.channel.sram.kb: unknown parameter"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("hw.json: $.npu.channel.sram.kb: unknown parameter"), std::string::npos)
+      << r.output;
 }
 
 TEST(Cli, UnknownArgumentFails) {
@@ -301,7 +309,8 @@ namespace {
 // span well-formed (pid/tid named, ts non-decreasing per track, spans nested on each row).
 TEST(Cli, TraceIsWellFormedWithChannelEngineAndQueueTracks) {
   ASSERT_EQ(npusim("example net-quant8 --dir .").status, 0);
-  const CliRun r = npusim("run " + kHw + " --model net-quant8.model.json --inputs net-quant8.inputs.json "
+  const CliRun r = npusim("run " + kHw +
+                          " --model net-quant8.model.json --inputs net-quant8.inputs.json "
                           "--outputs o.json --trace t.json");
   ASSERT_EQ(r.status, 0) << r.output;
   std::ifstream in("t.json");
@@ -315,10 +324,12 @@ TEST(Cli, TraceIsWellFormedWithChannelEngineAndQueueTracks) {
   // Spans by track name: descriptors on the engines, command buffers on the channel.
   std::map<std::pair<int, int>, std::string> name_of;
   for (const auto& e : doc["traceEvents"])
-    if (e["ph"] == "M" && e["name"] == "thread_name") name_of[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      name_of[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
   std::map<std::string, std::set<std::string>> spans;
   for (const auto& e : doc["traceEvents"])
-    if (e["ph"] == "X") spans[name_of[{e["pid"].get<int>(), e["tid"].get<int>()}]].insert(e["name"].get<std::string>());
+    if (e["ph"] == "X")
+      spans[name_of[{e["pid"].get<int>(), e["tid"].get<int>()}]].insert(e["name"].get<std::string>());
   EXPECT_TRUE(spans["npu.ch0.compute"].count("CONV_INT8"));
   EXPECT_TRUE(spans["npu.ch0.dma_in"].count("DMA_IN"));
   EXPECT_TRUE(spans["npu.ch0.dma_out"].count("DMA_OUT"));
@@ -350,9 +361,10 @@ TEST(Cli, MultiChannelSpeedupWithIdenticalOutputs) {
   for (int ch : {1, 2, 4}) {
     const std::string out = "block" + std::to_string(ch) + ".json";
     const std::string stats = "block" + std::to_string(ch) + ".stats.json";
-    const CliRun r = npusim("run " + kHw + " --model block-quant8.model.json --inputs block-quant8.inputs.json "
-                            "--outputs " + out + " --stats " + stats + " --json --set npu.channels=" +
-                            std::to_string(ch));
+    const CliRun r = npusim("run " + kHw +
+                            " --model block-quant8.model.json --inputs block-quant8.inputs.json "
+                            "--outputs " +
+                            out + " --stats " + stats + " --json --set npu.channels=" + std::to_string(ch));
     ASSERT_EQ(r.status, 0) << r.output;
     device_us[ch] = json_number(r.output, "device_us");
     std::ifstream in(out);
@@ -364,17 +376,19 @@ TEST(Cli, MultiChannelSpeedupWithIdenticalOutputs) {
   }
   EXPECT_EQ(outputs[1], outputs[2]);
   EXPECT_EQ(outputs[1], outputs[4]);
-  std::printf("device time: 1 ch %.0f us, 2 ch %.0f us (%.2fx), 4 ch %.0f us (%.2fx); "
-              "channel_parallelism %.2f, %.2f, %.2f\n",
-              device_us[1], device_us[2], device_us[1] / device_us[2], device_us[4], device_us[1] / device_us[4],
-              parallelism[1], parallelism[2], parallelism[4]);
+  std::printf(
+      "device time: 1 ch %.0f us, 2 ch %.0f us (%.2fx), 4 ch %.0f us (%.2fx); "
+      "channel_parallelism %.2f, %.2f, %.2f\n",
+      device_us[1], device_us[2], device_us[1] / device_us[2], device_us[4], device_us[1] / device_us[4],
+      parallelism[1], parallelism[2], parallelism[4]);
   EXPECT_GT(device_us[1] / device_us[2], 1.8);
   EXPECT_GT(device_us[1] / device_us[4], 3.3);
   EXPECT_NEAR(parallelism[1], 1.0, 0.02);
   for (int ch : {2, 4}) {
     // device_us is in whole µs: allow its rounding (half a µs each way).
     const double rounding = 0.5 / device_us[ch] + 0.5 / device_us[1];
-    EXPECT_GE(parallelism[ch] / parallelism[1], device_us[1] / device_us[ch] * (1 - rounding)) << ch << " channels";
+    EXPECT_GE(parallelism[ch] / parallelism[1], device_us[1] / device_us[ch] * (1 - rounding))
+        << ch << " channels";
     EXPECT_LE(parallelism[ch], ch) << ch << " channels";
   }
 }
@@ -393,8 +407,10 @@ TEST(Cli, RtlCoreMatchesTlmCore) {
   std::map<std::string, std::string> outputs;
   for (const std::string core : {"tlm", "rtl"}) {
     const std::string out = "conv-" + core + ".json";
-    const CliRun r = npusim("run " + kHw + " --model conv-quant8.model.json --inputs conv-quant8.inputs.json "
-                            "--outputs " + out + " --json --set npu.channel.compute_core.model=" + core);
+    const CliRun r = npusim("run " + kHw +
+                            " --model conv-quant8.model.json --inputs conv-quant8.inputs.json "
+                            "--outputs " +
+                            out + " --json --set npu.channel.compute_core.model=" + core);
     ASSERT_EQ(r.status, 0) << r.output;
     latency[core] = json_number(r.output, "npu_cycles");
     std::ifstream in(out);
@@ -407,7 +423,8 @@ TEST(Cli, RtlCoreMatchesTlmCore) {
 
 TEST(Cli, RtlCoreWithoutBuildForGeometryIsOneLine) {
   ASSERT_EQ(npusim("example fc-quant8 --dir .").status, 0);
-  const CliRun r = npusim("run " + kHw + " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json "
+  const CliRun r = npusim("run " + kHw +
+                          " --model fc-quant8.model.json --inputs fc-quant8.inputs.json --outputs o.json "
                           "--set npu.channel.compute_core.model=rtl --set npu.channel.array.rows=8 "
                           "--set npu.channel.array.cols=8");
   EXPECT_NE(r.status, 0);
@@ -434,7 +451,8 @@ TEST(Cli, DevicesListsNpuAndCpu) {
     const size_t start = r.output.find('\n', at) + 1;
     return r.output.substr(start, r.output.find('\n', start) - start);
   };
-  EXPECT_EQ(line_after("npusim-npu"), "  cache files: 1 model, 1 data; extensions: com.npusim.llm") << r.output;
+  EXPECT_EQ(line_after("npusim-npu"), "  cache files: 1 model, 1 data; extensions: com.npusim.llm")
+      << r.output;
   EXPECT_EQ(line_after("npusim-npu-minimal"), "  cache files: 1 model, 1 data; extensions: none") << r.output;
   EXPECT_EQ(line_after("npusim-cpu"), "  cache files: 0 model, 0 data; extensions: none") << r.output;
 }

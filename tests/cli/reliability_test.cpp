@@ -4,15 +4,14 @@
 // folders, FIFOs and /dev/zero given as files, scenario limits, timing-only runs (npu.functional=false
 // and models whose weights are sizes) and a write that fails half-way (the file size limit standing in
 // for a full disk).
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "../support/run_npusim.h"
 
@@ -64,8 +63,9 @@ struct Example {
 // a heap overflow (SIGSEGV). A runaway armed by time strikes no channel, so any channel number is fine.
 TEST(CliReliability, ThermalRunawayOnAChannelThatDoesNotExistIsRefused) {
   Example e;
-  expect_one_error(e.run(e.model, e.inputs) + " --set npu.faults.kind=thermal_runaway --set npu.faults.channel=9",
-                   "npu.faults.channel: channel 9 does not exist (4 channels)");
+  expect_one_error(
+      e.run(e.model, e.inputs) + " --set npu.faults.kind=thermal_runaway --set npu.faults.channel=9",
+      "npu.faults.channel: channel 9 does not exist (4 channels)");
   const CliRun timed = npusim(e.run(e.model, e.inputs) +
                               " --set npu.faults.kind=thermal_runaway --set npu.faults.channel=9"
                               " --set npu.faults.trigger=time --set npu.faults.at_time_us=1");
@@ -81,7 +81,8 @@ TEST(CliReliability, DeeplyNestedJsonIsOneErrorInEveryReader) {
   expect_one_error(e.run("deep.json", e.inputs), "deep.json: " + want);
   expect_one_error(e.run(e.model, "deep.json"), "deep.json: " + want);
   expect_one_error(e.run(e.model, e.inputs, "--hw deep.json"), "deep.json: " + want);
-  expect_one_error(e.run(e.model, e.inputs, "--hw deep_obj.json"), "deep_obj.json: not valid JSON: nested deeper");
+  expect_one_error(e.run(e.model, e.inputs, "--hw deep_obj.json"),
+                   "deep_obj.json: not valid JSON: nested deeper");
   expect_one_error("scenario deep.json", "deep.json: " + want);
   expect_one_error(e.run(e.model, e.inputs) + " --set npu.channels=" + std::string(80000, '['),
                    "--set npu.channels: nested deeper than 64 levels");
@@ -112,9 +113,11 @@ TEST(CliReliability, FoldersFifosAndDevicesAreNotFiles) {
   Example e;
   ASSERT_EQ(::mkfifo("fifo", 0600), 0);
   fs::create_directories("folder");
-  expect_one_error(e.run("/dev/zero", e.inputs), "/dev/zero: cannot open: it is a character device, not a regular file");
+  expect_one_error(e.run("/dev/zero", e.inputs),
+                   "/dev/zero: cannot open: it is a character device, not a regular file");
   expect_one_error(e.run(e.model, "/dev/zero"), "/dev/zero: cannot open: it is a character device");
-  expect_one_error(e.run(e.model, e.inputs, "--hw /dev/zero"), "/dev/zero: cannot open: it is a character device");
+  expect_one_error(e.run(e.model, e.inputs, "--hw /dev/zero"),
+                   "/dev/zero: cannot open: it is a character device");
   expect_one_error(e.run("fifo", e.inputs), "fifo: cannot open: it is a FIFO, not a regular file");
   expect_one_error(e.run(e.model, "fifo"), "fifo: cannot open: it is a FIFO, not a regular file");
   expect_one_error("scenario fifo", "fifo: cannot open: it is a FIFO, not a regular file");
@@ -147,17 +150,20 @@ TEST(CliReliability, ScenarioLimitsNameTheLimit) {
   expect_one_error("scenario many.json", "many.json: $.apps: 33 apps, above the limit of 32");
   auto fast = base;
   fast["duration_s"] = 3600;
-  fast["apps"] = nlohmann::json::array({nlohmann::json{{"name", "fast"},
-                                                       {"uid", 20001},
-                                                       {"model", "vision-small"},
-                                                       {"workload", {{"type", "poisson"}, {"rate_hz", 8000}}}}});
+  fast["apps"] =
+      nlohmann::json::array({nlohmann::json{{"name", "fast"},
+                                            {"uid", 20001},
+                                            {"model", "vision-small"},
+                                            {"workload", {{"type", "poisson"}, {"rate_hz", 8000}}}}});
   write("fast.json", fast.dump());
-  expect_one_error("scenario fast.json --scale 0.001",
-                   "fast.json: $.apps[0].workload: the workloads ask for about 28800000 requests up to this app "
-                   "(28800000 from it) in 3600 s, above the limit of 2000000 per scenario (rate x duration)");
+  expect_one_error(
+      "scenario fast.json --scale 0.001",
+      "fast.json: $.apps[0].workload: the workloads ask for about 28800000 requests up to this app "
+      "(28800000 from it) in 3600 s, above the limit of 2000000 per scenario (rate x duration)");
   auto events = base;
   events["events"] = nlohmann::json::array();
-  for (int i = 0; i < 1001; ++i) events["events"].push_back({{"type", "thermal_runaway"}, {"at_s", 1}, {"watts", 1}});
+  for (int i = 0; i < 1001; ++i)
+    events["events"].push_back({{"type", "thermal_runaway"}, {"at_s", 1}, {"watts", 1}});
   write("events.json", events.dump());
   expect_one_error("scenario events.json", "events.json: $.events: 1001 events, above the limit of 1000");
 }
@@ -179,10 +185,12 @@ TEST(CliReliability, FunctionalFalseIsATimingOnlyRun) {
   // No inputs file needed either; the text summary says why there are no outputs.
   const CliRun bare = npusim("run " + kHw + " --model " + e.model + " --set npu.functional=false");
   EXPECT_EQ(bare.status, 0) << bare.output;
-  EXPECT_NE(bare.output.find("outputs         none: timing-only hardware (npu.functional=false)"), std::string::npos)
+  EXPECT_NE(bare.output.find("outputs         none: timing-only hardware (npu.functional=false)"),
+            std::string::npos)
       << bare.output;
   // A functional run still needs both.
-  expect_one_error("run " + kHw + " --model " + e.model, "--inputs is required (only a timing-only run or a zoo: model needs none)");
+  expect_one_error("run " + kHw + " --model " + e.model,
+                   "--inputs is required (only a timing-only run or a zoo: model needs none)");
 }
 
 // A model whose weights are sizes only runs without an inputs file (the zoo writes none for them).
@@ -211,7 +219,8 @@ TEST(CliReliability, AFailedWriteNamesTheFileAndLeavesTheOldOneWhole) {
   EXPECT_NE(r.output.find("o.json: cannot write: File too large"), std::string::npos) << r.output;
   EXPECT_EQ(read("o.json"), "previous outputs\n");
   for (const auto& f : fs::directory_iterator("."))
-    EXPECT_EQ(f.path().filename().string().find(".tmp."), std::string::npos) << "temporary left: " << f.path();
+    EXPECT_EQ(f.path().filename().string().find(".tmp."), std::string::npos)
+        << "temporary left: " << f.path();
   // Without the limit the same run replaces the file whole.
   const CliRun ok = npusim(e.run(e.model, e.inputs));
   ASSERT_EQ(ok.status, 0) << ok.output;

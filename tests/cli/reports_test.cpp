@@ -262,14 +262,15 @@ TEST(ReportScreenshots, ScenarioReportHasAxesLegendTripLinesAndCaptionsInside) {
          "document.documentElement.clientWidth + ' ' + document.getElementById('comparison').scrollWidth;"
          "</script>\n"
       << page.substr(body_end);
-  const CliRun widths = run_shell(kChromium + "--user-data-dir=" + fs::absolute("profile-w").string() +
-                                      " --window-size=1400,1800 --dump-dom file://" +
-                                      fs::absolute("widths.html").string(),
-                                  false);
+  const CliRun widths =
+      run_shell(kChromium + "--user-data-dir=" + fs::absolute("profile-w").string() +
+                    " --window-size=1400,1800 --dump-dom file://" + fs::absolute("widths.html").string(),
+                false);
   ASSERT_TRUE(std::regex_search(widths.output, m, std::regex("data-widths=\"(\\d+) (\\d+) (\\d+)\"")))
       << widths.output.substr(0, 1000);
   EXPECT_LE(std::stoi(m[1]), std::stoi(m[2])) << "page width within the window";
-  EXPECT_GT(std::stoi(m[3]), std::stoi(m[2])) << "the table is wider than the window: it needs the scroll box";
+  EXPECT_GT(std::stoi(m[3]), std::stoi(m[2]))
+      << "the table is wider than the window: it needs the scroll box";
 }
 
 // Attribute `name` of every element of class `cls` inside `svg`, in document order.
@@ -310,7 +311,8 @@ TEST(ReportScreenshots, BenchReportDrawsARooflinePointPerOperation) {
     if (f[column("where")] != "npu" || f[column("device_us")].empty()) continue;
     ++timed_npu;
     const double macs = std::stod(f[column("macs")]), bytes = std::stod(f[column("dram_bytes")]);
-    if (macs > 0 && bytes > 0 && std::stod(f[column("device_us")]) > 0) intensities.push_back(2 * macs / bytes);
+    if (macs > 0 && bytes > 0 && std::stod(f[column("device_us")]) > 0)
+      intensities.push_back(2 * macs / bytes);
   }
   ASSERT_EQ(operations, 66u);
   ASSERT_GT(intensities.size(), 40u) << "MobileNet v2's convolutions";
@@ -332,7 +334,8 @@ TEST(ReportScreenshots, BenchReportDrawsARooflinePointPerOperation) {
   ASSERT_EQ(labels.size(), 2u);
   EXPECT_EQ(labels[0], "operational intensity (ops per byte of DRAM traffic, 1 MAC = 2 ops)");
   EXPECT_EQ(labels[1], "attained performance (ops/s, simulated)");
-  EXPECT_NE(dom.find(">operational intensity (ops per byte of DRAM traffic, 1 MAC = 2 ops)<"), std::string::npos);
+  EXPECT_NE(dom.find(">operational intensity (ops per byte of DRAM traffic, 1 MAC = 2 ops)<"),
+            std::string::npos);
   EXPECT_GE(texts(roofline, "tick x").size(), 3u);
   EXPECT_GE(texts(roofline, "tick y").size(), 3u);
   const auto legend = texts(roofline, "legend");
@@ -386,7 +389,8 @@ TEST(ReportScreenshots, ScenarioTimelinesZoomAndNameEachBar) {
   const size_t body_end = page.rfind("</body>");
   ASSERT_NE(body_end, std::string::npos);
   auto with_script = [&](const std::string& file, const std::string& script) {
-    std::ofstream(file) << page.substr(0, body_end) << "<script>\n" << script << "\n</script>\n"
+    std::ofstream(file) << page.substr(0, body_end) << "<script>\n"
+                        << script << "\n</script>\n"
                         << page.substr(body_end);
   };
   const std::string whole = rendered_dom("zoom.html", "profile-z0");

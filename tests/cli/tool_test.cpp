@@ -117,8 +117,7 @@ TEST(Install, BuildTreeFindsItsConfigsFromAnyFolder) {
   // The other commands that read the default config said "configs/npu/default.json: cannot open" too.
   ASSERT_EQ(npusim("example fc-float --dir .").status, 0);
   for (const std::string cmd : {"bench --model fc-quant8.model.json --iterations 1",
-                                "quantize fc-float.model.json -o fc-q.json",
-                                "devices"}) {
+                                "quantize fc-float.model.json -o fc-q.json", "devices"}) {
     const CliRun other = run_shell("NPUSIM_CACHE_DIR=" + fs::absolute("cache-any-folder").string() + " " +
                                    NPUSIM_BIN + " " + cmd);
     EXPECT_EQ(other.status, 0) << cmd << "\n" << other.output;
@@ -139,11 +138,11 @@ TEST(Install, OutDirectoryAndIndividualFlags) {
   const auto config = read_json("run1/config.json");
   EXPECT_EQ(config["npu"]["channels"], 2);  // --set applied
   const std::string csv = read("run1/layers.csv");
-  EXPECT_EQ(
-      csv.substr(0, csv.find('\n')),
-      "operation,type,where,cpu_reason,command_buffers,tiles,macs,dram_bytes,output_type,output_dims,start_us,"
-      "device_us,"
-      "busy_us,compute_us,dma_in_us,dma_out_us,stall_us,array_utilisation,energy_pj");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "operation,type,where,cpu_reason,command_buffers,tiles,macs,dram_bytes,output_type,output_dims,"
+            "start_us,"
+            "device_us,"
+            "busy_us,compute_us,dma_in_us,dma_out_us,stall_us,array_utilisation,energy_pj");
   // conv-quant8 is one CONV_2D: on the NPU, one command buffer per channel.
   EXPECT_NE(csv.find("\n0,CONV_2D,npu,\"\",2,"), std::string::npos) << csv;
 

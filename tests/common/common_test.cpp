@@ -3,11 +3,11 @@
 
 #include <limits>
 
+#include "../support/trace_check.h"
 #include "npu/common/config.h"
 #include "npu/common/fixed_point.h"
 #include "npu/common/stats.h"
 #include "npu/common/trace.h"
-#include "../support/trace_check.h"
 
 namespace {
 
@@ -41,15 +41,17 @@ TEST(ConfigSchema, DefaultsOverlaysAndOverrides) {
 // skipped, and anything but an object there is an error naming it.
 TEST(ConfigSchema, TheBuildKeyIsSkipped) {
   Params p;
-  ASSERT_TRUE(
-      p.schema.apply(nlohmann::json::parse(R"({"npusim": {"version": "0.1.0", "git": "abc"}, "npu": {"channels": 2}})"),
-                     "config.json")
-          .ok());
+  ASSERT_TRUE(p.schema
+                  .apply(nlohmann::json::parse(
+                             R"({"npusim": {"version": "0.1.0", "git": "abc"}, "npu": {"channels": 2}})"),
+                         "config.json")
+                  .ok());
   EXPECT_EQ(p.channels, 2u);
   auto r = p.schema.apply(nlohmann::json::parse(R"({"npusim": "0.1.0"})"), "config.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(),
-            "config.json: $.npusim: expected the object naming the npusim build that wrote the file, got \"0.1.0\"");
+            "config.json: $.npusim: expected the object naming the npusim build that wrote the file, got "
+            "\"0.1.0\"");
 }
 
 TEST(ConfigSchema, ErrorsNameTheJsonPathAndExpectation) {

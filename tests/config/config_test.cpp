@@ -19,7 +19,8 @@ const std::string kPresets = NPUSIM_SOURCE_DIR "/configs/npu/";
 void write(const std::string& path, const std::string& text) {
   static const bool in_own_dir = [] {
     const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
-    const auto dir = std::filesystem::path("config_test_files") / (std::string(t->test_suite_name()) + "." + t->name());
+    const auto dir =
+        std::filesystem::path("config_test_files") / (std::string(t->test_suite_name()) + "." + t->name());
     std::filesystem::create_directories(dir);
     std::filesystem::current_path(dir);
     return true;

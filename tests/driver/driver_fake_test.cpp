@@ -1,12 +1,12 @@
 // The portable driver against fake hardware (no SystemC): probing, context isolation and command-buffer
 // validation, checked through the register writes it makes.
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <functional>
 #include <map>
 #include <stdexcept>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "npu/drv/driver.h"
 #include "npu/regmap/npu_regs.h"
@@ -16,7 +16,8 @@ namespace {
 using namespace npu;
 
 struct FakeHw : drv::RegisterBus, drv::DeviceMemoryBus, drv::InterruptLine {
-  std::map<uint32_t, uint32_t> regs_read{{regs::NPU_ID, regs::kNpuIdValue}, {regs::NPU_CONFIG, 2 | (16 << 8) | (16 << 16)}};
+  std::map<uint32_t, uint32_t> regs_read{{regs::NPU_ID, regs::kNpuIdValue},
+                                         {regs::NPU_CONFIG, 2 | (16 << 8) | (16 << 16)}};
   std::vector<std::pair<uint32_t, uint32_t>> writes;
   std::vector<uint8_t> memory = std::vector<uint8_t>(64u << 20);
   std::function<void()> handler;
@@ -121,7 +122,8 @@ TEST_F(DriverTest, SubmitWritesCommandBufferAndRingsDoorbell) {
   auto ctx = driver.open_context(1000, 1);
   auto bo = driver.alloc_bo(*ctx, 4096);
   desc::Dma d{{desc::Opcode::DMA_IN, 7}, bo->device_address, 0, 64, 1, 0, 0};
-  auto fence = driver.submit(*ctx, one_buffer({desc::encode(d), desc::encode(desc::Fence{{desc::Opcode::FENCE, 8}, 1})}, "job"));
+  auto fence = driver.submit(
+      *ctx, one_buffer({desc::encode(d), desc::encode(desc::Fence{{desc::Opcode::FENCE, 8}, 1})}, "job"));
   ASSERT_TRUE(fence.ok()) << fence.error();
   EXPECT_EQ((*fence)->status, drv::JobStatus::RUNNING);
   const uint32_t ch = regs::channel_base(0);  // the first free channel

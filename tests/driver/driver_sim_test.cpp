@@ -1,19 +1,19 @@
 // The driver against the real simulated NPU (SystemC platform, one per test process): priority order,
 // preemption by checkpoint and kill, isolation between contexts, hang recovery, a seeded property test
 // over more than a thousand jobs with cancels and injected faults, and the thermal governor.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <iostream>
 #include <map>
 #include <random>
 #include <set>
 
-#include <gtest/gtest.h>
-
+#include "../support/conv_tile.h"
 #include "npu/drv/driver.h"
 #include "npu/models/builder.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/system/system.h"
-#include "../support/conv_tile.h"
 
 namespace {
 
@@ -323,7 +323,8 @@ TEST(DriverOnNpu, CrossContextAccessIsRefused) {
     EXPECT_FALSE(d.submit(b, one_buffer({desc::encode(out)}, "straddle")).ok());
     out.dev = mine.device_address;
     out.rows = 2;
-    out.dev_stride = static_cast<uint32_t>(secret.device_address - mine.device_address);  // 2nd row lands in theirs
+    out.dev_stride =
+        static_cast<uint32_t>(secret.device_address - mine.device_address);  // 2nd row lands in theirs
     EXPECT_FALSE(d.submit(b, one_buffer({desc::encode(out)}, "stride into theirs")).ok());
     // Another context's job cannot be cancelled.
     auto job = d.submit(a, one_buffer(dma_buffer(secret, 20, 4096), "a's job"));
@@ -350,7 +351,8 @@ void inject(system::System& s, uint32_t channel, regs::FaultKind kind, uint32_t 
 // A hang on channel 0 is detected by the watchdog, the channel reset and the buffer retried; another
 // context's jobs on the other channel complete meanwhile.
 TEST(DriverOnNpu, InjectedHangIsDetectedChannelResetAndOthersComplete) {
-  auto sys = make_system({"npu.channels=2", "driver.timeouts.job_ns=2000000", "driver.timeouts.watchdog_period_ns=100000"});
+  auto sys = make_system(
+      {"npu.channels=2", "driver.timeouts.job_ns=2000000", "driver.timeouts.watchdog_period_ns=100000"});
   std::shared_ptr<drv::Fence> victim;
   std::vector<std::shared_ptr<drv::Fence>> others;
   auto end = sys->run([&](system::System& s) {
@@ -359,7 +361,8 @@ TEST(DriverOnNpu, InjectedHangIsDetectedChannelResetAndOthersComplete) {
     const auto abo = *d.alloc_bo(a, 4096), bbo = *d.alloc_bo(b, 4096);
     inject(s, 0, regs::FaultKind::HANG, 3);
     victim = *d.submit(a, one_buffer(dma_buffer(abo, 10, 4096), "victim"));  // first free channel: 0
-    for (int i = 0; i < 5; ++i) others.push_back(*d.submit(b, one_buffer(dma_buffer(bbo, 10, 4096), "other")));
+    for (int i = 0; i < 5; ++i)
+      others.push_back(*d.submit(b, one_buffer(dma_buffer(bbo, 10, 4096), "other")));
     for (auto& f : others) d.wait(*f);
     d.wait(*victim);
   });
@@ -402,8 +405,8 @@ TEST(DriverOnNpu, PersistentHangFailsTheJobAfterTheHangLimit) {
 // one terminal status, its fence agrees, no fence is left unsignalled, and once the clients close their
 // contexts the driver's device memory is back where it started.
 TEST(DriverOnNpu, PropertyEveryJobEndsExactlyOnceNoLeaks) {
-  auto sys = make_system({"npu.channels=4", "driver.timeouts.job_ns=500000", "driver.timeouts.watchdog_period_ns=50000",
-                          "driver.timeouts.hang_limit=1"});
+  auto sys = make_system({"npu.channels=4", "driver.timeouts.job_ns=500000",
+                          "driver.timeouts.watchdog_period_ns=50000", "driver.timeouts.hang_limit=1"});
   EventLog log;
   std::vector<std::shared_ptr<drv::Fence>> fences;
   uint64_t baseline = 0, after = 0;
@@ -432,9 +435,12 @@ TEST(DriverOnNpu, PropertyEveryJobEndsExactlyOnceNoLeaks) {
           r.job_priority = static_cast<int>(rng() % 400);
           r.label = "p";
           const uint32_t roll = rng() % 100;
-          if (roll < 4) inject(s, rng() % 4, regs::FaultKind::HANG, rng() % 3);
-          else if (roll < 8) inject(s, rng() % 4, regs::FaultKind::DMA_ERROR, rng() % 3);
-          else if (roll < 11) inject(s, rng() % 4, regs::FaultKind::SRAM_ECC, rng() % 3);
+          if (roll < 4)
+            inject(s, rng() % 4, regs::FaultKind::HANG, rng() % 3);
+          else if (roll < 8)
+            inject(s, rng() % 4, regs::FaultKind::DMA_ERROR, rng() % 3);
+          else if (roll < 11)
+            inject(s, rng() % 4, regs::FaultKind::SRAM_ECC, rng() % 3);
           auto f = d.submit(ctx, std::move(r));
           ASSERT_TRUE(f.ok()) << f.error();
           mine.push_back(*f);
@@ -464,7 +470,7 @@ TEST(DriverOnNpu, PropertyEveryJobEndsExactlyOnceNoLeaks) {
     const std::string last = log.events[f->job_id].back();
     const std::string want = f->status == drv::JobStatus::COMPLETED ? "ended COMPLETED"
                              : f->status == drv::JobStatus::FAILED  ? "ended FAILED"
-                                                                     : "ended CANCELLED_USER";
+                                                                    : "ended CANCELLED_USER";
     EXPECT_EQ(last, want) << "job " << f->job_id;
   }
   EXPECT_EQ(log.terminal.size(), fences.size());

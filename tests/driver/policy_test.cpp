@@ -102,7 +102,8 @@ TEST(SchedulingPolicy, RoundRobinTurnsByQueueEntryAndSlicesPerLevel) {
   EXPECT_EQ(p->tick_ns(), 250'000u) << "half the shortest slice";
   SchedulerParams params;
   params.rr_quantum_ns = {8'000'000, 8'000'000, 8'000'000, 8'000'000};
-  EXPECT_FALSE(make_scheduling_policy("rr", params)->victim(task(9, 3, 9), running)) << "slices from the config";
+  EXPECT_FALSE(make_scheduling_policy("rr", params)->victim(task(9, 3, 9), running))
+      << "slices from the config";
 }
 
 TEST(SchedulingPolicy, EdfRunsEarliestDeadlineAndPreemptsLaterOnes) {
@@ -201,7 +202,8 @@ TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
   std::vector<TaskView> running{job_view(1, 3, 1, 100'000, 100'000), job_view(2, 2, 2, 3000, 3000)};
   // The first channel frees in 1.5 × 3 = 4.5 µs; the frame then needs 1.5 × 2 = 3: 7.5 µs > 5 µs.
   const TaskView frame = job_view(9, 0, 9, 2000, 2000, 0, 5000);
-  EXPECT_EQ(p->victim(frame, running), 0u) << "deadline work that cannot wait takes the lowest level's channel";
+  EXPECT_EQ(p->victim(frame, running), 0u)
+      << "deadline work that cannot wait takes the lowest level's channel";
   // Without a deadline, tokens 1 against running tokens 0.5 and 1: all candidates of one another, so only
   // the clear gain counts: 100000 ≥ 1.5 × 1000 (job 1), 3000 ≥ 1.5 × 1000 (job 2); the lower level gives way.
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 1000, 1000), running), 0u);

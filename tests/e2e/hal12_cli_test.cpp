@@ -38,13 +38,13 @@ npu::models::Model build(Ids* id) {
   id->x = g.input(F32, {1, 2, 2, 1});
   const uint32_t t = g.temp(F32, {1, 3, 3, 2});
   g.op(OperationType::TRANSPOSE_CONV_2D,
-       {id->x, g.floats({2, 2, 2, 1}, {1, 2, 3, 4, -1, -2, -3, -4}), g.floats({2}, {0.5f, -0.5f}), g.i32(0), g.i32(0),
-        g.i32(0), g.i32(0), g.i32(1), g.i32(1), g.i32(0), g.boolean(false)},
+       {id->x, g.floats({2, 2, 2, 1}, {1, 2, 3, 4, -1, -2, -3, -4}), g.floats({2}, {0.5f, -0.5f}), g.i32(0),
+        g.i32(0), g.i32(0), g.i32(0), g.i32(1), g.i32(1), g.i32(0), g.boolean(false)},
        {t});
   id->grouped = g.output(F32, {1, 3, 3, 2});
   g.op(OperationType::GROUPED_CONV_2D,
-       {t, g.floats({2, 1, 1, 1}, {2, 3}), g.floats({2}, {0, 1}), g.i32(2), g.i32(1), g.i32(1), g.i32(2), g.i32(0),
-        g.boolean(false)},
+       {t, g.floats({2, 1, 1, 1}, {2, 3}), g.floats({2}, {0, 1}), g.i32(2), g.i32(1), g.i32(1), g.i32(2),
+        g.i32(0), g.boolean(false)},
        {id->grouped});
   id->svdf_x = g.input(F32, {1, 2});
   id->svdf_bias = g.input(F32, {2});
@@ -59,7 +59,8 @@ npu::models::Model build(Ids* id) {
   id->rnn_h = g.input(F32, {1, 1});
   id->rnn_out = g.output(F32, {1, 3, 1});
   g.op(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN,
-       {id->rnn_x, g.floats({1, 1}, {1}), g.floats({1, 1}, {0.5f}), g.floats({1}, {0}), id->rnn_h, g.i32(0), g.i32(0)},
+       {id->rnn_x, g.floats({1, 1}, {1}), g.floats({1, 1}, {0.5f}), g.floats({1}, {0}), id->rnn_h, g.i32(0),
+        g.i32(0)},
        {id->rnn_out});
   return g.build();
 }
@@ -69,7 +70,8 @@ std::vector<float> floats(const nlohmann::json& j) { return j.get<std::vector<fl
 void expect_near(const std::vector<float>& want, const std::vector<float>& got, const std::string& what) {
   ASSERT_EQ(want.size(), got.size()) << what;
   for (size_t i = 0; i < want.size(); ++i)
-    EXPECT_LE(std::fabs(want[i] - got[i]), 1e-5 + 5 * 1.1920929e-7 * std::fabs(want[i])) << what << " [" << i << "]";
+    EXPECT_LE(std::fabs(want[i] - got[i]), 1e-5 + 5 * 1.1920929e-7 * std::fabs(want[i]))
+        << what << " [" << i << "]";
 }
 
 TEST(Hal12Cli, TransposeGroupedSvdfRnnOnBothDevices) {
@@ -91,8 +93,9 @@ TEST(Hal12Cli, TransposeGroupedSvdfRnnOnBothDevices) {
     grouped.push_back(3 * -v + 1);
   }
   for (const std::string device : {"cpu", "npu"}) {
-    const auto r = npu::test::npusim("--log compilation run --device " + device + " --model m.json --inputs in.json --outputs " +
-                                     device + ".json --hw " NPUSIM_SOURCE_DIR "/configs/npu/default.json");
+    const auto r = npu::test::npusim("--log compilation run --device " + device +
+                                     " --model m.json --inputs in.json --outputs " + device +
+                                     ".json --hw " NPUSIM_SOURCE_DIR "/configs/npu/default.json");
     ASSERT_EQ(r.status, 0) << r.output;
     if (device == "npu") {
       EXPECT_NE(r.output.find("placement       npu + cpu (2 of 4 operations on the CPU)"), std::string::npos)
@@ -124,22 +127,25 @@ TEST(Hal12Cli, DetectionFamilyOnBothDevices) {
   const uint32_t pool = g.output(F32, {1, 2, 2, 1});
   g.op(OperationType::ROI_ALIGN,
        {ramp, g.floats({1, 4}, {0, 0, 4, 4}), g.ints(OperandType::TENSOR_INT32, {1}, {0}), g.i32(2), g.i32(2),
-        g.floats({}, {1.0f}, OperandType::FLOAT32), g.floats({}, {1.0f}, OperandType::FLOAT32), g.i32(2), g.i32(2),
-        g.boolean(false)},
+        g.floats({}, {1.0f}, OperandType::FLOAT32), g.floats({}, {1.0f}, OperandType::FLOAT32), g.i32(2),
+        g.i32(2), g.boolean(false)},
        {align});
   g.op(OperationType::ROI_POOLING,
        {ramp, g.floats({1, 4}, {0, 0, 3, 3}), g.ints(OperandType::TENSOR_INT32, {1}, {0}), g.i32(2), g.i32(2),
-        g.floats({}, {1.0f}, OperandType::FLOAT32), g.floats({}, {1.0f}, OperandType::FLOAT32), g.boolean(false)},
+        g.floats({}, {1.0f}, OperandType::FLOAT32), g.floats({}, {1.0f}, OperandType::FLOAT32),
+        g.boolean(false)},
        {pool});
   const uint32_t deltas = g.input(F32, {1, 8});
   const uint32_t bbox = g.output(F32, {1, 8});
   g.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
-       {g.floats({1, 4}, {0, 0, 10, 10}), deltas, g.ints(OperandType::TENSOR_INT32, {1}, {0}), g.floats({1, 2}, {20, 20})},
+       {g.floats({1, 4}, {0, 0, 10, 10}), deltas, g.ints(OperandType::TENSOR_INT32, {1}, {0}),
+        g.floats({1, 2}, {20, 20})},
        {bbox});
   const uint32_t heat = g.input(F32, {1, 3, 3, 1});
   const uint32_t kp_scores = g.output(F32, {1, 1});
   const uint32_t kp = g.output(F32, {1, 1, 2});
-  g.op(OperationType::HEATMAP_MAX_KEYPOINT, {heat, g.floats({1, 4}, {10, 20, 16, 26}), g.boolean(false)}, {kp_scores, kp});
+  g.op(OperationType::HEATMAP_MAX_KEYPOINT, {heat, g.floats({1, 4}, {10, 20, 16, 26}), g.boolean(false)},
+       {kp_scores, kp});
   const uint32_t cls_scores = g.input(F32, {1, 3, 3});
   const uint32_t det_scores = g.output(F32, {1, 3});
   const uint32_t det_boxes = g.output(F32, {1, 3, 4});
@@ -148,12 +154,13 @@ TEST(Hal12Cli, DetectionFamilyOnBothDevices) {
   auto f = [&](float v) { return g.floats({}, {v}, OperandType::FLOAT32); };
   g.op(OperationType::DETECTION_POSTPROCESSING,
        {cls_scores, g.floats({1, 3, 4}, {0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 5 * std::log(2.0f), 0}),
-        g.floats({3, 4}, {5, 5, 10, 10, 6, 6, 10, 10, 25, 25, 10, 10}), f(10), f(10), f(5), f(5), g.boolean(true),
-        g.i32(3), g.i32(1), g.i32(2), f(0.5f), f(0.5f), g.boolean(false)},
+        g.floats({3, 4}, {5, 5, 10, 10, 6, 6, 10, 10, 25, 25, 10, 10}), f(10), f(10), f(5), f(5),
+        g.boolean(true), g.i32(3), g.i32(1), g.i32(2), f(0.5f), f(0.5f), g.boolean(false)},
        {det_scores, det_boxes, det_classes, det_count});
   const uint32_t logits = g.input(F32, {1, 2});
   const uint32_t draws = g.output(OperandType::TENSOR_INT32, {1, 8});
-  g.op(OperationType::RANDOM_MULTINOMIAL, {logits, g.i32(8), g.ints(OperandType::TENSOR_INT32, {2}, {5, 6})}, {draws});
+  g.op(OperationType::RANDOM_MULTINOMIAL, {logits, g.i32(8), g.ints(OperandType::TENSOR_INT32, {2}, {5, 6})},
+       {draws});
   const npu::models::Model model = g.build();
   ASSERT_TRUE(npu::models::save_model_json(model, "det.json").ok());
   nlohmann::json in;
@@ -173,9 +180,11 @@ TEST(Hal12Cli, DetectionFamilyOnBothDevices) {
                                        ".json --hw " NPUSIM_SOURCE_DIR "/configs/npu/default.json");
     ASSERT_EQ(run.status, 0) << run.output;
     if (device == "npu") {
-      EXPECT_NE(run.output.find("placement       npu + cpu (6 of 6 operations on the CPU)"), std::string::npos)
+      EXPECT_NE(run.output.find("placement       npu + cpu (6 of 6 operations on the CPU)"),
+                std::string::npos)
           << run.output;
-      EXPECT_NE(run.output.find("(ROI_ALIGN) runs on the CPU: ROI_ALIGN has no NPU lowering"), std::string::npos)
+      EXPECT_NE(run.output.find("(ROI_ALIGN) runs on the CPU: ROI_ALIGN has no NPU lowering"),
+                std::string::npos)
           << run.output;
     }
     nlohmann::json out;
@@ -190,8 +199,10 @@ TEST(Hal12Cli, DetectionFamilyOnBothDevices) {
     EXPECT_NEAR(pt[0], 13.4f, 1e-4) << device;
     EXPECT_NEAR(pt[1], 22.8f, 1e-4) << device;
     expect_near({0.9f, 0.85f, 0.7f}, floats(out[std::to_string(det_scores)]), device + " detection scores");
-    EXPECT_EQ(out[std::to_string(det_classes)].get<std::vector<int32_t>>(), (std::vector<int32_t>{0, 1, 1})) << device;
-    EXPECT_EQ(out[std::to_string(det_count)].get<std::vector<int32_t>>(), (std::vector<int32_t>{3})) << device;
+    EXPECT_EQ(out[std::to_string(det_classes)].get<std::vector<int32_t>>(), (std::vector<int32_t>{0, 1, 1}))
+        << device;
+    EXPECT_EQ(out[std::to_string(det_count)].get<std::vector<int32_t>>(), (std::vector<int32_t>{3}))
+        << device;
     EXPECT_EQ(out[std::to_string(draws)].get<std::vector<int32_t>>(), std::vector<int32_t>(8, 0)) << device;
   }
 }

@@ -2,9 +2,9 @@
 // driver (BOs, command buffer, doorbell, interrupt) → simulated NPU, compared with the HAL's CPU
 // reference on the same inputs. Quantised results must match exactly; float within NNAPI's fp32
 // tolerance |e − a| ≤ 1e-5 + 5·1.1920928955078125e-7·|e|.
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "npu/models/builder.h"
 #include "npu/system/system.h"

@@ -1038,11 +1038,11 @@ TEST(NpuTransposeConvStrided, HandWorkedUpsampling) {
   const uint32_t x = g.input(t, {1, 2, 2, 1});
   const uint32_t y = g.output(t, {1, 4, 4, 1});
   g.op(OperationType::TRANSPOSE_CONV_2D,
-       {x, g.floats({1, 2, 2, 1}, {1, 10, 100, 1000}), g.floats({1}, {0}), g.i32(0), g.i32(0), g.i32(0), g.i32(0),
-        g.i32(2), g.i32(2), g.i32(0), g.boolean(false)},
+       {x, g.floats({1, 2, 2, 1}, {1, 10, 100, 1000}), g.floats({1}, {0}), g.i32(0), g.i32(0), g.i32(0),
+        g.i32(0), g.i32(2), g.i32(2), g.i32(0), g.boolean(false)},
        {y});
-  expect_on_npu(run_both(g.build(), {{x, npu::hal::ops::test::float_tensor({1, 2, 2, 1}, {1, 2, 3, 4})}}), {y},
-                {{1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40, 300, 3000, 400, 4000}});
+  expect_on_npu(run_both(g.build(), {{x, npu::hal::ops::test::float_tensor({1, 2, 2, 1}, {1, 2, 3, 4})}}),
+                {y}, {{1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40, 300, 3000, 400, 4000}});
 }
 
 // A 1 × 1 filter at stride 2 reaches only every other output row and column (the rest are the bias): no

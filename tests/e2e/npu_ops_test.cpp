@@ -1,8 +1,8 @@
 // Conformance of the vector-unit operations through the whole stack (HAL NpuDevice → driver → simulated
 // NPU) and on the CPU reference device, for float32, TENSOR_QUANT8_ASYMM and TENSOR_QUANT8_ASYMM_SIGNED.
 // Each case has hand-checked real-valued vectors; quantised tensors use scale 0.5 (zero point 128 for
-// uint8, 0 for int8), chosen so every expected value lies on the output grid. Checks, per NNAPI's precision rules:
-// fp32 |e − a| ≤ 1e-5 + 5·2^-23·|e|; quant8 within ±tolerance of the hand value (0 where the value is
+// uint8, 0 for int8), chosen so every expected value lies on the output grid. Checks, per NNAPI's precision
+// rules: fp32 |e − a| ≤ 1e-5 + 5·2^-23·|e|; quant8 within ±tolerance of the hand value (0 where the value is
 // exact, 1 for LOGISTIC/TANH whose vectors are rounded by hand); and the NPU bit-identical to the CPU
 // device for quant8 (same fixed-point arithmetic), within the fp32 rule for float. Every case also
 // proves it ran on the NPU: placement "npu" (no CPU stage) and device cycles > 0.

@@ -18,10 +18,8 @@
 #include <sanitizer/allocator_interface.h>
 #endif
 #include <memory>
-#include <vector>
-
-
 #include <tlm>
+#include <vector>
 
 #include "hal_test_util.h"
 #include "npu/hal/device.h"
@@ -110,7 +108,8 @@ struct TestExtension : tlm::tlm_extension<TestExtension> {
 
 TEST(FinishedRun, RegisterAccessHoldsNoPayloadAcrossItsWait) {
   ASSERT_GT(tlm::max_num_extensions(), TestExtension::ID);
-  auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {"npu.mmio_access_ns=1000"});
+  auto cfg =
+      system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {"npu.mmio_access_ns=1000"});
   ASSERT_TRUE(cfg.ok()) << cfg.error();
   auto made = system::System::create(*cfg);
   ASSERT_TRUE(made.ok()) << made.error();

@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "hal_test_util.h"
-#include "test_models.h"
 #include "npu/hal/compilation_cache.h"
 #include "npu/hal/device.h"
+#include "test_models.h"
 
 namespace npu::hal::test {
 namespace {
@@ -44,7 +44,9 @@ TEST(HalCacheMac, EveryFlippedByteOfEitherFileIsRejected) {
     CacheToken token{};
     token[3] = 9;
     const CacheIdentity id{key_of(1), "npusim-npu", s.npu_device().version_string(), token};
-    ASSERT_TRUE(write_compilation_cache(dir.string(), id, target, t.model, CompiledGraph{t.model, *program, {}}).ok());
+    ASSERT_TRUE(
+        write_compilation_cache(dir.string(), id, target, t.model, CompiledGraph{t.model, *program, {}})
+            .ok());
     auto good = read_compilation_cache(dir.string(), id, target, &t.model);
     ASSERT_TRUE(good.ok()) << good.error();
     EXPECT_EQ(good->main.program->weights.bytes(), program->weights.bytes());
@@ -64,8 +66,8 @@ TEST(HalCacheMac, EveryFlippedByteOfEitherFileIsRejected) {
     const auto other_paths = cache_file_paths(dir.string(), other_token);
     fs::copy_file(paths.model, other_paths.model);
     fs::copy_file(paths.data, other_paths.data);
-    auto renamed = read_compilation_cache(dir.string(), CacheIdentity{id.key, id.device, id.version, other_token},
-                                          target, &t.model);
+    auto renamed = read_compilation_cache(
+        dir.string(), CacheIdentity{id.key, id.device, id.version, other_token}, target, &t.model);
     ASSERT_FALSE(renamed.ok());
     EXPECT_NE(renamed.error().find("MAC mismatch"), std::string::npos) << renamed.error();
 

@@ -42,7 +42,8 @@ void write_all(const std::string& path, const std::vector<char>& bytes) {
 // The MAC key of this test process: a file of its own, so tests neither share nor touch the user's.
 const std::string& test_key_path() {
   static const std::string path = [] {
-    const std::string p = (fs::temp_directory_path() / ("npusim_cache_key_" + std::to_string(::getpid()))).string();
+    const std::string p =
+        (fs::temp_directory_path() / ("npusim_cache_key_" + std::to_string(::getpid()))).string();
     fs::remove(p);
     ::setenv("NPUSIM_CACHE_KEY", p.c_str(), 1);
     return p;

@@ -282,9 +282,10 @@ TEST(HalControlFlow, WhileNestedInAWhileBodyOnBothDevices) {
     for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
       SCOPED_TRACE(dev->name());
       std::string placement;
-      auto r = run_on(s, *dev, nested_while_model(false),
-                      {{0, float_tensor({1}, {1})}, {1, float_tensor({1}, {3})}, {2, float_tensor({1}, {100})}},
-                      kDefaultLoopTimeoutNs, &placement);
+      auto r =
+          run_on(s, *dev, nested_while_model(false),
+                 {{0, float_tensor({1}, {1})}, {1, float_tensor({1}, {3})}, {2, float_tensor({1}, {100})}},
+                 kDefaultLoopTimeoutNs, &placement);
       ASSERT_TRUE(r.status.ok()) << r.status.message;
       EXPECT_EQ(floats_of(r.outputs.at(3)), (std::vector<float>{341}));
       if (dev->type() == DeviceType::ACCELERATOR) {
@@ -331,7 +332,8 @@ TEST(HalControlFlow, IfInAWhileInAWhileOnBothDevicesAndFromTheCache) {
   const fs::path dir = fs::temp_directory_path() / ("npusim_cf_nested_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const TensorMap inputs = {{0, float_tensor({1}, {1})}, {1, float_tensor({1}, {3})}, {2, float_tensor({1}, {100})}};
+  const TensorMap inputs = {
+      {0, float_tensor({1}, {1})}, {1, float_tensor({1}, {3})}, {2, float_tensor({1}, {100})}};
   run_on_phone([&](system::System& s) {
     for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
       SCOPED_TRACE(dev->name());
@@ -340,11 +342,12 @@ TEST(HalControlFlow, IfInAWhileInAWhileOnBothDevicesAndFromTheCache) {
       ASSERT_TRUE(r.status.ok()) << r.status.message;
       EXPECT_EQ(floats_of(r.outputs.at(3)), (std::vector<float>{245}));
       if (dev->type() == DeviceType::ACCELERATOR) {
-        EXPECT_EQ(placement,
-                  "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
-                  "CPU), referenced[1] npu (1 IF/WHILE on the host), referenced[2] npu + cpu (1 of 1 operations "
-                  "on the CPU), referenced[3] npu + cpu (1 of 2 operations on the CPU) (1 IF/WHILE on the "
-                  "host), referenced[4] npu, referenced[5] npu");
+        EXPECT_EQ(
+            placement,
+            "npu; 1 IF/WHILE on the host, subgraphs: referenced[0] npu + cpu (1 of 1 operations on the "
+            "CPU), referenced[1] npu (1 IF/WHILE on the host), referenced[2] npu + cpu (1 of 1 operations "
+            "on the CPU), referenced[3] npu + cpu (1 of 2 operations on the CPU) (1 IF/WHILE on the "
+            "host), referenced[4] npu, referenced[5] npu");
       }
     }
     // The nested subgraphs' programs round-trip through the compilation cache.

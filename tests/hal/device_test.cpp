@@ -1,6 +1,6 @@
-// Devices (docs/hal.md, "Devices"): names, types, version strings, measured capabilities, supported operations with
-// reasons, model validation at prepareModel, partitioning between the NPU and the CPU, and the CPU
-// fallback when preparation fails.
+// Devices (docs/hal.md, "Devices"): names, types, version strings, measured capabilities, supported
+// operations with reasons, model validation at prepareModel, partitioning between the NPU and the CPU, and
+// the CPU fallback when preparation fails.
 #include "npu/hal/device.h"
 
 #include <cfloat>

@@ -47,7 +47,8 @@ TEST(HalExecution, ExecutionAfterTheContextClosedIsAGeneralFailureNotOutOfMemory
     ASSERT_TRUE(p.status.ok()) << p.status.message;
     ASSERT_TRUE(device.close().ok());
     const auto r = p.model->execute_synchronously(t.inputs, false);
-    EXPECT_EQ(r.status.code, ErrorStatus::GENERAL_FAILURE) << to_string(r.status.code) << ": " << r.status.message;
+    EXPECT_EQ(r.status.code, ErrorStatus::GENERAL_FAILURE)
+        << to_string(r.status.code) << ": " << r.status.message;
     EXPECT_EQ(s.driver().live_contexts(), 0u);
   });
 }

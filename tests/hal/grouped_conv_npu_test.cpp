@@ -51,7 +51,8 @@ Case grouped(OperandType t, bool per_channel, bool nchw) {
   Case c;
   const bool q = t != OperandType::TENSOR_FLOAT32;
   const int32_t in_zp = t == OperandType::TENSOR_QUANT8_ASYMM ? 131 : -3;
-  const std::vector<uint32_t> in_dims = nchw ? std::vector<uint32_t>{1, 8, 6, 7} : std::vector<uint32_t>{1, 6, 7, 8};
+  const std::vector<uint32_t> in_dims =
+      nchw ? std::vector<uint32_t>{1, 8, 6, 7} : std::vector<uint32_t>{1, 6, 7, 8};
   const std::vector<uint32_t> out_dims =
       nchw ? std::vector<uint32_t>{1, 12, 6, 7} : std::vector<uint32_t>{1, 6, 7, 12};
   c.x = g.input(t, in_dims, q ? 0.05f : 0.0f, q ? in_zp : 0);
@@ -119,8 +120,8 @@ TEST(HalGroupedConvNpu, WholeModelOnTheNpuEqualsCpuByteForByte) {
     const uint32_t x = g.input(OperandType::TENSOR_FLOAT32, {1, 1, 1, 4});
     const uint32_t y = g.output(OperandType::TENSOR_FLOAT32, {1, 1, 1, 4});
     g.op(OperationType::GROUPED_CONV_2D,
-         {x, g.floats({4, 1, 1, 2}, {1, 0, 1, 1, 1, -1, 0, 2}), g.floats({4}, {0, 0, 0, 0.5f}), g.i32(2), g.i32(1),
-          g.i32(1), g.i32(2), g.i32(0), g.boolean(false)},
+         {x, g.floats({4, 1, 1, 2}, {1, 0, 1, 1, 1, -1, 0, 2}), g.floats({4}, {0, 0, 0, 0.5f}), g.i32(2),
+          g.i32(1), g.i32(1), g.i32(2), g.i32(0), g.boolean(false)},
          {y});
     auto p = s.npu_device().prepare_model(g.build());
     ASSERT_TRUE(p.status.ok()) << p.status.message;
@@ -149,7 +150,8 @@ Case transposed(OperandType t, bool per_channel, bool nchw, bool implicit, int32
   const bool q = t != OperandType::TENSOR_FLOAT32;
   const int32_t lo = t == OperandType::TENSOR_QUANT8_ASYMM ? 0 : -128;
   const int32_t in_zp = lo + 125;
-  const std::vector<uint32_t> in_dims = nchw ? std::vector<uint32_t>{1, 4, 5, 6} : std::vector<uint32_t>{1, 5, 6, 4};
+  const std::vector<uint32_t> in_dims =
+      nchw ? std::vector<uint32_t>{1, 4, 5, 6} : std::vector<uint32_t>{1, 5, 6, 4};
   // Explicit: (in − 1)·stride + filter − head − tail.
   const auto oh = static_cast<uint32_t>(implicit ? 5 * stride : 4 * stride + 3 - pads[2] - pads[3]),
              ow = static_cast<uint32_t>(implicit ? 6 * stride_w : 5 * stride_w + 3 - pads[0] - pads[1]);
@@ -209,8 +211,10 @@ TEST(HalTransposeConvNpu, OnTheNpuEqualsCpuByteForByte) {
     cases.push_back(transposed(OperandType::TENSOR_QUANT8_ASYMM, false, true, false, stride));
   }
   for (int32_t stride : {1, 2}) {
-    cases.push_back(transposed(OperandType::TENSOR_FLOAT32, false, false, false, stride, stride, {3, 0, 4, 0}));
-    cases.push_back(transposed(OperandType::TENSOR_QUANT8_ASYMM_SIGNED, true, true, false, stride, stride, {3, 0, 4, 0}));
+    cases.push_back(
+        transposed(OperandType::TENSOR_FLOAT32, false, false, false, stride, stride, {3, 0, 4, 0}));
+    cases.push_back(
+        transposed(OperandType::TENSOR_QUANT8_ASYMM_SIGNED, true, true, false, stride, stride, {3, 0, 4, 0}));
   }
   auto cfg = npu::system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
   ASSERT_TRUE(cfg.ok()) << cfg.error();

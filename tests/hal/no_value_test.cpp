@@ -51,10 +51,28 @@ Lstm lstm_with_optional_inputs() {
   m.proj_b = g.input(F32, {1});
   m.h = g.input(F32, {1, 1});
   m.c = g.input(F32, {1, 1});
-  const std::vector<uint32_t> in{m.x,       w(0.5f),   w(1.0f),   w(1.5f),   w(-1.0f),  w(0.25f),
-                                 w(0.5f),   w(-0.5f),  w(1.0f),   m.peep[0], m.peep[1], m.peep[2],
-                                 v1(0.1f),  v1(1.0f),  v1(0.0f),  v1(-0.2f), m.proj_w,  m.proj_b,
-                                 m.h,       m.c,       g.i32(4),  g.floats({}, {0.0f}, OperandType::FLOAT32),
+  const std::vector<uint32_t> in{m.x,
+                                 w(0.5f),
+                                 w(1.0f),
+                                 w(1.5f),
+                                 w(-1.0f),
+                                 w(0.25f),
+                                 w(0.5f),
+                                 w(-0.5f),
+                                 w(1.0f),
+                                 m.peep[0],
+                                 m.peep[1],
+                                 m.peep[2],
+                                 v1(0.1f),
+                                 v1(1.0f),
+                                 v1(0.0f),
+                                 v1(-0.2f),
+                                 m.proj_w,
+                                 m.proj_b,
+                                 m.h,
+                                 m.c,
+                                 g.i32(4),
+                                 g.floats({}, {0.0f}, OperandType::FLOAT32),
                                  g.floats({}, {0.0f}, OperandType::FLOAT32)};
   const uint32_t scratch = g.output(F32, {1, 4});
   m.h_out = g.output(F32, {1, 1});
@@ -72,7 +90,8 @@ npu::hal::TensorMap lstm_inputs(const Lstm& m, bool omit_optional) {
                          {m.c, float_tensor({1, 1}, {1.5f})}};
   const float peep[3] = {0.1f, 0.2f, 0.3f};
   for (int i = 0; i < 3; ++i)
-    in[m.peep[i]] = omit_optional ? npu::models::no_value_tensor(ops[m.peep[i]]) : float_tensor({1}, {peep[i]});
+    in[m.peep[i]] =
+        omit_optional ? npu::models::no_value_tensor(ops[m.peep[i]]) : float_tensor({1}, {peep[i]});
   in[m.proj_w] = omit_optional ? npu::models::no_value_tensor(ops[m.proj_w]) : float_tensor({1, 1}, {2.0f});
   in[m.proj_b] = omit_optional ? npu::models::no_value_tensor(ops[m.proj_b]) : float_tensor({1}, {0.5f});
   return in;
@@ -213,14 +232,16 @@ TEST(HalNoValue, NpuOperationInputWithoutValueIsRejected) {
   const Model model = g.build();
   on_phone([&](npu::system::System& s) {
     std::string placement;
-    auto r = run_on(s.npu_device(), model,
-                    {{a, float_tensor({4}, {1, 2, 3, 4})}, {b, npu::models::no_value_tensor(model.main.operands[b])}},
-                    &placement);
+    auto r = run_on(
+        s.npu_device(), model,
+        {{a, float_tensor({4}, {1, 2, 3, 4})}, {b, npu::models::no_value_tensor(model.main.operands[b])}},
+        &placement);
     EXPECT_EQ(placement, "npu");
     EXPECT_EQ(r.status.code, npu::hal::ErrorStatus::INVALID_ARGUMENT);
-    EXPECT_EQ(r.status.message,
-              "operations[0] (ADD): input 1 (input2): is required but has no value (NO_VALUE) [no value in the "
-              "request: operand 1]");
+    EXPECT_EQ(
+        r.status.message,
+        "operations[0] (ADD): input 1 (input2): is required but has no value (NO_VALUE) [no value in the "
+        "request: operand 1]");
   });
 }
 
@@ -277,9 +298,11 @@ LayerNormLstm lstm_with_layer_norm_inputs() {
 // The inputs file of the layer-norm LSTM: the weights given or null (`null_from`: the first of the four
 // written as null, 4 for none).
 nlohmann::json layer_norm_inputs_file(const LayerNormLstm& m, int null_from) {
-  nlohmann::json doc = {{std::to_string(m.x), {2}}, {std::to_string(m.h), {0, 0}}, {std::to_string(m.c), {1, -1}}};
+  nlohmann::json doc = {
+      {std::to_string(m.x), {2}}, {std::to_string(m.h), {0, 0}}, {std::to_string(m.c), {1, -1}}};
   const std::vector<float> w[4] = {{1, 1}, {0.5f, 0.5f}, {1, 2}, {1, 1}};
-  for (int k = 0; k < 4; ++k) doc[std::to_string(m.ln[k])] = k >= null_from ? nlohmann::json(nullptr) : nlohmann::json(w[k]);
+  for (int k = 0; k < 4; ++k)
+    doc[std::to_string(m.ln[k])] = k >= null_from ? nlohmann::json(nullptr) : nlohmann::json(w[k]);
   return doc;
 }
 
@@ -303,12 +326,15 @@ TEST(HalNoValue, LstmLayerNormWeightsNullInTheInputsFile) {
         EXPECT_EQ(in->at(m.ln[2]).has_no_value, omit);
         auto r = run_on(dev, m.model, *in);
         ASSERT_TRUE(r.status.ok()) << where << ": " << r.status.message;
-        expect_pair(omit ? std::vector<float>{0.939751f, -0.498769f} : std::vector<float>{0.827284f, -1.522335f},
-                    r.outputs.at(m.c_out), where + " cell state");
-        expect_pair(omit ? std::vector<float>{0.647481f, -0.054970f} : std::vector<float>{0.496400f, -0.244496f},
-                    r.outputs.at(m.out), where + " output");
-        expect_pair(omit ? std::vector<float>{0.647481f, -0.054970f} : std::vector<float>{0.496400f, -0.244496f},
-                    r.outputs.at(m.h_out), where + " output state");
+        expect_pair(
+            omit ? std::vector<float>{0.939751f, -0.498769f} : std::vector<float>{0.827284f, -1.522335f},
+            r.outputs.at(m.c_out), where + " cell state");
+        expect_pair(
+            omit ? std::vector<float>{0.647481f, -0.054970f} : std::vector<float>{0.496400f, -0.244496f},
+            r.outputs.at(m.out), where + " output");
+        expect_pair(
+            omit ? std::vector<float>{0.647481f, -0.054970f} : std::vector<float>{0.496400f, -0.244496f},
+            r.outputs.at(m.h_out), where + " output state");
       }
       // The forget gate's weights given (so layer normalisation is on) and the output gate's null: refused,
       // naming input 26.
@@ -316,10 +342,12 @@ TEST(HalNoValue, LstmLayerNormWeightsNullInTheInputsFile) {
       ASSERT_TRUE(in.ok()) << in.error();
       auto r = run_on(dev, m.model, *in);
       EXPECT_EQ(r.status.code, npu::hal::ErrorStatus::INVALID_ARGUMENT) << where;
-      EXPECT_EQ(r.status.message.rfind("operations[0] (LSTM): input 26 (", 0), 0u) << where << ": " << r.status.message;
-      EXPECT_NE(r.status.message.find("is required with layer normalisation [no value in the request: operand " +
-                                      std::to_string(m.ln[3]) + "]"),
-                std::string::npos)
+      EXPECT_EQ(r.status.message.rfind("operations[0] (LSTM): input 26 (", 0), 0u)
+          << where << ": " << r.status.message;
+      EXPECT_NE(
+          r.status.message.find("is required with layer normalisation [no value in the request: operand " +
+                                std::to_string(m.ln[3]) + "]"),
+          std::string::npos)
           << where << ": " << r.status.message;
     }
   });

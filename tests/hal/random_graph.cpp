@@ -8,10 +8,10 @@
 #include <string_view>
 
 #include "../hal_ops/test_models.h"
-#include "npu/models/io_json.h"
-#include "npu/models/model_json.h"
 #include "npu/hal/op_table.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/models/io_json.h"
+#include "npu/models/model_json.h"
 #include "npu/models/tensor.h"
 #include "npu/models/validate.h"
 
@@ -475,13 +475,14 @@ class Generator {
     const uint32_t sh = 1 + below(2), sw = 1 + below(2);
     const uint32_t top = below(kh), bottom = below(kh - top), left = below(kw), right = below(kw - left);
     auto [f, b] = filter_and_bias(in, {o, kh, kw, c}, o);
-    const std::vector<uint32_t> od{in.dims[0], sh * (h - 1) + kh - top - bottom, sw * (w - 1) + kw - left - right,
-                                   o};
+    const std::vector<uint32_t> od{in.dims[0], sh * (h - 1) + kh - top - bottom,
+                                   sw * (w - 1) + kw - left - right, o};
     note(OperationType::TRANSPOSE_CONV_2D);
     const Value out = result(od, acc_scale(in, f, kh * kw * c), random_zero_point(), last);
     auto i = [&](uint32_t v) { return g_.i32(static_cast<int32_t>(v)); };
     g_.op(OperationType::TRANSPOSE_CONV_2D,
-          {in.index, f.index, b, i(left), i(right), i(top), i(bottom), i(sw), i(sh), i(below(4)), g_.boolean(false)},
+          {in.index, f.index, b, i(left), i(right), i(top), i(bottom), i(sw), i(sh), i(below(4)),
+           g_.boolean(false)},
           {out.index});
     return out;
   }
@@ -493,7 +494,8 @@ class Generator {
     const uint32_t o = groups * (1 + below(3)), stride = 1 + below(2);
     const bool same = below(2);
     auto [f, b] = filter_and_bias(in, {o, kh, kw, c / groups}, o);
-    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same), out_extent(w, kw, stride, same), o};
+    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
+                                   out_extent(w, kw, stride, same), o};
     note(OperationType::GROUPED_CONV_2D);
     const Value out = result(od, acc_scale(in, f, kh * kw * c / groups), random_zero_point(), last);
     g_.op(OperationType::GROUPED_CONV_2D,
@@ -544,7 +546,8 @@ class Generator {
     note(OperationType::SLICE);
     const Value out = result(od, in.scale, in.zero_point, last);
     g_.op(OperationType::SLICE,
-          {in.index, g_.ints(OperandType::TENSOR_INT32, {rank}, begin), g_.ints(OperandType::TENSOR_INT32, {rank}, size)},
+          {in.index, g_.ints(OperandType::TENSOR_INT32, {rank}, begin),
+           g_.ints(OperandType::TENSOR_INT32, {rank}, size)},
           {out.index});
     return out;
   }
@@ -584,9 +587,10 @@ class Generator {
     }
     note(OperationType::TILE);
     const Value out = result(od, in.scale, in.zero_point, last);
-    g_.op(OperationType::TILE,
-          {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(multiples.size())}, multiples)},
-          {out.index});
+    g_.op(
+        OperationType::TILE,
+        {in.index, g_.ints(OperandType::TENSOR_INT32, {static_cast<uint32_t>(multiples.size())}, multiples)},
+        {out.index});
     return out;
   }
 
@@ -598,7 +602,8 @@ class Generator {
     note(OperationType::EXPAND_DIMS);
     const Value out = result(od, in.scale, in.zero_point, last);
     // A negative axis counts from the end of the output's rank.
-    const int32_t a = below(2) ? static_cast<int32_t>(axis) : static_cast<int32_t>(axis) - static_cast<int32_t>(rank + 1);
+    const int32_t a =
+        below(2) ? static_cast<int32_t>(axis) : static_cast<int32_t>(axis) - static_cast<int32_t>(rank + 1);
     g_.op(OperationType::EXPAND_DIMS, {in.index, g_.i32(a)}, {out.index});
     return out;
   }
@@ -620,8 +625,8 @@ class Generator {
   Value reduce(const Value& in, bool last) {
     const uint32_t rank = static_cast<uint32_t>(in.dims.size());
     const OperationType op = !quant() && below(3) == 0 ? OperationType::REDUCE_SUM
-                             : below(2)                 ? OperationType::REDUCE_MAX
-                                                        : OperationType::REDUCE_MIN;
+                             : below(2)                ? OperationType::REDUCE_MAX
+                                                       : OperationType::REDUCE_MIN;
     std::vector<int32_t> axes{static_cast<int32_t>(below(rank))};
     if (rank > 1 && below(2)) {
       const int32_t second = static_cast<int32_t>(below(rank));
@@ -631,7 +636,8 @@ class Generator {
     std::vector<uint32_t> od;
     for (uint32_t d = 0; d < rank; ++d) {
       bool reduced = false;
-      for (int32_t a : axes) reduced |= (a < 0 ? a + static_cast<int32_t>(rank) : a) == static_cast<int32_t>(d);
+      for (int32_t a : axes)
+        reduced |= (a < 0 ? a + static_cast<int32_t>(rank) : a) == static_cast<int32_t>(d);
       if (!reduced)
         od.push_back(in.dims[d]);
       else if (keep)
@@ -666,8 +672,8 @@ class Generator {
     const uint32_t kh = 1 + below(std::min(h, 3u)), kw = 1 + below(std::min(w, 3u));
     const uint32_t stride = 1 + below(2);
     const bool same = below(2);
-    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same), out_extent(w, kw, stride, same),
-                                   in.dims[3]};
+    const std::vector<uint32_t> od{in.dims[0], out_extent(h, kh, stride, same),
+                                   out_extent(w, kw, stride, same), in.dims[3]};
     note(OperationType::L2_POOL_2D);
     const Value out = result(od, 0, 0, last);
     g_.op(OperationType::L2_POOL_2D,
@@ -694,7 +700,6 @@ class Generator {
   std::string summary_;
   std::vector<Cell> cells_;
 };
-
 
 bool valid(const models::Model& m) {
   return models::validate_model(m).ok() && ops::validate_operations(m).ok();
@@ -741,7 +746,8 @@ class RegistryGenerator {
     }
     if (below(2) && !positive_domain(op) && !geometric(op) && add_producer()) {
       summary_ = "ADD -> " + summary_;
-      cells.insert(cells.begin(), Cell{OperationType::ADD, m_.main.operands[m_.main.operations[0].inputs[0]].type});
+      cells.insert(cells.begin(),
+                   Cell{OperationType::ADD, m_.main.operands[m_.main.operations[0].inputs[0]].type});
     }
     if (below(2) && add_consumer()) {
       summary_ += " -> RELU";
@@ -785,17 +791,20 @@ class RegistryGenerator {
     auto& sg = m_.main;
     for (models::Operand& o : sg.operands) {
       if (o.lifetime == models::Lifetime::SUBGRAPH_INPUT && o.element_count() > kMaxElements) return false;
-      if (o.lifetime == models::Lifetime::TEMPORARY_VARIABLE || o.lifetime == models::Lifetime::SUBGRAPH_OUTPUT)
+      if (o.lifetime == models::Lifetime::TEMPORARY_VARIABLE ||
+          o.lifetime == models::Lifetime::SUBGRAPH_OUTPUT)
         std::fill(o.dimensions.begin(), o.dimensions.end(), 0u);
     }
     auto shapes = ops::infer_shapes(sg);
     if (!shapes.ok()) return false;
     for (size_t i = 0; i < sg.operands.size(); ++i) {
       models::Operand& o = sg.operands[i];
-      if (o.lifetime != models::Lifetime::TEMPORARY_VARIABLE && o.lifetime != models::Lifetime::SUBGRAPH_OUTPUT)
+      if (o.lifetime != models::Lifetime::TEMPORARY_VARIABLE &&
+          o.lifetime != models::Lifetime::SUBGRAPH_OUTPUT)
         continue;
       const std::vector<uint32_t>& dims = shapes.value()[i];
-      if (models::is_tensor(o.type) && (dims.empty() || std::find(dims.begin(), dims.end(), 0u) != dims.end()))
+      if (models::is_tensor(o.type) &&
+          (dims.empty() || std::find(dims.begin(), dims.end(), 0u) != dims.end()))
         return false;
       o.dimensions = dims;
       if (o.element_count() > kMaxElements) return false;
@@ -827,7 +836,8 @@ class RegistryGenerator {
       if (o.lifetime != models::Lifetime::CONSTANT_COPY || !models::is_tensor(o.type)) continue;
       if (o.type == OperandType::TENSOR_INT32 || o.type == OperandType::TENSOR_BOOL8) continue;
       const std::vector<uint8_t> saved = o.data;
-      for (uint64_t k = 0; k < o.element_count(); ++k) models::write_element(o.type, o.data, k, random_value(o));
+      for (uint64_t k = 0; k < o.element_count(); ++k)
+        models::write_element(o.type, o.data, k, random_value(o));
       if (!valid(m_)) o.data = saved;
     }
   }
@@ -852,7 +862,8 @@ class RegistryGenerator {
         return static_cast<double>(below(101)) - 50;
       default:
         // Detection scores and deltas drawn positive keep some boxes above the score thresholds.
-        return positive_domain(cell_.first) || geometric(cell_.first) ? uniform(0.125, 2.0) : uniform(-1.0, 1.0);
+        return positive_domain(cell_.first) || geometric(cell_.first) ? uniform(0.125, 2.0)
+                                                                      : uniform(-1.0, 1.0);
     }
   }
 
@@ -908,7 +919,8 @@ class RegistryGenerator {
       const uint32_t iact = push(act);
       sg.input_indexes.push_back(ia);
       sg.input_indexes.push_back(ib);
-      sg.operations.insert(sg.operations.begin(), models::Operation{OperationType::ADD, {ia, ib, iact}, {idx}});
+      sg.operations.insert(sg.operations.begin(),
+                           models::Operation{OperationType::ADD, {ia, ib, iact}, {idx}});
       if (valid(m_)) return true;
       break;
     }

@@ -46,7 +46,8 @@ RandomGraph make_registry_graph(uint64_t seed, uint64_t cell);
 // graph of cell (seed / 2) mod the cell count, so every 2 x cells consecutive seeds draw every cell.
 RandomGraph make_conformance_graph(uint64_t seed);
 
-// Writes the conformance graph of `seed` as <dir>/random_graph_<seed>.json and .inputs.json; returns the model path.
+// Writes the conformance graph of `seed` as <dir>/random_graph_<seed>.json and .inputs.json; returns the
+// model path.
 std::string save_random_graph(uint64_t seed, const std::string& dir);
 
 // Runs one graph on both devices (call on a simulated thread of `s`). Empty when they agree; otherwise

@@ -19,7 +19,6 @@
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
-#include "npu/hal/ops/operation.h"
 
 namespace npu::hal::test {
 namespace {
@@ -145,7 +144,8 @@ TEST(RandomGraph, EveryRegistryCellIsDrawnOverTheTestSeeds) {
   std::set<OperationType> ops_with_cells;
   for (const auto& cell : cells) ops_with_cells.insert(cell.first);
   for (OperationType op : ops::registered_operations())
-    EXPECT_TRUE(ops_with_cells.count(op)) << models::to_string(op) << " has no cell the CPU reference accepts";
+    EXPECT_TRUE(ops_with_cells.count(op))
+        << models::to_string(op) << " has no cell the CPU reference accepts";
   std::map<std::pair<OperationType, OperandType>, int> drawn;
   for (uint64_t seed = 0; seed < kSeeds; ++seed) {
     const RandomGraph g = make_conformance_graph(seed);

@@ -50,7 +50,8 @@ std::vector<Mutation> model_mutations(const Model& m) {
     out.push_back({at("operands", i) + ".lifetime=99",
                    [i](Model& x) { x.main.operands[i].lifetime = static_cast<Lifetime>(99); }});
     if (is_quant(o.type)) {
-      for (float bad : {-1.0f, 0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
+      for (float bad :
+           {-1.0f, 0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
         out.push_back({at("operands", i) + ".scale=" + std::to_string(bad),
                        [i, bad](Model& x) { x.main.operands[i].scale = bad; }});
       if (o.type == OperandType::TENSOR_QUANT8_ASYMM)
@@ -75,9 +76,11 @@ std::vector<Mutation> model_mutations(const Model& m) {
     }
     if (models::is_tensor(o.type) && !o.dimensions.empty()) {
       // A tensor's rank changed: every operation here has fixed-rank operands.
-      out.push_back({at("operands", i) + " rank + 1", [i](Model& x) { x.main.operands[i].dimensions.push_back(1); }});
+      out.push_back(
+          {at("operands", i) + " rank + 1", [i](Model& x) { x.main.operands[i].dimensions.push_back(1); }});
       if (o.dimensions.size() > 1)
-        out.push_back({at("operands", i) + " rank - 1", [i](Model& x) { x.main.operands[i].dimensions.pop_back(); }});
+        out.push_back(
+            {at("operands", i) + " rank - 1", [i](Model& x) { x.main.operands[i].dimensions.pop_back(); }});
     }
   }
   for (size_t k = 0; k < g.operations.size(); ++k) {
@@ -92,16 +95,21 @@ std::vector<Mutation> model_mutations(const Model& m) {
     for (size_t j = 0; j < op.outputs.size(); ++j)
       out.push_back({at("operations", k) + at(".outputs", j) + " out of range",
                      [k, j, n](Model& x) { x.main.operations[k].outputs[j] = n; }});
-    out.push_back({at("operations", k) + " last input removed", [k](Model& x) { x.main.operations[k].inputs.pop_back(); }});
-    out.push_back({at("operations", k) + " first input removed",
-                   [k](Model& x) { x.main.operations[k].inputs.erase(x.main.operations[k].inputs.begin()); }});
+    out.push_back({at("operations", k) + " last input removed",
+                   [k](Model& x) { x.main.operations[k].inputs.pop_back(); }});
+    out.push_back({at("operations", k) + " first input removed", [k](Model& x) {
+                     x.main.operations[k].inputs.erase(x.main.operations[k].inputs.begin());
+                   }});
     out.push_back({at("operations", k) + " an input added (its first again)",
                    [k](Model& x) { x.main.operations[k].inputs.push_back(x.main.operations[k].inputs[0]); }});
-    out.push_back({at("operations", k) + " output removed", [k](Model& x) { x.main.operations[k].outputs.clear(); }});
-    out.push_back({at("operations", k) + " an output added (its first again)",
-                   [k](Model& x) { x.main.operations[k].outputs.push_back(x.main.operations[k].outputs[0]); }});
-    out.push_back({at("operations", k) + " removed (its output is never written)",
-                   [k](Model& x) { x.main.operations.erase(x.main.operations.begin() + static_cast<long>(k)); }});
+    out.push_back(
+        {at("operations", k) + " output removed", [k](Model& x) { x.main.operations[k].outputs.clear(); }});
+    out.push_back({at("operations", k) + " an output added (its first again)", [k](Model& x) {
+                     x.main.operations[k].outputs.push_back(x.main.operations[k].outputs[0]);
+                   }});
+    out.push_back({at("operations", k) + " removed (its output is never written)", [k](Model& x) {
+                     x.main.operations.erase(x.main.operations.begin() + static_cast<long>(k));
+                   }});
     out.push_back({at("operations", k) + " writes a graph input",
                    [k](Model& x) { x.main.operations[k].outputs[0] = x.main.input_indexes[0]; }});
   }
@@ -126,7 +134,8 @@ std::vector<Mutation> model_mutations(const Model& m) {
 }
 
 void expect_invalid_everywhere(system::System& s, const Model& base, const char* base_name) {
-  Device* devices[] = {&s.npu_device(), &s.npu_device(10000, 1000, NpuDevice::Variant::MINIMAL), &s.cpu_device()};
+  Device* devices[] = {&s.npu_device(), &s.npu_device(10000, 1000, NpuDevice::Variant::MINIMAL),
+                       &s.cpu_device()};
   // The base model itself is valid on each device.
   for (Device* d : devices) {
     std::vector<bool> flags;
@@ -152,11 +161,13 @@ void expect_invalid_everywhere(system::System& s, const Model& base, const char*
 }
 
 TEST(HalValidation, EveryMutatedFieldOfAQuantModelIsInvalidArgument) {
-  run_on_phone([](system::System& s) { expect_invalid_everywhere(s, ops::test::small_quant_model(), "quant"); });
+  run_on_phone(
+      [](system::System& s) { expect_invalid_everywhere(s, ops::test::small_quant_model(), "quant"); });
 }
 
 TEST(HalValidation, EveryMutatedFieldOfAFloatModelIsInvalidArgument) {
-  run_on_phone([](system::System& s) { expect_invalid_everywhere(s, ops::test::small_float_model(), "float"); });
+  run_on_phone(
+      [](system::System& s) { expect_invalid_everywhere(s, ops::test::small_float_model(), "float"); });
 }
 
 // ValidateRequest: inputs missing, extra, of the wrong type, size or dimensions; output capacities
@@ -169,11 +180,16 @@ TEST(HalValidation, EveryMutatedFieldOfARequestIsInvalidArgument) {
     const uint32_t out = m.main.output_indexes[0];
     std::vector<std::pair<std::string, std::function<void(Request&)>>> cases = {
         {"input missing", [in](Request& r) { r.inputs.erase(in); }},
-        {"input for an operand that is not a graph input", [out](Request& r) { r.inputs[out] = r.inputs.begin()->second; }},
+        {"input for an operand that is not a graph input",
+         [out](Request& r) { r.inputs[out] = r.inputs.begin()->second; }},
         {"input one byte short", [in](Request& r) { r.inputs[in].data.pop_back(); }},
         {"input one byte long", [in](Request& r) { r.inputs[in].data.push_back(0); }},
-        {"input of another type", [in](Request& r) { r.inputs[in].type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED; }},
-        {"input of other dimensions", [in](Request& r) { r.inputs[in].dimensions = {1, 4, 2, 4}; }},
+        {"input of another type",
+         [in](Request& r) { r.inputs[in].type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED; }},
+        {"input of other dimensions",
+         [in](Request& r) {
+           r.inputs[in].dimensions = {1, 4, 2, 4};
+         }},
         {"input out of range", [](Request& r) { r.inputs[1000] = r.inputs.begin()->second; }},
     };
     for (Device* d : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {

@@ -47,7 +47,8 @@ TEST(TransposeConv2D, FloatExplicitAndImplicitPadding) {
     EXPECT_EQ(full.dimensions, (std::vector<uint32_t>{1, 3, 3, 1}));
     expect_floats_near({1.5f, 4.5f, 4.5f, 6.5f, 20.5f, 16.5f, 9.5f, 24.5f, 16.5f}, full);
     expect_floats_near({20.5f}, run_single(transpose_model(t, {1, 1, 1, 1}, {1, 1, 1, 1}), x));
-    expect_floats_near({1.5f, 4.5f, 6.5f, 20.5f}, run_single(transpose_model(t, {}, {1, 2, 2, 1}, 1, true), x));
+    expect_floats_near({1.5f, 4.5f, 6.5f, 20.5f},
+                       run_single(transpose_model(t, {}, {1, 2, 2, 1}, 1, true), x));
     // VALID: no head padding either; the output shape tensor still bounds the output.
     expect_floats_near({1.5f, 4.5f, 6.5f, 20.5f},
                        run_single(transpose_model(t, {}, {1, 2, 2, 1}, 1, true, 2), x));
@@ -71,22 +72,26 @@ TEST(TransposeConv2D, InfersOutputShape) {
 Model transpose_quant(OperandType t, int32_t shift, bool per_channel) {
   GraphBuilder g;
   const uint32_t x = g.input(t, {1, 2, 2, 1}, 0.5f, 128 - shift);
-  const uint32_t f = per_channel ? g.per_channel({1, 2, 2, 1}, {4, 8, 12, 16}, {0.25f})
-                                 : g.ints(t, {1, 2, 2, 1}, {104 - shift, 108 - shift, 112 - shift, 116 - shift},
-                                          0.25f, 100 - shift);
+  const uint32_t f =
+      per_channel
+          ? g.per_channel({1, 2, 2, 1}, {4, 8, 12, 16}, {0.25f})
+          : g.ints(t, {1, 2, 2, 1}, {104 - shift, 108 - shift, 112 - shift, 116 - shift}, 0.25f, 100 - shift);
   const uint32_t b = g.ints(I32, {1}, {4}, 0.125f, 0);
   const uint32_t y = g.output(t, {1, 4, 4, 1}, 0.5f, 10 - shift);
   g.op(OperationType::TRANSPOSE_CONV_2D,
-       {x, f, b, g.i32(0), g.i32(0), g.i32(0), g.i32(0), g.i32(2), g.i32(2), g.i32(0), g.boolean(false)}, {y});
+       {x, f, b, g.i32(0), g.i32(0), g.i32(0), g.i32(0), g.i32(2), g.i32(2), g.i32(0), g.boolean(false)},
+       {y});
   return g.build();
 }
 
 TEST(TransposeConv2D, Quant8AsymmSignedAndPerChannel) {
   const std::vector<int32_t> want{13, 15, 15, 19, 17, 19, 23, 27, 17, 23, 19, 27, 29, 35, 35, 43};
   for (bool per_channel : {false, true}) {
-    const Tensor u = run_single(transpose_quant(Q8, 0, per_channel), int_tensor(Q8, {1, 2, 2, 1}, {130, 132, 134, 136}, 0.5f, 128));
+    const Tensor u = run_single(transpose_quant(Q8, 0, per_channel),
+                                int_tensor(Q8, {1, 2, 2, 1}, {130, 132, 134, 136}, 0.5f, 128));
     expect_ints(want, u);
-    const Tensor s = run_single(transpose_quant(S8, 128, per_channel), int_tensor(S8, {1, 2, 2, 1}, {2, 4, 6, 8}, 0.5f, 0));
+    const Tensor s = run_single(transpose_quant(S8, 128, per_channel),
+                                int_tensor(S8, {1, 2, 2, 1}, {2, 4, 6, 8}, 0.5f, 0));
     std::vector<int32_t> shifted;
     for (int32_t v : ints_of(u)) shifted.push_back(v - 128);
     expect_ints(shifted, s);
@@ -100,11 +105,11 @@ TEST(TransposeConv2D, NchwTwoChannels) {
   const uint32_t x = g.input(F32, {1, 1, 2, 2});
   const uint32_t y = g.output(F32, {1, 2, 3, 3});
   g.op(OperationType::TRANSPOSE_CONV_2D,
-       {x, g.floats({2, 2, 2, 1}, {1, 2, 3, 4, -1, -2, -3, -4}), g.floats({2}, {0.5f, -0.5f}), g.i32(0), g.i32(0),
-        g.i32(0), g.i32(0), g.i32(1), g.i32(1), g.i32(0), g.boolean(true)},
+       {x, g.floats({2, 2, 2, 1}, {1, 2, 3, 4, -1, -2, -3, -4}), g.floats({2}, {0.5f, -0.5f}), g.i32(0),
+        g.i32(0), g.i32(0), g.i32(0), g.i32(1), g.i32(1), g.i32(0), g.boolean(true)},
        {y});
-  expect_floats_near({1.5f, 4.5f, 4.5f, 6.5f, 20.5f, 16.5f, 9.5f, 24.5f, 16.5f, -1.5f, -4.5f, -4.5f, -6.5f, -20.5f,
-                      -16.5f, -9.5f, -24.5f, -16.5f},
+  expect_floats_near({1.5f, 4.5f, 4.5f, 6.5f, 20.5f, 16.5f, 9.5f, 24.5f, 16.5f, -1.5f, -4.5f, -4.5f, -6.5f,
+                      -20.5f, -16.5f, -9.5f, -24.5f, -16.5f},
                      run_single(g.build(), float_tensor({1, 1, 2, 2}, {1, 2, 3, 4})));
 }
 
@@ -114,24 +119,27 @@ TEST(TransposeConv2D, ValidationNamesTheParameter) {
     const uint32_t x = g.input(F32, {1, 2, 2, 1});
     const uint32_t y = g.output(F32, {});
     g.op(OperationType::TRANSPOSE_CONV_2D,
-         {x, g.floats({1, 2, 2, 1}, {1, 2, 3, 4}), g.floats({1}, {0}), g.ints(I32, {4}, {2, 2, 2, 1}), g.i32(1),
-          g.i32(1), g.i32(1), g.i32(0), g.boolean(false)},
+         {x, g.floats({1, 2, 2, 1}, {1, 2, 3, 4}), g.floats({1}, {0}), g.ints(I32, {4}, {2, 2, 2, 1}),
+          g.i32(1), g.i32(1), g.i32(1), g.i32(0), g.boolean(false)},
          {y});
     EXPECT_EQ(validation_error(g.build()),
               "operations[0] (TRANSPOSE_CONV_2D): input 3 (output shape): batches 2 and depth 1 must be the "
               "input's batches 1 and depth_out 1");
   }
-  EXPECT_EQ(validation_error(transpose_model(F32, {3, 3, 0, 0}, {})),
-            "operations[0] (TRANSPOSE_CONV_2D): input 3 (padding left): the paddings leave no output (height 3, "
-            "width -3)");
+  EXPECT_EQ(
+      validation_error(transpose_model(F32, {3, 3, 0, 0}, {})),
+      "operations[0] (TRANSPOSE_CONV_2D): input 3 (padding left): the paddings leave no output (height 3, "
+      "width -3)");
   {
     GraphBuilder g;
     const uint32_t x = g.input(F32, {1, 2, 2, 1});
     const uint32_t y = g.output(F32, {});
-    g.op(OperationType::TRANSPOSE_CONV_2D, {x, g.floats({1, 2, 2, 1}, {1, 2, 3, 4}), g.floats({1}, {0})}, {y});
-    EXPECT_EQ(validation_error(g.build()),
-              "operations[0] (TRANSPOSE_CONV_2D): expected 9 inputs (implicit padding, output shape tensor) or "
-              "11 inputs (explicit padding), got 3");
+    g.op(OperationType::TRANSPOSE_CONV_2D, {x, g.floats({1, 2, 2, 1}, {1, 2, 3, 4}), g.floats({1}, {0})},
+         {y});
+    EXPECT_EQ(
+        validation_error(g.build()),
+        "operations[0] (TRANSPOSE_CONV_2D): expected 9 inputs (implicit padding, output shape tensor) or "
+        "11 inputs (explicit padding), got 3");
   }
   EXPECT_EQ(validation_error(transpose_model(F32, {0, 0, 0, 0}, {}, 0)),
             "operations[0] (TRANSPOSE_CONV_2D): input 7 (stride width): expected a value >= 1, got 0");
@@ -190,8 +198,8 @@ TEST(GroupedConv2D, Quant8PerChannelSignedEqualsUnsigned) {
     const uint32_t x = g.input(F32, {1, 1, 1, 4});
     const uint32_t y = g.output(F32, {1, 1, 1, 4});
     g.op(OperationType::GROUPED_CONV_2D,
-         {x, g.floats({4, 1, 1, 2}, {1, 0, 1, 1, 1, -1, 0, 2}), g.floats({4}, {0, 0, 0, 0.5f}), g.i32(2), g.i32(1),
-          g.i32(1), g.i32(2), g.i32(0), g.boolean(false)},
+         {x, g.floats({4, 1, 1, 2}, {1, 0, 1, 1, 1, -1, 0, 2}), g.floats({4}, {0, 0, 0, 0.5f}), g.i32(2),
+          g.i32(1), g.i32(1), g.i32(2), g.i32(0), g.boolean(false)},
          {y});
     expect_floats_near({1, 3, -1, 8.5f}, run_single(g.build(), float_tensor({1, 1, 1, 4}, {1, 2, 3, 4})));
   }
@@ -205,9 +213,9 @@ TEST(GroupedConv2D, Quant8PerChannelSignedEqualsUnsigned) {
          {x, g.per_channel({4, 1, 1, 2}, {2, 0, 2, 2, 4, -4, 0, 8}, {0.5f, 0.5f, 0.25f, 0.25f}),
           g.ints(I32, {4}, {0, 0, 0, 2}), g.i32(2), g.i32(1), g.i32(1), g.i32(2), g.i32(0), g.boolean(false)},
          {y});
-    const Tensor out =
-        run_single(g.build(), int_tensor(t, {1, 1, 1, 4}, {129 - shift, 130 - shift, 131 - shift, 132 - shift}, 1.0f,
-                                         128 - shift));
+    const Tensor out = run_single(
+        g.build(),
+        int_tensor(t, {1, 1, 1, 4}, {129 - shift, 130 - shift, 131 - shift, 132 - shift}, 1.0f, 128 - shift));
     if (t == Q8) {
       expect_ints({102, 106, 98, 117}, out);
       unsigned_out = ints_of(out);
@@ -229,8 +237,8 @@ TEST(GroupedConv2D, Quant8AsymmFilter) {
     std::vector<int32_t> f{1, 0, 0, 1, 0, 1, 0, 0};
     for (int32_t& v : f) v = v + 1 - shift;
     g.op(OperationType::GROUPED_CONV_2D,
-         {x, g.ints(t, {2, 2, 2, 1}, f, 1.0f, 1 - shift), g.ints(I32, {2}, {0, 0}, 1.0f), g.i32(0), g.i32(0), g.i32(0),
-          g.i32(0), g.i32(1), g.i32(1), g.i32(2), g.i32(0), g.boolean(false)},
+         {x, g.ints(t, {2, 2, 2, 1}, f, 1.0f, 1 - shift), g.ints(I32, {2}, {0, 0}, 1.0f), g.i32(0), g.i32(0),
+          g.i32(0), g.i32(0), g.i32(1), g.i32(1), g.i32(2), g.i32(0), g.boolean(false)},
          {y});
     std::vector<int32_t> xs;
     for (float v : grouped_input()) xs.push_back(static_cast<int32_t>(v) - shift);
@@ -245,8 +253,8 @@ TEST(GroupedConv2D, NchwMatchesNhwc) {
   const uint32_t x = g.input(F32, {1, 2, 3, 3});
   const uint32_t y = g.output(F32, {1, 2, 2, 2});
   g.op(OperationType::GROUPED_CONV_2D,
-       {x, g.floats({2, 2, 2, 1}, {1, 0, 0, 1, 0, 1, 0, 0}), g.floats({2}, {0, 0}), g.i32(2), g.i32(1), g.i32(1),
-        g.i32(2), g.i32(0), g.boolean(true)},
+       {x, g.floats({2, 2, 2, 1}, {1, 0, 0, 1, 0, 1, 0, 0}), g.floats({2}, {0, 0}), g.i32(2), g.i32(1),
+        g.i32(1), g.i32(2), g.i32(0), g.boolean(true)},
        {y});
   std::vector<float> nchw;
   for (int c = 0; c < 2; ++c)
@@ -255,11 +263,13 @@ TEST(GroupedConv2D, NchwMatchesNhwc) {
 }
 
 TEST(GroupedConv2D, ValidationNamesTheParameter) {
-  EXPECT_EQ(validation_error(grouped_model(F32, false, {}, 3)),
-            "operations[0] (GROUPED_CONV_2D): input 1 (filter): depth_out 2 is not a multiple of the 3 groups");
-  EXPECT_EQ(validation_error(grouped_model(F32, false, {}, 1)),
-            "operations[0] (GROUPED_CONV_2D): input 1 (filter): depth_group 1 times 1 groups does not give the "
-            "input depth 2");
+  EXPECT_EQ(
+      validation_error(grouped_model(F32, false, {}, 3)),
+      "operations[0] (GROUPED_CONV_2D): input 1 (filter): depth_out 2 is not a multiple of the 3 groups");
+  EXPECT_EQ(
+      validation_error(grouped_model(F32, false, {}, 1)),
+      "operations[0] (GROUPED_CONV_2D): input 1 (filter): depth_group 1 times 1 groups does not give the "
+      "input depth 2");
   EXPECT_EQ(validation_error(grouped_model(F32, false, {}, 0)),
             "operations[0] (GROUPED_CONV_2D): input 9 (number of groups): expected a value >= 1, got 0");
 }

@@ -26,13 +26,15 @@ TEST(AxisAlignedBboxTransform, FloatHandWorked) {
     g.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
          {rois, deltas, g.ints(I32, {2}, {0, 1}), g.floats({2, 2}, {20, 20, 5, 100}, t)}, {out});
     const float ln2 = std::log(2.0f);
-    auto r = run_ok(g.build(), {{rois, float_tensor({2, 4}, {0, 0, 10, 10, 4, 4, 8, 6}, t)},
-                                {deltas, float_tensor({2, 12}, {0, 0, 0, 0, 0.1f, -0.2f, 0, 0, 0, 0, ln2, -ln2,  //
-                                                                0, 0, 0, 0, 0.5f, 0, 0, 0, 0, 0, 0, 0},
-                                                      t)}});
+    auto r =
+        run_ok(g.build(), {{rois, float_tensor({2, 4}, {0, 0, 10, 10, 4, 4, 8, 6}, t)},
+                           {deltas, float_tensor({2, 12}, {0, 0, 0, 0, 0.1f, -0.2f, 0, 0, 0, 0, ln2, -ln2,  //
+                                                           0, 0, 0, 0, 0.5f, 0,     0, 0, 0, 0, 0,   0},
+                                                 t)}});
     ASSERT_EQ(r.size(), 1u);
     EXPECT_EQ(r.at(out).dimensions, (std::vector<uint32_t>{2, 12}));
-    const std::vector<float> want{0, 0, 10, 10, 1, 0, 11, 8, 0, 2.5f, 15, 7.5f, 4, 4, 8, 5, 6, 4, 10, 5, 4, 4, 8, 5};
+    const std::vector<float> want{0, 0, 10, 10, 1, 0, 11, 8, 0, 2.5f, 15, 7.5f,
+                                  4, 4, 8,  5,  6, 4, 10, 5, 4, 4,    8,  5};
     const std::vector<float> got = floats_of(r.at(out));
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i)
@@ -49,7 +51,8 @@ TEST(AxisAlignedBboxTransform, Quant16BoxesQuant8Deltas) {
     const uint32_t out = g.output(Q16, {2, 8}, 0.125f, 0);
     g.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
          {g.ints(Q16, {2, 4}, {0, 0, 80, 80, 32, 32, 64, 48}, 0.125f, 0),
-          g.ints(dt, {2, 8}, {zp, zp, zp, zp, zp + 1, zp - 2, zp, zp, zp, zp, zp, zp, zp + 5, zp, zp, zp}, 0.1f, zp),
+          g.ints(dt, {2, 8}, {zp, zp, zp, zp, zp + 1, zp - 2, zp, zp, zp, zp, zp, zp, zp + 5, zp, zp, zp},
+                 0.1f, zp),
           g.ints(I32, {2}, {0, 1}), g.ints(Q16, {2, 2}, {160, 160, 40, 800}, 0.125f, 0)},
          {out});
     Model m = g.build();
@@ -67,19 +70,22 @@ TEST(AxisAlignedBboxTransform, ErrorsNameTheInput) {
         g.floats({1, 2}, {5, 5})},
        {out});
   EXPECT_EQ(validation_error(g.build()),
-            "operations[0] (AXIS_ALIGNED_BBOX_TRANSFORM): input 1 (bbox deltas): has 6 columns, not a multiple of 4");
+            "operations[0] (AXIS_ALIGNED_BBOX_TRANSFORM): input 1 (bbox deltas): has 6 columns, not a "
+            "multiple of 4");
   GraphBuilder h;
   const uint32_t o2 = h.output(F32, {});
   h.op(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM,
-       {h.floats({1, 4}, {0, 0, 1, 1}), h.floats({1, 4}, {0, 0, 0, 0}), h.ints(I32, {1}, {3}), h.floats({1, 2}, {5, 5})},
+       {h.floats({1, 4}, {0, 0, 1, 1}), h.floats({1, 4}, {0, 0, 0, 0}), h.ints(I32, {1}, {3}),
+        h.floats({1, 2}, {5, 5})},
        {o2});
   Model m = h.build();
   m.main.input_indexes.clear();
   auto r = run_reference(m, {});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(),
-            "operations[0] (AXIS_ALIGNED_BBOX_TRANSFORM): input 2 (batch indices): roi 0 names batch 3, the image "
-            "info has 1");
+  EXPECT_EQ(
+      r.error(),
+      "operations[0] (AXIS_ALIGNED_BBOX_TRANSFORM): input 2 (batch indices): roi 0 names batch 3, the image "
+      "info has 1");
 }
 
 // Feature map 4 × 4, one channel, v(y, x) = 4y + x; roi [0, 0, 4, 4], output 2 × 2 (bins 2 × 2).
@@ -96,12 +102,13 @@ Model roi_align(OperandType t, int32_t ratio, float stride, float roi_scale, boo
                              q ? 1.0f : 0.0f, zp);
   const uint32_t out = g.output(t, {}, q ? 0.25f : 0.0f, zp);
   const float e = 4 * roi_scale;
-  const uint32_t rois = q ? g.ints(Q16, {1, 4}, {0, 0, static_cast<int32_t>(e * 8), static_cast<int32_t>(e * 8)}, 0.125f, 0)
-                          : g.floats({1, 4}, {0, 0, e, e}, t);
+  const uint32_t rois =
+      q ? g.ints(Q16, {1, 4}, {0, 0, static_cast<int32_t>(e * 8), static_cast<int32_t>(e * 8)}, 0.125f, 0)
+        : g.floats({1, 4}, {0, 0, e, e}, t);
   const OperandType st = t == F16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
   g.op(OperationType::ROI_ALIGN,
-       {x, rois, g.ints(I32, {1}, {0}), g.i32(2), g.i32(2), g.floats({}, {stride}, st), g.floats({}, {stride}, st),
-        g.i32(ratio), g.i32(ratio), g.boolean(nchw)},
+       {x, rois, g.ints(I32, {1}, {0}), g.i32(2), g.i32(2), g.floats({}, {stride}, st),
+        g.floats({}, {stride}, st), g.i32(ratio), g.i32(ratio), g.boolean(nchw)},
        {out});
   return g.build();
 }
@@ -135,7 +142,8 @@ TEST(RoiAlign, FloatHandWorked) {
 TEST(RoiAlign, Quant8AsymmAndSigned) {
   std::vector<int32_t> q;
   for (float v : ramp()) q.push_back(static_cast<int32_t>(v));
-  expect_ints({20, 27, 48, 55}, run_single(roi_align(Q8, 2, 1.0f, 1.0f), int_tensor(Q8, {1, 4, 4, 1}, q, 1.0f, 0)));
+  expect_ints({20, 27, 48, 55},
+              run_single(roi_align(Q8, 2, 1.0f, 1.0f), int_tensor(Q8, {1, 4, 4, 1}, q, 1.0f, 0)));
   std::vector<int32_t> s;
   for (int32_t v : q) s.push_back(v - 128);
   expect_ints({20 - 128, 27 - 128, 48 - 128, 55 - 128},
@@ -151,7 +159,8 @@ TEST(RoiAlign, ErrorsNameTheInput) {
   auto r = run_reference(roi_align(F32, 2, 1.0f, 2.0f), {{0, float_tensor({1, 4, 4, 1}, ramp())}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(),
-            "operations[0] (ROI_ALIGN): input 1 (rois): roi 0 lies outside the feature map or has x2 < x1 or y2 < y1");
+            "operations[0] (ROI_ALIGN): input 1 (rois): roi 0 lies outside the feature map or has x2 < x1 or "
+            "y2 < y1");
 }
 
 // ROI_POOLING on the same 4 × 4 ramp, output 2 × 2. Roi [0, 0, 3, 3]: pixels 0..3 (4 wide), bins of 2:
@@ -162,12 +171,13 @@ Model roi_pool(OperandType t, float x2, int32_t zp) {
   const bool q = t == Q8 || t == S8;
   const uint32_t x = g.input(t, {1, 4, 4, 1}, q ? 0.5f : 0.0f, zp);
   const uint32_t out = g.output(t, {}, q ? 0.5f : 0.0f, zp);
-  const uint32_t rois = q ? g.ints(Q16, {1, 4}, {0, 0, static_cast<int32_t>(x2 * 8), static_cast<int32_t>(x2 * 8)}, 0.125f, 0)
-                          : g.floats({1, 4}, {0, 0, x2, x2}, t);
+  const uint32_t rois =
+      q ? g.ints(Q16, {1, 4}, {0, 0, static_cast<int32_t>(x2 * 8), static_cast<int32_t>(x2 * 8)}, 0.125f, 0)
+        : g.floats({1, 4}, {0, 0, x2, x2}, t);
   const OperandType st = t == F16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
   g.op(OperationType::ROI_POOLING,
-       {x, rois, g.ints(I32, {1}, {0}), g.i32(2), g.i32(2), g.floats({}, {1.0f}, st), g.floats({}, {1.0f}, st),
-        g.boolean(false)},
+       {x, rois, g.ints(I32, {1}, {0}), g.i32(2), g.i32(2), g.floats({}, {1.0f}, st),
+        g.floats({}, {1.0f}, st), g.boolean(false)},
        {out});
   return g.build();
 }
@@ -182,13 +192,16 @@ TEST(RoiPooling, HandWorkedAllTypes) {
     const int32_t zp = t == Q8 ? 100 : -28;
     std::vector<int32_t> q;
     for (float v : ramp()) q.push_back(static_cast<int32_t>(v) + zp);
-    expect_ints({5 + zp, 7 + zp, 13 + zp, 15 + zp}, run_single(roi_pool(t, 3, zp), int_tensor(t, {1, 4, 4, 1}, q, 0.5f, zp)));
-    expect_ints({5 + zp, 6 + zp, 9 + zp, 10 + zp}, run_single(roi_pool(t, 2, zp), int_tensor(t, {1, 4, 4, 1}, q, 0.5f, zp)));
+    expect_ints({5 + zp, 7 + zp, 13 + zp, 15 + zp},
+                run_single(roi_pool(t, 3, zp), int_tensor(t, {1, 4, 4, 1}, q, 0.5f, zp)));
+    expect_ints({5 + zp, 6 + zp, 9 + zp, 10 + zp},
+                run_single(roi_pool(t, 2, zp), int_tensor(t, {1, 4, 4, 1}, q, 0.5f, zp)));
   }
   Model m = roi_pool(Q8, 3, 100);
   m.main.operands[m.main.output_indexes[0]].zero_point = 99;
   EXPECT_EQ(validation_error(m),
-            "operations[0] (ROI_POOLING): output 0: quantisation must equal the input's (scale 0.500000, zeroPoint 100)");
+            "operations[0] (ROI_POOLING): output 0: quantisation must equal the input's (scale 0.500000, "
+            "zeroPoint 100)");
 }
 
 // BOX_WITH_NMS_LIMIT, two classes (0 = background). Batch 0: class-1 boxes A [0,0,10,10] 0.9,
@@ -208,8 +221,14 @@ Nms nms_model(OperandType t, int32_t kernel, int32_t max_detections) {
   Nms m;
   const std::vector<float> score_values{0.1f, 0.9f, 0.2f, 0.8f, 0.3f, 0.7f, 0.4f, 0.6f};
   std::vector<float> box_values;
-  for (const std::vector<float>& b : std::vector<std::vector<float>>{
-           {0, 0, 1, 1}, {0, 0, 10, 10}, {0, 0, 1, 1}, {1, 1, 11, 11}, {0, 0, 1, 1}, {20, 20, 30, 30}, {0, 0, 1, 1}, {0, 0, 5, 5}})
+  for (const std::vector<float>& b : std::vector<std::vector<float>>{{0, 0, 1, 1},
+                                                                     {0, 0, 10, 10},
+                                                                     {0, 0, 1, 1},
+                                                                     {1, 1, 11, 11},
+                                                                     {0, 0, 1, 1},
+                                                                     {20, 20, 30, 30},
+                                                                     {0, 0, 1, 1},
+                                                                     {0, 0, 5, 5}})
     box_values.insert(box_values.end(), b.begin(), b.end());
   uint32_t scores = 0, boxes = 0;
   if (q) {
@@ -244,8 +263,16 @@ TEST(BoxWithNmsLimit, HardLinearGaussianAndLimit) {
   };
   const std::vector<Case> cases{
       {0, -1, {0.9f, 0.7f, 0.6f}, {0, 0, 10, 10, 20, 20, 30, 30, 0, 0, 5, 5}, {0, 0, 1}},
-      {1, -1, {0.9f, 0.7f, 0.255462f, 0.6f}, {0, 0, 10, 10, 20, 20, 30, 30, 1, 1, 11, 11, 0, 0, 5, 5}, {0, 0, 0, 1}},
-      {2, -1, {0.9f, 0.7f, 0.316709f, 0.6f}, {0, 0, 10, 10, 20, 20, 30, 30, 1, 1, 11, 11, 0, 0, 5, 5}, {0, 0, 0, 1}},
+      {1,
+       -1,
+       {0.9f, 0.7f, 0.255462f, 0.6f},
+       {0, 0, 10, 10, 20, 20, 30, 30, 1, 1, 11, 11, 0, 0, 5, 5},
+       {0, 0, 0, 1}},
+      {2,
+       -1,
+       {0.9f, 0.7f, 0.316709f, 0.6f},
+       {0, 0, 10, 10, 20, 20, 30, 30, 1, 1, 11, 11, 0, 0, 5, 5},
+       {0, 0, 0, 1}},
       {0, 1, {0.9f, 0.6f}, {0, 0, 10, 10, 0, 0, 5, 5}, {0, 1}}};
   for (const Case& c : cases) {
     const Nms m = nms_model(F32, c.kernel, c.max);
@@ -292,7 +319,8 @@ TEST(HeatmapMaxKeypoint, QuadraticRefinementAndMirroredEdge) {
   const uint32_t x = g.input(F32, {1, 3, 3, 2});
   const uint32_t scores = g.output(F32, {});
   const uint32_t points = g.output(F32, {});
-  g.op(OperationType::HEATMAP_MAX_KEYPOINT, {x, g.floats({1, 4}, {10, 20, 16, 26}), g.boolean(false)}, {scores, points});
+  g.op(OperationType::HEATMAP_MAX_KEYPOINT, {x, g.floats({1, 4}, {10, 20, 16, 26}), g.boolean(false)},
+       {scores, points});
   auto r = run_ok(g.build(), {{x, float_tensor({1, 3, 3, 2}, heat)}});
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r.at(points).dimensions, (std::vector<uint32_t>{1, 2, 2}));
@@ -319,10 +347,12 @@ TEST(GenerateProposals, TransformFilterAndNms) {
     const uint32_t boxes = g.output(F32, {});
     const uint32_t batches = g.output(I32, {});
     g.op(OperationType::GENERATE_PROPOSALS,
-         {g.floats({1, 1, 2, 2}, {0.9f, 0.7f, 0.8f, 0.95f}), g.floats({1, 1, 2, 8}, std::vector<float>(16, 0.0f)),
-          g.floats({2, 4}, {0, 0, 4, 4, 1, 0, 5, 4}), g.floats({1, 2}, {10, 12}),
-          g.floats({}, {8.0f}, OperandType::FLOAT32), g.floats({}, {8.0f}, OperandType::FLOAT32), g.i32(-1), g.i32(-1),
-          g.floats({}, {0.5f}, OperandType::FLOAT32), g.floats({}, {min_size}, OperandType::FLOAT32), g.boolean(false)},
+         {g.floats({1, 1, 2, 2}, {0.9f, 0.7f, 0.8f, 0.95f}),
+          g.floats({1, 1, 2, 8}, std::vector<float>(16, 0.0f)), g.floats({2, 4}, {0, 0, 4, 4, 1, 0, 5, 4}),
+          g.floats({1, 2}, {10, 12}), g.floats({}, {8.0f}, OperandType::FLOAT32),
+          g.floats({}, {8.0f}, OperandType::FLOAT32), g.i32(-1), g.i32(-1),
+          g.floats({}, {0.5f}, OperandType::FLOAT32), g.floats({}, {min_size}, OperandType::FLOAT32),
+          g.boolean(false)},
          {scores, boxes, batches});
     Model m = g.build();
     m.main.input_indexes.clear();
@@ -363,7 +393,8 @@ TEST(RandomMultinomial, CertainClassesAndDeterminism) {
 // logits [0, ln 3]: p = 0.25, 0.75. Over 20000 draws the share of class 1 is within 5 standard
 // deviations (sqrt(0.75·0.25/20000) = 0.0031) of 0.75.
 TEST(RandomMultinomial, FollowsTheSoftmax) {
-  const auto draws = ints_of(run_single(multinomial({1, 2}, 20000, 3, 4), float_tensor({1, 2}, {0, std::log(3.0f)})));
+  const auto draws =
+      ints_of(run_single(multinomial({1, 2}, 20000, 3, 4), float_tensor({1, 2}, {0, std::log(3.0f)})));
   ASSERT_EQ(draws.size(), 20000u);
   double ones = 0;
   for (int32_t d : draws) ones += d;
@@ -397,13 +428,15 @@ TEST(DetectionValidation, NamesTheParameter) {
     const uint32_t s = g.input(F32, {1, 1, 2, 1});
     const uint32_t d = g.input(F32, {1, 1, 3, 4});
     g.op(OperationType::GENERATE_PROPOSALS,
-         {s, d, g.floats({1, 4}, {0, 0, 4, 4}), g.floats({1, 2}, {10, 12}), g.floats({}, {8.0f}, OperandType::FLOAT32),
-          g.floats({}, {8.0f}, OperandType::FLOAT32), g.i32(-1), g.i32(-1), g.floats({}, {0.5f}, OperandType::FLOAT32),
-          g.floats({}, {1.0f}, OperandType::FLOAT32), g.boolean(false)},
+         {s, d, g.floats({1, 4}, {0, 0, 4, 4}), g.floats({1, 2}, {10, 12}),
+          g.floats({}, {8.0f}, OperandType::FLOAT32), g.floats({}, {8.0f}, OperandType::FLOAT32), g.i32(-1),
+          g.i32(-1), g.floats({}, {0.5f}, OperandType::FLOAT32), g.floats({}, {1.0f}, OperandType::FLOAT32),
+          g.boolean(false)},
          {g.output(F32, {}), g.output(F32, {}), g.output(I32, {})});
-    EXPECT_EQ(validation_error(g.build()),
-              "operations[0] (GENERATE_PROPOSALS): input 1 (bbox deltas): must cover the scores' batches and grid, "
-              "got [1,1,3,4]");
+    EXPECT_EQ(
+        validation_error(g.build()),
+        "operations[0] (GENERATE_PROPOSALS): input 1 (bbox deltas): must cover the scores' batches and grid, "
+        "got [1,1,3,4]");
   }
 }
 
@@ -438,8 +471,8 @@ Dpp dpp(bool regular, int32_t max_det, int32_t per_det) {
   g.op(OperationType::DETECTION_POSTPROCESSING,
        {g.floats({1, 3, 3}, {0, 0.9f, 0.1f, 0, 0.8f, 0.85f, 0, 0.2f, 0.7f}),
         g.floats({1, 3, 4}, {0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 5 * std::log(2.0f), 0}),
-        g.floats({3, 4}, {5, 5, 10, 10, 6, 6, 10, 10, 25, 25, 10, 10}), f(10), f(10), f(5), f(5), g.boolean(regular),
-        g.i32(max_det), g.i32(per_det), g.i32(2), f(0.5f), f(0.5f), g.boolean(false)},
+        g.floats({3, 4}, {5, 5, 10, 10, 6, 6, 10, 10, 25, 25, 10, 10}), f(10), f(10), f(5), f(5),
+        g.boolean(regular), g.i32(max_det), g.i32(per_det), g.i32(2), f(0.5f), f(0.5f), g.boolean(false)},
        {m.scores, m.boxes, m.classes, m.count});
   m.model = g.build();
   m.model.main.input_indexes.clear();
@@ -472,8 +505,9 @@ TEST(DetectionPostprocessing, RegularAndFastNms) {
     EXPECT_EQ(ints_of(r.at(m.classes)), (std::vector<int32_t>{0, 1, 1, 0, 0, 0}));
     EXPECT_EQ(ints_of(r.at(m.count)), (std::vector<int32_t>{4}));
   }
-  EXPECT_EQ(validation_error(dpp(true, 0, 1).model),
-            "operations[0] (DETECTION_POSTPROCESSING): input 8 (max detections): expected a value >= 1, got 0");
+  EXPECT_EQ(
+      validation_error(dpp(true, 0, 1).model),
+      "operations[0] (DETECTION_POSTPROCESSING): input 8 (max detections): expected a value >= 1, got 0");
 }
 
 }  // namespace

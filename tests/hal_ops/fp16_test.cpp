@@ -123,10 +123,14 @@ void expect_correctly_rounded(OperationType type, double (*exact)(double, double
 }
 
 TEST(Fp16, AddSubMulDivAreCorrectlyRoundedBinary16) {
-  expect_correctly_rounded(OperationType::ADD, [](double x, double y) { return x + y; }, false);
-  expect_correctly_rounded(OperationType::SUB, [](double x, double y) { return x - y; }, false);
-  expect_correctly_rounded(OperationType::MUL, [](double x, double y) { return x * y; }, false);
-  expect_correctly_rounded(OperationType::DIV, [](double x, double y) { return x / y; }, true);
+  expect_correctly_rounded(
+      OperationType::ADD, [](double x, double y) { return x + y; }, false);
+  expect_correctly_rounded(
+      OperationType::SUB, [](double x, double y) { return x - y; }, false);
+  expect_correctly_rounded(
+      OperationType::MUL, [](double x, double y) { return x * y; }, false);
+  expect_correctly_rounded(
+      OperationType::DIV, [](double x, double y) { return x / y; }, true);
 }
 
 // Hand-worked: 65504 + 16 = 65520, halfway to 65536, rounds to even — infinity (overflow).

@@ -13,11 +13,11 @@
 #include <limits>
 #include <random>
 
+#include "model_mutator.h"
 #include "npu/hal/ops/conv_2d.h"
 #include "npu/hal/ops/fully_connected.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/validate.h"
-#include "model_mutator.h"
 #include "test_models.h"
 
 namespace npu::hal::ops::test {

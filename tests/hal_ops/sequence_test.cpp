@@ -25,8 +25,8 @@ Model uni_rnn(OperandType t, bool time_major, int32_t act, bool final_state) {
 TEST(SequenceRnn, UnidirectionalBothLayouts) {
   for (OperandType t : {F32, F16}) {
     // Batch-major: [b0: 1 2 3, b1: −1 0 4]; time-major interleaves the batches per step.
-    auto r = run_ok(uni_rnn(t, false, 1, true),
-                    {{0, float_tensor({2, 3, 1}, {1, 2, 3, -1, 0, 4}, t)}, {1, float_tensor({2, 1}, {0, 0}, t)}});
+    auto r = run_ok(uni_rnn(t, false, 1, true), {{0, float_tensor({2, 3, 1}, {1, 2, 3, -1, 0, 4}, t)},
+                                                 {1, float_tensor({2, 1}, {0, 0}, t)}});
     ASSERT_EQ(r.size(), 2u);
     EXPECT_EQ(r.begin()->second.dimensions, (std::vector<uint32_t>{2, 3, 1}));
     expect_floats_near({1, 2.5f, 4.25f, 0, 0, 4}, r.begin()->second);
@@ -105,22 +105,25 @@ TEST(SequenceRnn, Bidirectional) {
 TEST(SequenceRnn, ValidationNamesTheInput) {
   Model m = uni_rnn(F32, false, 1, false);
   m.main.operands[m.main.operations[0].inputs[6]].data = {2, 0, 0, 0};
-  EXPECT_EQ(validation_error(m),
-            "operations[0] (UNIDIRECTIONAL_SEQUENCE_RNN): input 6 (time major): expected a value in [0, 1], got 2");
+  EXPECT_EQ(
+      validation_error(m),
+      "operations[0] (UNIDIRECTIONAL_SEQUENCE_RNN): input 6 (time major): expected a value in [0, 1], got 2");
   m = uni_rnn(F32, false, 1, false);
   m.main.operands[m.main.operations[0].inputs[2]].dimensions = {2, 2};
   m.main.operands[m.main.operations[0].inputs[2]].data.resize(16);
-  EXPECT_EQ(validation_error(m),
-            "operations[0] (UNIDIRECTIONAL_SEQUENCE_RNN): input 2 (recurrent weights): expected shape [1, 1], got "
-            "[2,2]");
+  EXPECT_EQ(
+      validation_error(m),
+      "operations[0] (UNIDIRECTIONAL_SEQUENCE_RNN): input 2 (recurrent weights): expected shape [1, 1], got "
+      "[2,2]");
   // Cross-linking weights on one side only.
   m = bi_rnn(F32, false, Aux::Cross, false);
   const uint32_t ba = m.main.operations[0].inputs[11];
   m.main.operands[ba].lifetime = Lifetime::NO_VALUE;
   m.main.operands[ba].data.clear();
-  EXPECT_EQ(validation_error(m),
-            "operations[0] (BIDIRECTIONAL_SEQUENCE_RNN): input 11 (backward auxiliary weights): the auxiliary "
-            "weights must be both present or both omitted");
+  EXPECT_EQ(
+      validation_error(m),
+      "operations[0] (BIDIRECTIONAL_SEQUENCE_RNN): input 11 (backward auxiliary weights): the auxiliary "
+      "weights must be both present or both omitted");
 }
 
 }  // namespace

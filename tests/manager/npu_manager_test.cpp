@@ -258,9 +258,10 @@ TEST(NpuManager, AgingLetsALongWaiterDisplaceAForegroundHolder) {
 
 // A thermal spike with the default policy, the severity driven directly (as the thermal service or
 // the driver's ThermalObserver reports it), so that every time is exact; thermal_e2e_test.cpp drives
-// the same policy from real heat through the sensor and the driver. MODERATE pauses the opportunistic app's NPU work; after cooling to LIGHT
-// it resumes only once 1000 ms (resumeHoldMs) passed. SEVERE asks the opportunistic and the
-// background app to unload (THERMAL) and keeps them out until it cools; the foreground app runs on.
+// the same policy from real heat through the sensor and the driver. MODERATE pauses the opportunistic app's
+// NPU work; after cooling to LIGHT it resumes only once 1000 ms (resumeHoldMs) passed. SEVERE asks the
+// opportunistic and the background app to unload (THERMAL) and keeps them out until it cools; the foreground
+// app runs on.
 TEST(NpuManager, ThermalSpikePausesThenUnloadsOpportunisticWorkAndResumesAfterCooling) {
   test::run_platform(kEightGiB, [](system::System& s) {
     NpuService& svc = service(s);

@@ -28,9 +28,9 @@ const std::string kModel = " --model zoo:mobilenet_v2_quant8@64 --iterations 4";
 TEST(Bench, TablePrintsLatencyAndAccuracy) {
   const CliRun r = run_shell(kBench + kModel);
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* want :
-       {"latency (simulated time, 4 iterations, us)", "p50", "p99", "histogram", "compilation",
-        "from the cache", "MB of cache files", "sum of MSE", "top-1 agreement", "top-5 agreement", "placement"}) {
+  for (const char* want : {"latency (simulated time, 4 iterations, us)", "p50", "p99", "histogram",
+                           "compilation", "from the cache", "MB of cache files", "sum of MSE",
+                           "top-1 agreement", "top-5 agreement", "placement"}) {
     EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
   }
 }

@@ -1,9 +1,9 @@
 // The fault soak, scaled down: four tenants at three priorities on the default phone while hangs, DMA
 // errors, ECC errors and thermal runaways strike at random (seeded). Every invariant of soak_violations
 // holds, every kind of fault was injected and found, and nothing is left alive.
-#include <gtest/gtest.h>
-
 #include "npu/mlts/soak.h"
+
+#include <gtest/gtest.h>
 
 namespace {
 

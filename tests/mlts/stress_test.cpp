@@ -1,6 +1,8 @@
 // `npusim stress` and its classifier: a child that hangs comes out HANG, one that crashes CRASH, one whose
 // check fails FAILURE, and the parent lives to print the summary; the default cases (scaled down) are all
 // SUCCESS and --out writes the report; bad flags are one clear error.
+#include "npu/mlts/stress.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include <string>
 
 #include "../support/cli.h"
-#include "npu/mlts/stress.h"
 
 namespace {
 
@@ -47,7 +48,8 @@ TEST(StressClassifier, OverTheWallLimitIsAHangAndIsKilled) {
 TEST(StressClassifier, ExitStatusAndReportDecideSuccessOrFailure) {
   const std::string passing = R"({"case":"x","checks":[{"name":"held","passed":true}]})";
   const std::string failing = R"({"case":"x","checks":[{"name":"broke","passed":false,"detail":"1 != 2"}]})";
-  EXPECT_EQ(classify("x", run_child({"/bin/sh", "-c", "echo '" + passing + "'"}, 10), 10).verdict, Verdict::SUCCESS);
+  EXPECT_EQ(classify("x", run_child({"/bin/sh", "-c", "echo '" + passing + "'"}, 10), 10).verdict,
+            Verdict::SUCCESS);
   const auto bad_check = classify("x", run_child({"/bin/sh", "-c", "echo '" + failing + "'"}, 10), 10);
   EXPECT_EQ(bad_check.verdict, Verdict::FAILURE);
   EXPECT_NE(bad_check.why.find("broke (1 != 2)"), std::string::npos) << bad_check.why;

@@ -78,7 +78,8 @@ TEST(ZooCli, TimingOnlyModelRunsForTimingOnTheNpuOnly) {
     "inputIndexes": [0], "outputIndexes": [5]})";
   std::ofstream("omitted.inputs.json") << R"({"0": [1, 2, 3, 4, 5, 6, 7, 8, 9]})";
   std::filesystem::remove("omitted.outputs.json");
-  const std::string args = " --model omitted.json --inputs omitted.inputs.json --outputs omitted.outputs.json";
+  const std::string args =
+      " --model omitted.json --inputs omitted.inputs.json --outputs omitted.outputs.json";
   const CliRun npu = npusim("run " + kHw + " --device npu" + args);
   EXPECT_EQ(npu.status, 0) << npu.output;
   EXPECT_NE(npu.output.find("outputs         none: a timing-only model"), std::string::npos) << npu.output;

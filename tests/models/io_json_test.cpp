@@ -62,13 +62,15 @@ TEST(IoJson, ReadsFlatValuesAndTheObjectForm) {
 TEST(IoJson, TheBuildKeyIsSkipped) {
   const Model m = io_model();
   auto r = parse_io_json(
-      json::parse(R"({"npusim": {"version": "0.1.0", "git": "abc"}, "0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2, 3]}})"),
+      json::parse(
+          R"({"npusim": {"version": "0.1.0", "git": "abc"}, "0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2, 3]}})"),
       "in.json", m);
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->size(), 2u);
-  EXPECT_EQ(io_error(R"({"npusim": "0.1.0", "0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2, 3]}})"),
-            "in.json: $[\"npusim\"]: expected the object naming the npusim build that wrote the file, got "
-            "\"0.1.0\"");
+  EXPECT_EQ(
+      io_error(R"({"npusim": "0.1.0", "0": [0, 1, 2, 3], "1": {"dimensions": [1, 3], "data": [1, 2, 3]}})"),
+      "in.json: $[\"npusim\"]: expected the object naming the npusim build that wrote the file, got "
+      "\"0.1.0\"");
 }
 
 TEST(IoJson, Errors) {

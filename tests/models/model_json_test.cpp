@@ -171,7 +171,8 @@ TEST_F(ModelJsonFiles, TheBuildKeyIsWrittenAndSkipped) {
   bad["npusim"] = 3;
   auto r = parse_model_json(bad, "m.json", "");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "m.json: $.npusim: expected the object naming the npusim build that wrote the file, got 3");
+  EXPECT_EQ(r.error(),
+            "m.json: $.npusim: expected the object naming the npusim build that wrote the file, got 3");
 }
 
 TEST_F(ModelJsonFiles, SideFileDataIsRelativeToTheModelFile) {
@@ -209,8 +210,9 @@ TEST_F(ModelJsonFiles, SideFileErrors) {
             m + ": $.operands[0].data: side file \"w.bin\" has 12 bytes, cannot read 8 bytes at offset 8");
   EXPECT_EQ(load(R"({"file": "w.bin", "length": 4})"),
             m + ": $.operands[0].data.length: expected 8 (byte size of TENSOR_FLOAT32 [2]), got 4");
-  EXPECT_EQ(load(R"({"file": "nope.bin"})"), m + ": $.operands[0].data.file: " + (dir_ / "nope.bin").string() +
-                                                 ": cannot open: No such file or directory");
+  EXPECT_EQ(load(R"({"file": "nope.bin"})"),
+            m + ": $.operands[0].data.file: " + (dir_ / "nope.bin").string() +
+                ": cannot open: No such file or directory");
   EXPECT_EQ(load(R"({"file": "w.bin", "size": 8})"),
             m + ": $.operands[0].data: unknown key \"size\" (expected one of: file, offset, length)");
   EXPECT_EQ(load(R"({"offset": 0})"), m + ": $.operands[0].data: missing required key \"file\"");

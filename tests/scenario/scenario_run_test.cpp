@@ -36,9 +36,10 @@ TEST(ScenarioMustShow, CameraLlmDefaultMeetsFramesAndFeedsTheLlm) {
   const Metrics m = run_shared(shipped("camera_llm"), "default", 0.1);
   const AppMetrics* cam = m.app("camera");
   ASSERT_NE(cam, nullptr);
-  std::printf("default: camera %u/%u frames missed (%.2f%%), p99 %.2f ms; llm NPU share of what the camera "
-              "leaves %.3f\n", cam->missed, cam->with_deadline, 100 * cam->miss_rate, cam->p99_ms,
-              m.share_of_leftover("llm"));
+  std::printf(
+      "default: camera %u/%u frames missed (%.2f%%), p99 %.2f ms; llm NPU share of what the camera "
+      "leaves %.3f\n",
+      cam->missed, cam->with_deadline, 100 * cam->miss_rate, cam->p99_ms, m.share_of_leftover("llm"));
   EXPECT_GE(cam->with_deadline, 29u);
   EXPECT_LE(cam->miss_rate, 0.01);
   EXPECT_GE(m.share_of_leftover("llm"), 0.70);
@@ -139,7 +140,8 @@ TEST(ScenarioRun, SameSeedSameMetricsBytes) {
   auto a = run_forked(s, o), b = run_forked(s, o);
   ASSERT_TRUE(a.ok()) << a.error();
   ASSERT_TRUE(b.ok()) << b.error();
-  const std::string ja = compute_metrics(*a, {}).to_json().dump(2), jb = compute_metrics(*b, {}).to_json().dump(2);
+  const std::string ja = compute_metrics(*a, {}).to_json().dump(2),
+                    jb = compute_metrics(*b, {}).to_json().dump(2);
   EXPECT_EQ(ja, jb);
   EXPECT_EQ(a->to_json().dump(), b->to_json().dump());
   EXPECT_GT(a->apps[1].requests.size(), 3u);
@@ -163,7 +165,8 @@ TEST(ScenarioRun, TraceIsChromeTraceEventJson) {
       ASSERT_TRUE(e["ts"].is_number() && e["dur"].is_number()) << e.dump();
       ++spans;
     }
-    if (e["ph"] == "M" && e["name"] == "thread_name" && (e["args"]["name"] == "cam" || e["args"]["name"] == "asst"))
+    if (e["ph"] == "M" && e["name"] == "thread_name" &&
+        (e["args"]["name"] == "cam" || e["args"]["name"] == "asst"))
       ++app_tracks;
   }
   EXPECT_GT(spans, 20u);
@@ -178,10 +181,11 @@ TEST(ScenarioRun, ReportRendersInHeadlessChromium) {
   auto r = run_forked(small(), o);
   ASSERT_TRUE(r.ok()) << r.error();
   ASSERT_FALSE(r->channel_spans.empty());
-  const std::string html = ::testing::TempDir() + "scenario_report.html", dom = ::testing::TempDir() + "dom.html";
+  const std::string html = ::testing::TempDir() + "scenario_report.html",
+                    dom = ::testing::TempDir() + "dom.html";
   std::ofstream(html) << html_report(*r, {compute_metrics(*r, {})});
-  const std::string cmd = "chromium --headless --no-sandbox --disable-gpu --dump-dom file://" + html + " > " + dom +
-                          " 2>/dev/null";
+  const std::string cmd = "chromium --headless --no-sandbox --disable-gpu --dump-dom file://" + html + " > " +
+                          dom + " 2>/dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::stringstream ss;
   ss << std::ifstream(dom).rdbuf();

@@ -159,7 +159,8 @@ TEST(ScenarioSituation, ThermalCriticalForegroundSurvivesBackgroundUnloadedAndBa
   EXPECT_EQ(min_mhz, 400.0);
   EXPECT_GT(last_throttled_ns, 0u);
   EXPECT_LT(last_throttled_ns, fault_end_ns + 500'000'000u) << "full clock within 0.5 s of the fault's end";
-  EXPECT_LE(r.samples.back().severity, static_cast<int>(drv::ThermalSeverity::LIGHT)) << "recovered by the end";
+  EXPECT_LE(r.samples.back().severity, static_cast<int>(drv::ThermalSeverity::LIGHT))
+      << "recovered by the end";
 
   // hpf, thermal-oblivious: the LLM stays through the fault, the junction runs hotter, into EMERGENCY.
   o.policy = "hpf";
@@ -218,8 +219,9 @@ TEST(ScenarioSituation, ForegroundLoadEvictsTheResidentGiant) {
       "giant: %u loads, %u unloads, %u requests, load wait %.1f ms (since promotion %.1f); translator loaded "
       "%.1f ms after turning foreground (weights copied in %.1f ms), %zu sessions, load wait %.1f ms (since "
       "promotion %.1f)\n",
-      giant.loads, giant.unloads, giant.load_requests, giant_m->load_wait_ms, giant_m->load_wait_since_promotion_ms,
-      loaded_after_ms, fg.load_ns / 1e6, fg.requests.size(), fg_m->load_wait_ms, fg_m->load_wait_since_promotion_ms);
+      giant.loads, giant.unloads, giant.load_requests, giant_m->load_wait_ms,
+      giant_m->load_wait_since_promotion_ms, loaded_after_ms, fg.load_ns / 1e6, fg.requests.size(),
+      fg_m->load_wait_ms, fg_m->load_wait_since_promotion_ms);
   EXPECT_EQ(giant.unloads, 1u);
   EXPECT_GE(giant.load_requests, 2u) << "asks again and waits";
   EXPECT_EQ(giant.loads, 1u) << "the foreground keeps the memory";

@@ -10,6 +10,8 @@ namespace npu::test {
 
 using CliRun = npu::testing::CliRun;
 
-inline CliRun npusim(const std::string& args) { return npu::testing::run_shell(std::string(NPUSIM_BIN) + " " + args); }
+inline CliRun npusim(const std::string& args) {
+  return npu::testing::run_shell(std::string(NPUSIM_BIN) + " " + args);
+}
 
 }  // namespace npu::test

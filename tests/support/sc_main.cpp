@@ -1,8 +1,8 @@
 // Test entry point. libsystemc's own main() prints a banner before anything can silence it, so this
 // main() silences it and enters SystemC, which calls sc_main(), which runs GoogleTest.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <systemc>  // declares sc_main extern "C"
 
 int sc_main(int argc, char* argv[]) {

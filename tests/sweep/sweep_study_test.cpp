@@ -15,8 +15,8 @@
 
 namespace {
 
-using npu::test::npusim;
 using nlohmann::json;
+using npu::test::npusim;
 
 const std::string kRoot = NPUSIM_SOURCE_DIR;
 
@@ -90,7 +90,8 @@ TEST(SweepStudy, DocumentedAreasAreTheAreaArithmetic) {
   const auto rows = study_rows();
   ASSERT_FALSE(rows.empty());
   for (const auto& r : rows) {
-    const double ch = std::stod(r.cells.at("npu.channels")), rows_ = std::stod(r.cells.at("npu.channel.array.rows")),
+    const double ch = std::stod(r.cells.at("npu.channels")),
+                 rows_ = std::stod(r.cells.at("npu.channel.array.rows")),
                  cols = std::stod(r.cells.at("npu.channel.array.cols")),
                  kib = std::stod(r.cells.at("npu.channel.sram.kib")),
                  bw = std::stod(r.cells.at("npu.dram.bandwidth_gbps"));
@@ -116,9 +117,8 @@ void expect_row_reproduces(const std::string& workload, const std::string& point
   for (const auto& w : s["workloads"]) {
     if (w["name"] != workload) continue;
     if (w.contains("model")) {
-      args += " --model " + w["model"].get<std::string>() +
-              " --iterations " + std::to_string(w.value("iterations", 3)) + " --seed " +
-              std::to_string(w.value("seed", 1));
+      args += " --model " + w["model"].get<std::string>() + " --iterations " +
+              std::to_string(w.value("iterations", 3)) + " --seed " + std::to_string(w.value("seed", 1));
       if (w.value("mode", "") == "timing") args += " --timing-only";
     } else {
       args += " --scenario " + kRoot + "/configs/sweeps/" + w["scenario"].get<std::string>() + " --scale " +
@@ -129,8 +129,9 @@ void expect_row_reproduces(const std::string& workload, const std::string& point
   ASSERT_EQ(r.status, 0) << args << "\n" << r.output;
   const json m = json::parse(r.output)["metrics"];
   for (const char* metric : {"latency_p50_us", "energy_mj", "area_mm2"})
-    EXPECT_EQ(row->cells.at(metric), g5(m[metric].get<double>())) << workload << " point " << point << " "
-                                                                  << metric << "\n" << args;
+    EXPECT_EQ(row->cells.at(metric), g5(m[metric].get<double>()))
+        << workload << " point " << point << " " << metric << "\n"
+        << args;
 }
 
 TEST(SweepStudy, DocumentedMobileNetRowReproduces) { expect_row_reproduces("mobilenet_v2", "90"); }

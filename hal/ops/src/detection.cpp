@@ -114,8 +114,8 @@ Result<void> expect_2d(const OperandInfo& in, size_t index, const char* role, ui
   const auto& d = in.dimensions;
   if ((rows && d[0] && d[0] != rows) || (cols && d[1] && d[1] != cols))
     return input_error(index, role,
-                       "expected [" + std::to_string(rows) + ", " + std::to_string(cols) + "] (0 = any), got " +
-                           models::dims_to_string(d));
+                       "expected [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                           "] (0 = any), got " + models::dims_to_string(d));
   return {};
 }
 
@@ -128,18 +128,21 @@ class AxisAlignedBboxTransformKernel final : public OperationKernel {
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 4) return make_error("expected 4 inputs, got " + std::to_string(in.size()));
-    if (auto r = expect_type(in, 0, "rois",
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT16_ASYMM});
+    if (auto r = expect_type(
+            in, 0, "rois",
+            {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT16_ASYMM});
         !r)
       return make_error(r.error());
     const OperandType t = in[0].type;
     const bool quant = t == OperandType::TENSOR_QUANT16_ASYMM;
-    if (auto r = quant ? expect_type(in, 1, "bbox deltas",
-                                     {OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED})
-                       : expect_type(in, 1, "bbox deltas", {t});
+    if (auto r =
+            quant ? expect_type(in, 1, "bbox deltas",
+                                {OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED})
+                  : expect_type(in, 1, "bbox deltas", {t});
         !r)
       return make_error(r.error());
-    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r)
+      return make_error(r.error());
     if (auto r = expect_type(in, 3, "image info", {t}); !r) return make_error(r.error());
     if (auto r = expect_box_quant(in[0], 0, "rois"); !r) return make_error(r.error());
     if (auto r = expect_box_quant(in[3], 3, "image info"); !r) return make_error(r.error());
@@ -161,7 +164,8 @@ class AxisAlignedBboxTransformKernel final : public OperationKernel {
   }
 
   Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
-    const std::vector<float> rois = real_values(in[0]), deltas = real_values(in[1]), info = real_values(in[3]);
+    const std::vector<float> rois = real_values(in[0]), deltas = real_values(in[1]),
+                             info = real_values(in[3]);
     const std::vector<int32_t> batch = read_ints(in[2]);
     const uint64_t n = in[0].dimensions[0], cols = in[1].dimensions[1], batches = in[3].dimensions[0];
     std::vector<float> result(n * cols);
@@ -169,9 +173,10 @@ class AxisAlignedBboxTransformKernel final : public OperationKernel {
       const float* r = &rois[i * 4];
       if (batch[i] < 0 || static_cast<uint64_t>(batch[i]) >= batches)
         return input_error(2, "batch indices",
-                           "roi " + std::to_string(i) + " names batch " + std::to_string(batch[i]) + ", the image info has " +
-                               std::to_string(batches));
-      if (r[2] < r[0] || r[3] < r[1]) return input_error(0, "rois", "roi " + std::to_string(i) + " has x2 < x1 or y2 < y1");
+                           "roi " + std::to_string(i) + " names batch " + std::to_string(batch[i]) +
+                               ", the image info has " + std::to_string(batches));
+      if (r[2] < r[0] || r[3] < r[1])
+        return input_error(0, "rois", "roi " + std::to_string(i) + " has x2 < x1 or y2 < y1");
       const float height = info[batch[i] * 2], width = info[batch[i] * 2 + 1];
       const float w = r[2] - r[0], h = r[3] - r[1], cx = (r[0] + r[2]) / 2, cy = (r[1] + r[3]) / 2;
       for (uint64_t c = 0; c < cols / 4; ++c) {
@@ -204,7 +209,8 @@ class RoiAlignKernel final : public OperationKernel {
     const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
     if (auto r = expect_type(in, 1, "rois", {box}); !r) return make_error(r.error());
     if (auto r = expect_box_quant(in[1], 1, "rois"); !r) return make_error(r.error());
-    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r)
+      return make_error(r.error());
     auto oh = int_param_in_range(in, 3, "output height", 1, std::numeric_limits<int32_t>::max());
     if (!oh) return make_error(oh.error());
     auto ow = int_param_in_range(in, 4, "output width", 1, std::numeric_limits<int32_t>::max());
@@ -242,7 +248,8 @@ class RoiAlignKernel final : public OperationKernel {
     const Nhwc x = input_extents(in[0], nchw);
     const uint32_t oh = static_cast<uint32_t>(int_param(in[3]).value_or(1));
     const uint32_t ow = static_cast<uint32_t>(int_param(in[4]).value_or(1));
-    const float h_scale = 1.0f / float_param(in[5]).value_or(1.0f), w_scale = 1.0f / float_param(in[6]).value_or(1.0f);
+    const float h_scale = 1.0f / float_param(in[5]).value_or(1.0f),
+                w_scale = 1.0f / float_param(in[6]).value_or(1.0f);
     const int32_t h_ratio = int_param(in[7]).value_or(0), w_ratio = int_param(in[8]).value_or(0);
     const uint64_t n = in[1].dimensions[0];
     const std::vector<float> rois = real_values(in[1]);
@@ -260,12 +267,13 @@ class RoiAlignKernel final : public OperationKernel {
     for (uint64_t i = 0; i < n; ++i) {
       const std::string roi = "roi " + std::to_string(i);
       if (batch[i] < 0 || static_cast<uint32_t>(batch[i]) >= x.n)
-        return input_error(2, "batch indices",
-                           roi + " names batch " + std::to_string(batch[i]) + ", the input has " + std::to_string(x.n));
+        return input_error(
+            2, "batch indices",
+            roi + " names batch " + std::to_string(batch[i]) + ", the input has " + std::to_string(x.n));
       const float* r = &rois[i * 4];
       const float x1 = r[0] * w_scale, y1 = r[1] * h_scale, x2 = r[2] * w_scale, y2 = r[3] * h_scale;
-      if (!(r[0] >= 0 && r[1] >= 0 && x2 <= static_cast<float>(x.w) && y2 <= static_cast<float>(x.h) && x1 <= x2 &&
-            y1 <= y2))
+      if (!(r[0] >= 0 && r[1] >= 0 && x2 <= static_cast<float>(x.w) && y2 <= static_cast<float>(x.h) &&
+            x1 <= x2 && y1 <= y2))
         return input_error(1, "rois", roi + " lies outside the feature map or has x2 < x1 or y2 < y1");
       const float roi_w = std::max(x2 - x1, 1.0f), roi_h = std::max(y2 - y1, 1.0f);
       const float step_w = roi_w / static_cast<float>(ow), step_h = roi_h / static_cast<float>(oh);
@@ -302,7 +310,8 @@ class RoiAlignKernel final : public OperationKernel {
                 if (quant) {
                   int32_t v = 0;
                   for (int k = 0; k < 4; ++k)
-                    v += static_cast<int32_t>(std::round(wts[k] * 255.0f)) * (qin[at[k] + c * is.c] - in[0].zero_point);
+                    v += static_cast<int32_t>(std::round(wts[k] * 255.0f)) *
+                         (qin[at[k] + c * is.c] - in[0].zero_point);
                   qacc[c] += v;
                 } else {
                   float v = 0.0f;
@@ -314,7 +323,8 @@ class RoiAlignKernel final : public OperationKernel {
           for (uint32_t c = 0; c < x.c; ++c) {
             const uint64_t oi = i * os.b + py * os.y + px * os.x + c * os.c;
             if (quant) {
-              qout[oi] = std::clamp(fx::multiply_by_quantized_multiplier(qacc[c], qm) + o.zero_point, qmin, qmax);
+              qout[oi] =
+                  std::clamp(fx::multiply_by_quantized_multiplier(qacc[c], qm) + o.zero_point, qmin, qmax);
             } else {
               fout[oi] = facc[c] / static_cast<float>(samples);
             }
@@ -343,7 +353,8 @@ class RoiPoolingKernel final : public OperationKernel {
     const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
     if (auto r = expect_type(in, 1, "rois", {box}); !r) return make_error(r.error());
     if (auto r = expect_box_quant(in[1], 1, "rois"); !r) return make_error(r.error());
-    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r)
+      return make_error(r.error());
     auto oh = int_param_in_range(in, 3, "output height", 1, std::numeric_limits<int32_t>::max());
     if (!oh) return make_error(oh.error());
     auto ow = int_param_in_range(in, 4, "output width", 1, std::numeric_limits<int32_t>::max());
@@ -378,7 +389,8 @@ class RoiPoolingKernel final : public OperationKernel {
     const Nhwc x = input_extents(in[0], nchw);
     const uint32_t oh = static_cast<uint32_t>(int_param(in[3]).value_or(1));
     const uint32_t ow = static_cast<uint32_t>(int_param(in[4]).value_or(1));
-    const float h_scale = 1.0f / float_param(in[5]).value_or(1.0f), w_scale = 1.0f / float_param(in[6]).value_or(1.0f);
+    const float h_scale = 1.0f / float_param(in[5]).value_or(1.0f),
+                w_scale = 1.0f / float_param(in[6]).value_or(1.0f);
     const uint64_t n = in[1].dimensions[0];
     const std::vector<float> rois = real_values(in[1]);
     const std::vector<int32_t> batch = read_ints(in[2]);
@@ -392,14 +404,17 @@ class RoiPoolingKernel final : public OperationKernel {
     for (uint64_t i = 0; i < n; ++i) {
       const std::string roi = "roi " + std::to_string(i);
       if (batch[i] < 0 || static_cast<uint32_t>(batch[i]) >= x.n)
-        return input_error(2, "batch indices",
-                           roi + " names batch " + std::to_string(batch[i]) + ", the input has " + std::to_string(x.n));
+        return input_error(
+            2, "batch indices",
+            roi + " names batch " + std::to_string(batch[i]) + ", the input has " + std::to_string(x.n));
       const float* r = &rois[i * 4];
       if (!(r[0] >= 0 && r[1] >= 0 && r[2] * w_scale <= static_cast<float>(x.w) &&
             r[3] * h_scale <= static_cast<float>(x.h) && r[0] <= r[2] && r[1] <= r[3]))
         return input_error(1, "rois", roi + " lies outside the feature map or has x2 < x1 or y2 < y1");
-      const auto x1 = static_cast<int32_t>(std::round(r[0] * w_scale)), y1 = static_cast<int32_t>(std::round(r[1] * h_scale));
-      const auto x2 = static_cast<int32_t>(std::round(r[2] * w_scale)), y2 = static_cast<int32_t>(std::round(r[3] * h_scale));
+      const auto x1 = static_cast<int32_t>(std::round(r[0] * w_scale)),
+                 y1 = static_cast<int32_t>(std::round(r[1] * h_scale));
+      const auto x2 = static_cast<int32_t>(std::round(r[2] * w_scale)),
+                 y2 = static_cast<int32_t>(std::round(r[3] * h_scale));
       const float step_w = static_cast<float>(std::max(x2 - x1 + 1, 1)) / static_cast<float>(ow);
       const float step_h = static_cast<float>(std::max(y2 - y1 + 1, 1)) / static_cast<float>(oh);
       const uint64_t base = static_cast<uint64_t>(batch[i]) * is.b;
@@ -477,7 +492,9 @@ Result<NmsResult> box_nms(std::span<const OperandInfo> in) {
       for (uint32_t c = 0; c < classes; ++c) {
         const float* b = &rois[(uint64_t{i} * classes + c) * 4];
         if (b[2] < b[0] || b[3] < b[1])
-          return input_error(1, "rois", "box " + std::to_string(i) + " class " + std::to_string(c) + " has x2 < x1 or y2 < y1");
+          return input_error(
+              1, "rois",
+              "box " + std::to_string(i) + " class " + std::to_string(c) + " has x2 < x1 or y2 < y1");
       }
   for (uint32_t start = 0; start < num_rois;) {
     uint32_t end = start + 1;
@@ -532,9 +549,10 @@ class BoxWithNmsLimitKernel final : public OperationKernel {
     const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
     if (auto r = expect_type(in, 1, "rois", {box}); !r) return make_error(r.error());
     if (auto r = expect_box_quant(in[1], 1, "rois"); !r) return make_error(r.error());
-    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
-    static constexpr const char* kScalars[] = {"score threshold", "", "", "IoU threshold", "sigma",
-                                               "NMS score threshold"};
+    if (auto r = expect_type(in, 2, "batch indices", {OperandType::TENSOR_INT32}); !r)
+      return make_error(r.error());
+    static constexpr const char* kScalars[] = {"score threshold", "",      "",
+                                               "IoU threshold",   "sigma", "NMS score threshold"};
     for (size_t i : {size_t{3}, size_t{6}, size_t{7}, size_t{8}})
       if (auto r = expect_type(in, i, kScalars[i - 3], {scalar}); !r) return make_error(r.error());
     if (auto r = expect_type(in, 4, "max detections", {OperandType::INT32}); !r) return make_error(r.error());
@@ -583,7 +601,8 @@ class BoxWithNmsLimitKernel final : public OperationKernel {
         const uint32_t index = r->selected[k];
         scores.push_back(r->scores[index]);
         // The box as given (raw bytes, so quant16 boxes are copied exactly).
-        std::copy_n(in[1].value->begin() + uint64_t{index} * 4 * es, 4 * es, out[1]->data.begin() + k * 4 * es);
+        std::copy_n(in[1].value->begin() + uint64_t{index} * 4 * es, 4 * es,
+                    out[1]->data.begin() + k * 4 * es);
         cls.push_back(static_cast<int32_t>(index % classes));
         batches.push_back(batch[r->group_start[g]]);
       }
@@ -610,8 +629,9 @@ void refine_keypoint(const float g[3][3], float tol, float* delta, float* score)
     delta[0] *= k;
     delta[1] *= k;
   }
-  *score = g[1][1] - b0 * delta[0] - b1 * delta[1] +
-           ((a00 * delta[0] + a01 * delta[1]) * delta[0] + (a01 * delta[0] + a11 * delta[1]) * delta[1]) / 2.0f;
+  *score =
+      g[1][1] - b0 * delta[0] - b1 * delta[1] +
+      ((a00 * delta[0] + a01 * delta[1]) * delta[0] + (a01 * delta[0] + a11 * delta[1]) * delta[1]) / 2.0f;
 }
 
 class HeatmapMaxKeypointKernel final : public OperationKernel {
@@ -639,7 +659,8 @@ class HeatmapMaxKeypointKernel final : public OperationKernel {
     if (!nchw) return std::vector<std::vector<uint32_t>>{{n, 0}, {n, 0, 2}};
     const Nhwc x = input_extents(in[0], nchw);
     if (x.h && x.w && x.h != x.w)
-      return input_error(0, "heatmaps", "must be square, got " + std::to_string(x.h) + " × " + std::to_string(x.w));
+      return input_error(0, "heatmaps",
+                         "must be square, got " + std::to_string(x.h) + " × " + std::to_string(x.w));
     if (x.h == 1) return input_error(0, "heatmaps", "must be at least 2 × 2");
     return std::vector<std::vector<uint32_t>>{{n, x.c}, {n, x.c, 2}};
   }
@@ -655,7 +676,8 @@ class HeatmapMaxKeypointKernel final : public OperationKernel {
     std::vector<float> scores(uint64_t{x.n} * x.c), points(uint64_t{x.n} * x.c * 2);
     for (uint32_t i = 0; i < x.n; ++i) {
       const float* b = &boxes[i * 4];
-      if (b[2] < b[0] || b[3] < b[1]) return input_error(1, "boxes", "box " + std::to_string(i) + " has x2 < x1 or y2 < y1");
+      if (b[2] < b[0] || b[3] < b[1])
+        return input_error(1, "boxes", "box " + std::to_string(i) + " has x2 < x1 or y2 < y1");
       for (uint32_t k = 0; k < x.c; ++k) {
         auto at = [&](int32_t yy, int32_t xx) { return heat[i * is.b + yy * is.y + xx * is.x + k * is.c]; };
         float best = -std::numeric_limits<float>::max();
@@ -681,7 +703,8 @@ class HeatmapMaxKeypointKernel final : public OperationKernel {
         const float fs = static_cast<float>(size);
         scores[i * x.c + k] = score;
         points[(i * x.c + k) * 2] = (static_cast<float>(bx) + delta[0] + 0.5f) / fs * (b[2] - b[0]) + b[0];
-        points[(i * x.c + k) * 2 + 1] = (static_cast<float>(by) + delta[1] + 0.5f) / fs * (b[3] - b[1]) + b[1];
+        points[(i * x.c + k) * 2 + 1] =
+            (static_cast<float>(by) + delta[1] + 0.5f) / fs * (b[3] - b[1]) + b[1];
       }
     }
     write_reals(*out[0], scores);
@@ -719,8 +742,8 @@ Result<Proposals> generate_proposals(std::span<const OperandInfo> in) {
   const bool nchw = bool_param(in[10]).value_or(false);
   const auto& d = in[0].dimensions;
   const uint32_t batches = d[0], h = nchw ? d[2] : d[1], w = nchw ? d[3] : d[2], anchors = nchw ? d[1] : d[3];
-  const std::vector<float> scores = real_values(in[0]), deltas = real_values(in[1]), anchor = real_values(in[2]),
-                           info = real_values(in[3]);
+  const std::vector<float> scores = real_values(in[0]), deltas = real_values(in[1]),
+                           anchor = real_values(in[2]), info = real_values(in[3]);
   const float h_stride = float_param(in[4]).value_or(1.0f), w_stride = float_param(in[5]).value_or(1.0f);
   const int32_t pre = int_param(in[6]).value_or(-1);
   int32_t post = int_param(in[7]).value_or(-1);
@@ -764,9 +787,11 @@ Result<Proposals> generate_proposals(std::span<const OperandInfo> in) {
     for (uint32_t i : select) {
       const float* o = &boxes[uint64_t{i} * 4];
       const float bw = o[2] - o[0], bh = o[3] - o[1];
-      if (bw > min_size && bh > min_size && o[0] + bw / 2 < width && o[1] + bh / 2 < height) kept.push_back(i);
+      if (bw > min_size && bh > min_size && o[0] + bw / 2 < width && o[1] + bh / 2 < height)
+        kept.push_back(i);
     }
-    hard_nms(s, [&](uint32_t i) { return &boxes[uint64_t{i} * 4]; }, threshold, post, &kept);
+    hard_nms(
+        s, [&](uint32_t i) { return &boxes[uint64_t{i} * 4]; }, threshold, post, &kept);
     for (uint32_t i : kept) {
       p.scores.push_back(s[i]);
       p.boxes.insert(p.boxes.end(), boxes.begin() + uint64_t{i} * 4, boxes.begin() + uint64_t{i} * 4 + 4);
@@ -790,18 +815,20 @@ class GenerateProposalsKernel final : public OperationKernel {
     if (auto r = expect_type(in, 1, "bbox deltas", {t}); !r) return make_error(r.error());
     if (auto r = expect_type(in, 2, "anchors", {quant ? OperandType::TENSOR_QUANT16_SYMM : t}); !r)
       return make_error(r.error());
-    if (quant && in[2].scale != 0.125f) return input_error(2, "anchors", "quant16 symm anchors need scale 0.125");
+    if (quant && in[2].scale != 0.125f)
+      return input_error(2, "anchors", "quant16 symm anchors need scale 0.125");
     if (auto r = expect_type(in, 3, "image info", {quant ? OperandType::TENSOR_QUANT16_ASYMM : t}); !r)
       return make_error(r.error());
     if (auto r = expect_box_quant(in[3], 3, "image info"); !r) return make_error(r.error());
-    static constexpr const char* kNames[] = {"height stride", "width stride", "pre-NMS top N", "post-NMS top N",
-                                             "IoU threshold", "min size"};
+    static constexpr const char* kNames[] = {"height stride",  "width stride",  "pre-NMS top N",
+                                             "post-NMS top N", "IoU threshold", "min size"};
     for (size_t i = 4; i <= 9; ++i) {
       const bool integer = i == 6 || i == 7;
       if (auto r = expect_type(in, i, kNames[i - 4], {integer ? OperandType::INT32 : scalar}); !r)
         return make_error(r.error());
       if (!integer && i != 9)
-        if (const auto v = float_param(in[i]); v && !(*v > 0.0f)) return input_error(i, kNames[i - 4], "must be > 0");
+        if (const auto v = float_param(in[i]); v && !(*v > 0.0f))
+          return input_error(i, kNames[i - 4], "must be > 0");
     }
     if (auto r = expect_type(in, 10, "NCHW layout", {OperandType::BOOL}); !r) return make_error(r.error());
     if (auto r = expect_rank(in[0], 0, "scores", 4); !r) return make_error(r.error());
@@ -815,8 +842,9 @@ class GenerateProposalsKernel final : public OperationKernel {
         return input_error(1, "bbox deltas", "must have 4 values per anchor (" + std::to_string(4 * a) + ")");
       for (size_t d : {size_t{0}, size_t{*nchw ? 2u : 1u}, size_t{*nchw ? 3u : 2u}})
         if (dim(in[0], d) && dim(in[1], d) && dim(in[0], d) != dim(in[1], d))
-          return input_error(1, "bbox deltas", "must cover the scores' batches and grid, got " +
-                                                   models::dims_to_string(in[1].dimensions));
+          return input_error(
+              1, "bbox deltas",
+              "must cover the scores' batches and grid, got " + models::dims_to_string(in[1].dimensions));
       if (a && dim(in[2], 0) && dim(in[2], 0) != a)
         return input_error(2, "anchors", "must have one box per anchor (" + std::to_string(a) + ")");
     }
@@ -856,7 +884,9 @@ class DetectionPostprocessingKernel final : public OperationKernel {
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 14) return make_error("expected 14 inputs, got " + std::to_string(in.size()));
-    if (auto r = expect_type(in, 0, "class scores", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}); !r)
+    if (auto r =
+            expect_type(in, 0, "class scores", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16});
+        !r)
       return make_error(r.error());
     const OperandType t = in[0].type;
     const OperandType scalar = t == OperandType::TENSOR_FLOAT16 ? OperandType::FLOAT16 : OperandType::FLOAT32;
@@ -865,19 +895,23 @@ class DetectionPostprocessingKernel final : public OperationKernel {
     static constexpr const char* kScale[] = {"y scale", "x scale", "h scale", "w scale"};
     for (size_t i = 3; i <= 6; ++i) {
       if (auto r = expect_type(in, i, kScale[i - 3], {scalar}); !r) return make_error(r.error());
-      if (const auto v = float_param(in[i]); v && !(*v > 0.0f)) return input_error(i, kScale[i - 3], "must be > 0");
+      if (const auto v = float_param(in[i]); v && !(*v > 0.0f))
+        return input_error(i, kScale[i - 3], "must be > 0");
     }
     if (auto r = expect_type(in, 7, "use regular NMS", {OperandType::BOOL}); !r) return make_error(r.error());
     auto max_det = int_param_in_range(in, 8, "max detections", 1, std::numeric_limits<int32_t>::max());
     if (!max_det) return make_error(max_det.error());
-    if (auto r = expect_type(in, 9, "max classes per detection", {OperandType::INT32}); !r) return make_error(r.error());
-    if (auto r = expect_type(in, 10, "max detections per class", {OperandType::INT32}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 9, "max classes per detection", {OperandType::INT32}); !r)
+      return make_error(r.error());
+    if (auto r = expect_type(in, 10, "max detections per class", {OperandType::INT32}); !r)
+      return make_error(r.error());
     for (size_t i : {size_t{11}, size_t{12}}) {
       const char* role = i == 11 ? "score threshold" : "IoU threshold";
       if (auto r = expect_type(in, i, role, {scalar}); !r) return make_error(r.error());
       if (const auto v = float_param(in[i]); v && !(*v >= 0.0f)) return input_error(i, role, "must be >= 0");
     }
-    if (auto r = expect_type(in, 13, "background in label", {OperandType::BOOL}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 13, "background in label", {OperandType::BOOL}); !r)
+      return make_error(r.error());
     const auto regular = bool_param(in[7]);
     const auto per_det = int_param(in[9]), per_class = int_param(in[10]);
     if (regular && *regular && per_class && *per_class <= 0)
@@ -885,18 +919,23 @@ class DetectionPostprocessingKernel final : public OperationKernel {
     if (regular && !*regular && per_det && *per_det <= 0)
       return input_error(9, "max classes per detection", "must be > 0 with fast NMS");
     for (size_t i : {size_t{0}, size_t{1}})
-      if (auto r = expect_rank(in[i], i, i ? "box encodings" : "class scores", 3); !r) return make_error(r.error());
+      if (auto r = expect_rank(in[i], i, i ? "box encodings" : "class scores", 3); !r)
+        return make_error(r.error());
     const uint32_t batches = dim(in[0], 0), anchors = dim(in[0], 1), classes = dim(in[0], 2);
-    if (in[0].rank_known() && classes == 1) return input_error(0, "class scores", "needs more than one class");
+    if (in[0].rank_known() && classes == 1)
+      return input_error(0, "class scores", "needs more than one class");
     if (in[1].rank_known()) {
-      if ((batches && dim(in[1], 0) && dim(in[1], 0) != batches) || (anchors && dim(in[1], 1) && dim(in[1], 1) != anchors))
+      if ((batches && dim(in[1], 0) && dim(in[1], 0) != batches) ||
+          (anchors && dim(in[1], 1) && dim(in[1], 1) != anchors))
         return input_error(1, "box encodings", "must match the scores' batches and anchors");
-      if (dim(in[1], 2) && dim(in[1], 2) < 4) return input_error(1, "box encodings", "needs at least 4 values per box");
+      if (dim(in[1], 2) && dim(in[1], 2) < 4)
+        return input_error(1, "box encodings", "needs at least 4 values per box");
     }
     if (auto r = expect_2d(in[2], 2, "anchors", anchors, 4); !r) return make_error(r.error());
     if (auto r = expect_output_count(out, 4); !r) return make_error(r.error());
     for (size_t i = 0; i < 4; ++i)
-      if (auto r = expect_output_type(out, i, i < 2 ? t : OperandType::TENSOR_INT32); !r) return make_error(r.error());
+      if (auto r = expect_output_type(out, i, i < 2 ? t : OperandType::TENSOR_INT32); !r)
+        return make_error(r.error());
     uint32_t n = 0;
     if (regular && *max_det) n = static_cast<uint32_t>(**max_det);
     if (regular && !*regular) n = per_det && n ? n * static_cast<uint32_t>(*per_det) : 0;
@@ -904,10 +943,13 @@ class DetectionPostprocessingKernel final : public OperationKernel {
   }
 
   Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {
-    const std::vector<float> scores = read_floats(in[0]), enc = read_floats(in[1]), anchor = read_floats(in[2]);
-    const uint32_t batches = in[0].dimensions[0], anchors = in[0].dimensions[1], classes = in[0].dimensions[2];
+    const std::vector<float> scores = read_floats(in[0]), enc = read_floats(in[1]),
+                             anchor = read_floats(in[2]);
+    const uint32_t batches = in[0].dimensions[0], anchors = in[0].dimensions[1],
+                   classes = in[0].dimensions[2];
     const uint32_t enc_len = in[1].dimensions[2];
-    const float sy = *float_param(in[3]), sx = *float_param(in[4]), sh = *float_param(in[5]), sw = *float_param(in[6]);
+    const float sy = *float_param(in[3]), sx = *float_param(in[4]), sh = *float_param(in[5]),
+                sw = *float_param(in[6]);
     const bool regular = *bool_param(in[7]), bg_in_label = *bool_param(in[13]);
     const int32_t max_det = *int_param(in[8]), per_det = *int_param(in[9]), per_class = *int_param(in[10]);
     const float score_threshold = *float_param(in[11]), iou_threshold = *float_param(in[12]);
@@ -945,7 +987,9 @@ class DetectionPostprocessingKernel final : public OperationKernel {
           std::vector<uint32_t> cls;
           for (uint32_t a = 0; a < anchors; ++a)
             if (s[a * classes + c] > score_threshold) cls.push_back(a * classes + c);
-          hard_nms(s, [&](uint32_t i) { return &boxes[uint64_t{i / classes} * 4]; }, iou_threshold, per_class, &cls);
+          hard_nms(
+              s, [&](uint32_t i) { return &boxes[uint64_t{i / classes} * 4]; }, iou_threshold, per_class,
+              &cls);
           select.insert(select.end(), cls.begin(), cls.end());
         }
         std::stable_sort(select.begin(), select.end(), [&](uint32_t l, uint32_t r) { return s[l] > s[r]; });
@@ -959,7 +1003,8 @@ class DetectionPostprocessingKernel final : public OperationKernel {
           best[a] = *std::max_element(s.begin() + a * classes + 1, s.begin() + (a + 1) * classes);
           if (best[a] > score_threshold) select.push_back(a);
         }
-        hard_nms(best, [&](uint32_t a) { return &boxes[a * 4]; }, iou_threshold, max_det, &select);
+        hard_nms(
+            best, [&](uint32_t a) { return &boxes[a * 4]; }, iou_threshold, max_det, &select);
         for (uint32_t a : select) {
           std::vector<uint32_t> order(classes - 1);
           for (uint32_t c = 1; c < classes; ++c) order[c - 1] = c;
@@ -1004,7 +1049,8 @@ class RandomMultinomialKernel final : public OperationKernel {
       return input_error(2, "seeds", "expected 2 values, got " + std::to_string(dim(in[2], 0)));
     if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
     if (auto r = expect_output_type(out, 0, OperandType::TENSOR_INT32); !r) return make_error(r.error());
-    return std::vector<std::vector<uint32_t>>{{dim(in[0], 0), *samples ? static_cast<uint32_t>(**samples) : 0}};
+    return std::vector<std::vector<uint32_t>>{
+        {dim(in[0], 0), *samples ? static_cast<uint32_t>(**samples) : 0}};
   }
 
   Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {

@@ -74,9 +74,9 @@ class GroupedConv2DKernel final : public OperationKernel {
     }
     const uint32_t bias_len = in[2].dimensions.size() == 1 ? in[2].dimensions[0] : 0;
     if (bias_len != 0 && depth_out != 0 && bias_len != depth_out)
-      return input_error(2, "bias",
-                         "has " + std::to_string(bias_len) + " elements, expected depth_out " +
-                             std::to_string(depth_out));
+      return input_error(
+          2, "bias",
+          "has " + std::to_string(bias_len) + " elements, expected depth_out " + std::to_string(depth_out));
     if (is_quant8(in[0].type)) {
       if (in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
         if (in[1].per_channel == nullptr || in[1].per_channel->channel_dim != 0)
@@ -86,12 +86,14 @@ class GroupedConv2DKernel final : public OperationKernel {
                              "has " + std::to_string(in[1].per_channel->scales.size()) +
                                  " channel scales, expected depth_out " + std::to_string(depth_out));
       } else if (!bias_scale_matches(in[0].scale, in[1].scale, in[2].scale)) {
-        return input_error(2, "bias",
-                           "scale " + std::to_string(in[2].scale) + " must equal input scale * filter scale = " +
-                               std::to_string(in[0].scale * in[1].scale));
+        return input_error(
+            2, "bias",
+            "scale " + std::to_string(in[2].scale) +
+                " must equal input scale * filter scale = " + std::to_string(in[0].scale * in[1].scale));
       }
     }
-    auto shape = spatial_output_shape(*params, x, f.size() == 4 ? f[1] : 0, f.size() == 4 ? f[2] : 0, depth_out);
+    auto shape =
+        spatial_output_shape(*params, x, f.size() == 4 ? f[1] : 0, f.size() == 4 ? f[2] : 0, depth_out);
     if (!shape) return make_error(shape.error());
     return std::vector<std::vector<uint32_t>>{*shape};
   }
@@ -124,7 +126,8 @@ class GroupedConv2DKernel final : public OperationKernel {
         for (uint32_t fx = 0; fx < fw; ++fx) {
           const int64_t ix = int64_t{ox} * p->stride_w - p->pad_left + fx;
           if (ix < 0 || ix >= static_cast<int64_t>(x.w)) continue;
-          const uint64_t ibase = b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x;
+          const uint64_t ibase =
+              b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x;
           const uint64_t fbase = ((uint64_t{oc} * fh + fy) * fw + fx) * icg;
           for (uint32_t ic = 0; ic < icg; ++ic) tap(ibase + (first_ic + ic) * is.c, fbase + ic);
         }
@@ -133,7 +136,8 @@ class GroupedConv2DKernel final : public OperationKernel {
     models::Tensor& o = *out[0];
     const uint64_t total = uint64_t{x.n} * os.b;
     if (!is_quant8(in[0].type)) {
-      const std::vector<float> input = read_floats(in[0]), filter = read_floats(in[1]), bias = read_floats(in[2]);
+      const std::vector<float> input = read_floats(in[0]), filter = read_floats(in[1]),
+                               bias = read_floats(in[2]);
       float lo = 0.0f, hi = 0.0f;
       fx::float_activation_range(p->activation, &lo, &hi);
       std::vector<float> result(total);
@@ -154,10 +158,12 @@ class GroupedConv2DKernel final : public OperationKernel {
     const int32_t in_zp = in[0].zero_point, f_zp = per_channel ? 0 : in[1].zero_point;
     std::vector<fx::QuantizedMultiplier> qm(oc_n);
     for (uint32_t oc = 0; oc < oc_n; ++oc)
-      qm[oc] = conv_multiplier(in[0].scale, per_channel ? in[1].per_channel->scales[oc] : in[1].scale, o.scale);
+      qm[oc] =
+          conv_multiplier(in[0].scale, per_channel ? in[1].per_channel->scales[oc] : in[1].scale, o.scale);
     int32_t qmin = 0, qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
-    const fx::ClampRange range = fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
+    const fx::ClampRange range =
+        fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
     std::vector<int32_t> result(total);
     for (uint32_t b = 0; b < x.n; ++b)
       for (uint32_t oy = 0; oy < oh; ++oy)
@@ -168,7 +174,8 @@ class GroupedConv2DKernel final : public OperationKernel {
               acc = wrap_add(acc, int64_t{input[ii] - in_zp} * (filter[fi] - f_zp));
             });
             acc = wrap_add(acc, bias[oc]);
-            result[b * os.b + oy * os.y + ox * os.x + oc * os.c] = requantize(acc, qm[oc], o.zero_point, range);
+            result[b * os.b + oy * os.y + ox * os.x + oc * os.c] =
+                requantize(acc, qm[oc], o.zero_point, range);
           }
     write_ints(o, result);
     return {};

@@ -22,8 +22,8 @@ Result<LstmCellShape> check_lstm_cell(std::span<const OperandInfo> in, const Lst
   s.cifg = in[iw0].omitted();
   if (s.cifg != in[rw0].omitted() || s.cifg != in[b0].omitted())
     return input_error(iw0, role(l, "input-to-input weights").c_str(),
-                       "inputs " + std::to_string(iw0) + ", " + std::to_string(rw0) + " and " + std::to_string(b0) +
-                           " must be all present or all omitted (CIFG)");
+                       "inputs " + std::to_string(iw0) + ", " + std::to_string(rw0) + " and " +
+                           std::to_string(b0) + " must be all present or all omitted (CIFG)");
   std::array<std::string, 4> in_w, rec_w, bias, ln, aux_w;
   for (size_t g = 0; g < 4; ++g) {
     in_w[g] = role(l, std::string("input-to-") + kGate[g] + " weights");
@@ -44,13 +44,15 @@ Result<LstmCellShape> check_lstm_cell(std::span<const OperandInfo> in, const Lst
     auto b = vector(in, l.bias[g], bias[g].c_str(), s.units, t);
     if (!b) return make_error(b.error());
   }
-  static constexpr const char* kPeep[] = {"cell-to-input weights", "cell-to-forget weights", "cell-to-output weights"};
+  static constexpr const char* kPeep[] = {"cell-to-input weights", "cell-to-forget weights",
+                                          "cell-to-output weights"};
   s.peephole = !in[l.peephole[1]].omitted();
   for (size_t p = 0; p < 3; ++p) {
     const bool want = s.peephole && !(s.cifg && p == 0);
     const std::string name = role(l, kPeep[p]);
     if (in[l.peephole[p]].omitted() == want)
-      return input_error(l.peephole[p], name.c_str(), want ? "is required with peephole connections" : "must be omitted");
+      return input_error(l.peephole[p], name.c_str(),
+                         want ? "is required with peephole connections" : "must be omitted");
     if (want) {
       auto v = vector(in, l.peephole[p], name.c_str(), s.units, t);
       if (!v) return make_error(v.error());
@@ -104,7 +106,8 @@ Result<LstmCellShape> check_lstm_cell(std::span<const OperandInfo> in, const Lst
       return input_error(l.aux_weights[1], aux_w[1].c_str(), "needs the auxiliary input");
   }
   const std::string hs = role(l, "output state in"), cs = role(l, "cell state in");
-  if (auto h = matrix(in, l.output_state, hs.c_str(), batch, s.output_size, t); !h) return make_error(h.error());
+  if (auto h = matrix(in, l.output_state, hs.c_str(), batch, s.output_size, t); !h)
+    return make_error(h.error());
   if (auto c = matrix(in, l.cell_state, cs.c_str(), batch, s.units, t); !c) return make_error(c.error());
   return s;
 }
@@ -117,7 +120,9 @@ Result<LstmCell> read_lstm_cell(std::span<const OperandInfo> in, const LstmCellL
   c.activation = activation;
   c.cell_clip = cell_clip;
   c.proj_clip = proj_clip;
-  auto get = [&](size_t i) { return i == kNone || in[i].omitted() ? std::vector<float>{} : read_floats(in[i]); };
+  auto get = [&](size_t i) {
+    return i == kNone || in[i].omitted() ? std::vector<float>{} : read_floats(in[i]);
+  };
   LstmCellShape& s = c.shape;
   s.cifg = in[l.input_weights[0]].omitted();
   s.peephole = !in[l.peephole[1]].omitted();
@@ -220,7 +225,8 @@ void lstm_step(const LstmCell& cell, uint64_t batch, std::span<const float> x, s
   if (s.projection) {
     std::vector<float> y(batch * out_size);
     for (uint64_t i = 0; i < batch; ++i)
-      for (uint64_t o = 0; o < out_size; ++o) y[i * out_size + o] = cell.proj_b.empty() ? 0.0f : cell.proj_b[o];
+      for (uint64_t o = 0; o < out_size; ++o)
+        y[i * out_size + o] = cell.proj_b.empty() ? 0.0f : cell.proj_b[o];
     matvec_acc(cell.proj_w, out_size, units, hidden, batch, &y);
     if (cell.proj_clip > 0.0f)
       for (float& v : y) v = std::clamp(v, -cell.proj_clip, cell.proj_clip);

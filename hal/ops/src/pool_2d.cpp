@@ -119,7 +119,8 @@ class Pool2DKernel final : public OperationKernel {
     quant8_range(o.type, &qmin, &qmax);
     // Only a quantised output has a quantised clamp (a float one has scale 0).
     const fx::ClampRange range =
-        quant ? fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax) : fx::ClampRange{qmin, qmax};
+        quant ? fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax)
+              : fx::ClampRange{qmin, qmax};
     const uint64_t total = uint64_t{x.n} * os.b;
     std::vector<float> fres(quant ? 0 : total);
     std::vector<int32_t> qres(quant ? total : 0);

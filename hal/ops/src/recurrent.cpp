@@ -221,8 +221,10 @@ class LstmKernel final : public OperationKernel {
       if (batch == 0 && in[i].rank_known()) batch = in[i].dimensions[0];
     const uint64_t scratch = uint64_t{s->units} * (s->cifg ? 3 : 4);
     if (scratch > 0xffffffffu) return make_error("too many units");
-    return std::vector<std::vector<uint32_t>>{
-        {batch, static_cast<uint32_t>(scratch)}, {batch, s->output_size}, {batch, s->units}, {batch, s->output_size}};
+    return std::vector<std::vector<uint32_t>>{{batch, static_cast<uint32_t>(scratch)},
+                                              {batch, s->output_size},
+                                              {batch, s->units},
+                                              {batch, s->output_size}};
   }
 
   Result<void> execute(std::span<const OperandInfo> in, std::span<models::Tensor* const> out) const override {

@@ -15,11 +15,12 @@
 namespace npu::hal::ops::detail {
 
 inline constexpr std::initializer_list<OperandType> kFloatTypes = {OperandType::TENSOR_FLOAT32,
-                                                            OperandType::TENSOR_FLOAT16};
+                                                                   OperandType::TENSOR_FLOAT16};
 
 // Shape [rows, cols] check of a float tensor when known; `rows`/`cols` 0 = any. Returns the extents.
-inline Result<std::pair<uint32_t, uint32_t>> matrix(std::span<const OperandInfo> in, size_t i, const char* role,
-                                             uint32_t rows, uint32_t cols, OperandType type) {
+inline Result<std::pair<uint32_t, uint32_t>> matrix(std::span<const OperandInfo> in, size_t i,
+                                                    const char* role, uint32_t rows, uint32_t cols,
+                                                    OperandType type) {
   if (auto r = expect_type(in, i, role, {type}); !r) return make_error(r.error());
   if (auto r = expect_rank(in[i], i, role, 2); !r) return make_error(r.error());
   if (!in[i].rank_known()) return std::pair<uint32_t, uint32_t>{rows, cols};
@@ -33,7 +34,7 @@ inline Result<std::pair<uint32_t, uint32_t>> matrix(std::span<const OperandInfo>
 }
 
 inline Result<uint32_t> vector(std::span<const OperandInfo> in, size_t i, const char* role, uint32_t n,
-                        OperandType type) {
+                               OperandType type) {
   if (auto r = expect_type(in, i, role, {type}); !r) return make_error(r.error());
   if (auto r = expect_rank(in[i], i, role, 1); !r) return make_error(r.error());
   if (!in[i].rank_known()) return n;
@@ -62,7 +63,7 @@ inline float activate(int32_t act, float x) {
 
 // out[b * rows + r] += sum_c m[r * cols + c] * v[b * cols + c]
 inline void matvec_acc(const std::vector<float>& m, uint64_t rows, uint64_t cols, const std::vector<float>& v,
-                uint64_t batch, std::vector<float>* out) {
+                       uint64_t batch, std::vector<float>* out) {
   for (uint64_t b = 0; b < batch; ++b)
     for (uint64_t r = 0; r < rows; ++r) {
       float acc = 0.0f;

@@ -99,7 +99,8 @@ std::string no_value_note(const Operation& op, const std::vector<bool>* no_value
   if (!no_value) return "";
   std::string list;
   for (uint32_t i : op.inputs) {
-    if (i < no_value->size() && (*no_value)[i] && list.find(" " + std::to_string(i) + ",") == std::string::npos)
+    if (i < no_value->size() && (*no_value)[i] &&
+        list.find(" " + std::to_string(i) + ",") == std::string::npos)
       list += " " + std::to_string(i) + ",";
   }
   if (list.empty()) return "";
@@ -347,7 +348,8 @@ class GraphRunner {
   Result<void> run_control_flow(const Subgraph& sg, const Operation& op,
                                 std::vector<std::optional<Tensor>>& values, const std::string& where) {
     for (uint32_t idx : op.inputs) {
-      if (sg.operands[idx].type != models::OperandType::SUBGRAPH && (!values[idx] || values[idx]->has_no_value))
+      if (sg.operands[idx].type != models::OperandType::SUBGRAPH &&
+          (!values[idx] || values[idx]->has_no_value))
         return make_error(where + ": input operand " + std::to_string(idx) + " has no value");
     }
     auto outs = op.type == models::OperationType::IF ? run_if(sg, op, values, where)

@@ -44,7 +44,8 @@ Result<Seq> sequence(std::span<const OperandInfo> in, size_t i, const char* role
   return s;
 }
 
-std::vector<uint32_t> seq_shape(std::optional<bool> time_major, uint32_t time, uint32_t batch, uint32_t size) {
+std::vector<uint32_t> seq_shape(std::optional<bool> time_major, uint32_t time, uint32_t batch,
+                                uint32_t size) {
   if (!time_major) return {0, 0, size};
   return *time_major ? std::vector<uint32_t>{time, batch, size} : std::vector<uint32_t>{batch, time, size};
 }
@@ -70,9 +71,10 @@ Result<void> check_params(std::span<const OperandInfo> in, size_t act_at, Operan
 }
 
 // Runs `cell` over the sequence; `out` [.., .., out_stride] receives h at column `out_offset`.
-void run_sequence(const LstmCell& cell, const std::vector<float>& x, uint64_t x_size, const std::vector<float>& aux,
-                  bool time_major, uint64_t time, uint64_t batch, bool backward, std::vector<float>* h,
-                  std::vector<float>* c, std::vector<float>* out, uint64_t out_stride, uint64_t out_offset) {
+void run_sequence(const LstmCell& cell, const std::vector<float>& x, uint64_t x_size,
+                  const std::vector<float>& aux, bool time_major, uint64_t time, uint64_t batch,
+                  bool backward, std::vector<float>* h, std::vector<float>* c, std::vector<float>* out,
+                  uint64_t out_stride, uint64_t out_offset) {
   const uint64_t out_size = cell.shape.output_size;
   std::vector<float> xt(batch * x_size), at(batch * cell.aux_size);
   for (uint64_t k = 0; k < time; ++k) {
@@ -190,8 +192,10 @@ class BidirectionalSequenceLstmKernel final : public OperationKernel {
     if (in.size() != 61) return make_error("expected 61 inputs, got " + std::to_string(in.size()));
     if (auto r = expect_type(in, 0, "input", kFloatTypes); !r) return make_error(r.error());
     const OperandType t = in[0].type;
-    if (auto r = expect_type(in, kBiMerge, "merge outputs", {OperandType::BOOL}); !r) return make_error(r.error());
-    if (auto r = expect_type(in, kBiTimeMajor, "time major", {OperandType::BOOL}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, kBiMerge, "merge outputs", {OperandType::BOOL}); !r)
+      return make_error(r.error());
+    if (auto r = expect_type(in, kBiTimeMajor, "time major", {OperandType::BOOL}); !r)
+      return make_error(r.error());
     const std::optional<bool> time_major = bool_param(in[kBiTimeMajor]);
     const std::optional<bool> merge = bool_param(in[kBiMerge]);
     if (!merge) return input_error(kBiMerge, "merge outputs", "must be a constant");
@@ -210,23 +214,27 @@ class BidirectionalSequenceLstmKernel final : public OperationKernel {
     if (!fw) return make_error(fw.error());
     // Parallel linking: the backward cell's input is the auxiliary input.
     const bool parallel = has_aux && !fw->aux;
-    auto bw = check_lstm_cell(in, bi_layout(false), t, parallel ? aux.size : x->size, x->batch, has_aux, aux.size);
+    auto bw =
+        check_lstm_cell(in, bi_layout(false), t, parallel ? aux.size : x->size, x->batch, has_aux, aux.size);
     if (!bw) return make_error(bw.error());
     if (fw->aux != bw->aux)
-      return input_error(fw->aux ? 44 : 40, fw->aux ? "backward auxiliary input-to-input weights"
-                                                    : "forward auxiliary input-to-input weights",
-                         "the forward and backward auxiliary weights must be both present or both omitted");
+      return input_error(
+          fw->aux ? 44 : 40,
+          fw->aux ? "backward auxiliary input-to-input weights" : "forward auxiliary input-to-input weights",
+          "the forward and backward auxiliary weights must be both present or both omitted");
     if (auto r = check_params(in, kBiAct, t); !r) return make_error(r.error());
     const size_t seq_outputs = *merge ? 1 : 2;
     if (out.size() != seq_outputs && out.size() != seq_outputs + 4)
-      return make_error("expected " + std::to_string(seq_outputs) + " outputs (or " + std::to_string(seq_outputs + 4) +
-                        " with the final states), got " + std::to_string(out.size()));
+      return make_error("expected " + std::to_string(seq_outputs) + " outputs (or " +
+                        std::to_string(seq_outputs + 4) + " with the final states), got " +
+                        std::to_string(out.size()));
     for (size_t i = 0; i < out.size(); ++i)
       if (auto r = expect_output_type(out, i, t); !r) return make_error(r.error());
     std::vector<std::vector<uint32_t>> shapes;
     if (*merge) {
       const bool known = fw->output_size && bw->output_size;
-      shapes.push_back(seq_shape(time_major, x->time, x->batch, known ? fw->output_size + bw->output_size : 0));
+      shapes.push_back(
+          seq_shape(time_major, x->time, x->batch, known ? fw->output_size + bw->output_size : 0));
     } else {
       shapes.push_back(seq_shape(time_major, x->time, x->batch, fw->output_size));
       shapes.push_back(seq_shape(time_major, x->time, x->batch, bw->output_size));

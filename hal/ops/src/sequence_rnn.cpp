@@ -110,11 +110,13 @@ class UnidirectionalSequenceRnnKernel final : public OperationKernel {
     if (!h) return make_error(h.error());
     if (auto a = int_param_in_range(in, 5, "fused activation", 0, 3); !a) return make_error(a.error());
     if (out.size() != 1 && out.size() != 2)
-      return make_error("expected 1 output (or 2 with the final hidden state), got " + std::to_string(out.size()));
+      return make_error("expected 1 output (or 2 with the final hidden state), got " +
+                        std::to_string(out.size()));
     for (size_t i = 0; i < out.size(); ++i)
       if (auto r = expect_output_type(out, i, t); !r) return make_error(r.error());
     std::vector<std::vector<uint32_t>> shapes;
-    shapes.push_back(time_major ? seq_shape(*time_major, x->time, h->first, units) : std::vector<uint32_t>{0, 0, units});
+    shapes.push_back(time_major ? seq_shape(*time_major, x->time, h->first, units)
+                                : std::vector<uint32_t>{0, 0, units});
     if (out.size() == 2) shapes.push_back({h->first, units});
     return shapes;
   }
@@ -134,7 +136,8 @@ class UnidirectionalSequenceRnnKernel final : public OperationKernel {
         !sizes_ok(c.r, c.units * c.units) || !sizes_ok(c.b, c.units) || !sizes_ok(c.h, batch * c.units))
       return make_error("internal: UNIDIRECTIONAL_SEQUENCE_RNN operand sizes");
     std::vector<float> y(time * batch * c.units);
-    run_cell(c, x, input_size, {}, 0, time_major, time, batch, false, int_param(in[5]).value_or(0), &y, c.units, 0);
+    run_cell(c, x, input_size, {}, 0, time_major, time, batch, false, int_param(in[5]).value_or(0), &y,
+             c.units, 0);
     write_floats(*out[0], y);
     if (out.size() == 2) write_floats(*out[1], c.h);
     return {};
@@ -160,10 +163,10 @@ class BidirectionalSequenceRnnKernel final : public OperationKernel {
     const bool has_aux = !in[9].omitted();
     const bool fw_aux_w = !in[10].omitted(), bw_aux_w = !in[11].omitted();
     if (fw_aux_w != bw_aux_w)
-      return input_error(fw_aux_w ? 11 : 10, fw_aux_w ? "backward auxiliary weights" : "forward auxiliary weights",
+      return input_error(fw_aux_w ? 11 : 10,
+                         fw_aux_w ? "backward auxiliary weights" : "forward auxiliary weights",
                          "the auxiliary weights must be both present or both omitted");
-    if (fw_aux_w && !has_aux)
-      return input_error(9, "auxiliary input", "is required with auxiliary weights");
+    if (fw_aux_w && !has_aux) return input_error(9, "auxiliary input", "is required with auxiliary weights");
     Seq aux;
     if (has_aux) {
       auto a = sequence(in, 9, "auxiliary input", t, time_major);
@@ -178,9 +181,9 @@ class BidirectionalSequenceRnnKernel final : public OperationKernel {
     uint32_t units[2] = {0, 0};
     for (int dir = 0; dir < 2; ++dir) {
       const size_t base = dir == 0 ? 1 : 5;
-      const char* names[2][4] = {{"forward weights", "forward recurrent weights", "forward bias", "forward hidden state"},
-                                 {"backward weights", "backward recurrent weights", "backward bias",
-                                  "backward hidden state"}};
+      const char* names[2][4] = {
+          {"forward weights", "forward recurrent weights", "forward bias", "forward hidden state"},
+          {"backward weights", "backward recurrent weights", "backward bias", "backward hidden state"}};
       const uint32_t cell_input = dir == 1 && has_aux && !fw_aux_w ? aux.size : x->size;
       auto w = matrix(in, base, names[dir][0], 0, cell_input, t);
       if (!w) return make_error(w.error());
@@ -188,7 +191,8 @@ class BidirectionalSequenceRnnKernel final : public OperationKernel {
       if (!rw) return make_error(rw.error());
       units[dir] = rw->first;
       if (auto b = vector(in, base + 2, names[dir][2], units[dir], t); !b) return make_error(b.error());
-      if (auto h = matrix(in, base + 3, names[dir][3], x->batch, units[dir], t); !h) return make_error(h.error());
+      if (auto h = matrix(in, base + 3, names[dir][3], x->batch, units[dir], t); !h)
+        return make_error(h.error());
       if (fw_aux_w) {
         auto aw = matrix(in, 10 + dir, dir ? "backward auxiliary weights" : "forward auxiliary weights",
                          units[dir], aux.size, t);
@@ -254,14 +258,14 @@ class BidirectionalSequenceRnnKernel final : public OperationKernel {
     if (merge) {
       std::vector<float> y(time * batch * (fw + bw));
       run_cell(cells[0], x, input_size, aux, aux_size, time_major, time, batch, false, act, &y, fw + bw, 0);
-      run_cell(cells[1], parallel ? aux : x, parallel ? aux_size : input_size, aux, aux_size, time_major, time,
-               batch, true, act, &y, fw + bw, fw);
+      run_cell(cells[1], parallel ? aux : x, parallel ? aux_size : input_size, aux, aux_size, time_major,
+               time, batch, true, act, &y, fw + bw, fw);
       write_floats(*out[0], y);
     } else {
       std::vector<float> yf(time * batch * fw), yb(time * batch * bw);
       run_cell(cells[0], x, input_size, aux, aux_size, time_major, time, batch, false, act, &yf, fw, 0);
-      run_cell(cells[1], parallel ? aux : x, parallel ? aux_size : input_size, aux, aux_size, time_major, time,
-               batch, true, act, &yb, bw, 0);
+      run_cell(cells[1], parallel ? aux : x, parallel ? aux_size : input_size, aux, aux_size, time_major,
+               time, batch, true, act, &yb, bw, 0);
       write_floats(*out[0], yf);
       write_floats(*out[1], yb);
     }

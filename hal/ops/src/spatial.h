@@ -40,7 +40,8 @@ Result<PartialSpatialParams> read_spatial_params(std::span<const OperandInfo> in
 // The operand checks CONV_2D and DEPTHWISE_CONV_2D share: input type, filter type (per-channel allowed
 // for quant8), bias type, ranks 4/4/1, the spatial parameters, one output of the input's type.
 Result<PartialSpatialParams> check_filtered_operands(std::span<const OperandInfo> in,
-                                                     std::span<const OperandInfo> out, const SpatialLayout& l);
+                                                     std::span<const OperandInfo> out,
+                                                     const SpatialLayout& l);
 
 // Input extents in NHWC terms (0 = unknown; H/W/C unknown while the layout flag is).
 struct Nhwc {

@@ -52,9 +52,10 @@ Result<SpatialLayout> transpose_layout(std::span<const OperandInfo> in) {
     l.layout = 10;
     return l;
   }
-  return make_error("expected 9 inputs (implicit padding, output shape tensor) or 11 inputs (explicit "
-                    "padding), got " +
-                    std::to_string(in.size()));
+  return make_error(
+      "expected 9 inputs (implicit padding, output shape tensor) or 11 inputs (explicit "
+      "padding), got " +
+      std::to_string(in.size()));
 }
 
 // Head padding of one spatial dimension for implicit padding, from the output extent.
@@ -87,7 +88,8 @@ Result<Resolved> resolve(std::span<const OperandInfo> in, const PartialSpatialPa
       return r;
     }
     if (shape->size() != 4)
-      return input_error(kOutputShape, "output shape", "expected 4 values, got " + std::to_string(shape->size()));
+      return input_error(kOutputShape, "output shape",
+                         "expected 4 values, got " + std::to_string(shape->size()));
     for (int32_t v : *shape)
       if (v <= 0) return input_error(kOutputShape, "output shape", "extents must be positive");
     const auto at = [&](size_t i) { return static_cast<uint32_t>((*shape)[i]); };
@@ -140,21 +142,22 @@ class TransposeConv2DKernel final : public OperationKernel {
     if (layout->implicit) {
       if (auto r = expect_type(in, kOutputShape, "output shape", {OperandType::TENSOR_INT32}); !r)
         return make_error(r.error());
-      if (auto r = expect_rank(in[kOutputShape], kOutputShape, "output shape", 1); !r) return make_error(r.error());
+      if (auto r = expect_rank(in[kOutputShape], kOutputShape, "output shape", 1); !r)
+        return make_error(r.error());
     }
     const Nhwc x = input_extents(in[0], params->nchw);
     const auto& f = in[1].dimensions;
     const uint32_t depth_out = f.size() == 4 ? f[0] : 0, fh = f.size() == 4 ? f[1] : 0;
     const uint32_t fw = f.size() == 4 ? f[2] : 0, depth_in = f.size() == 4 ? f[3] : 0;
     if (x.c != 0 && depth_in != 0 && x.c != depth_in)
-      return input_error(1, "filter",
-                         "depth_in " + std::to_string(depth_in) + " does not match the input depth " +
-                             std::to_string(x.c));
+      return input_error(
+          1, "filter",
+          "depth_in " + std::to_string(depth_in) + " does not match the input depth " + std::to_string(x.c));
     const uint32_t bias_len = in[2].dimensions.size() == 1 ? in[2].dimensions[0] : 0;
     if (bias_len != 0 && depth_out != 0 && bias_len != depth_out)
-      return input_error(2, "bias",
-                         "has " + std::to_string(bias_len) + " elements, expected depth_out " +
-                             std::to_string(depth_out));
+      return input_error(
+          2, "bias",
+          "has " + std::to_string(bias_len) + " elements, expected depth_out " + std::to_string(depth_out));
     if (is_quant8(in[0].type)) {
       if (in[1].type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
         if (in[1].per_channel == nullptr || in[1].per_channel->channel_dim != 0)
@@ -164,9 +167,10 @@ class TransposeConv2DKernel final : public OperationKernel {
                              "has " + std::to_string(in[1].per_channel->scales.size()) +
                                  " channel scales, expected depth_out " + std::to_string(depth_out));
       } else if (!bias_scale_matches(in[0].scale, in[1].scale, in[2].scale)) {
-        return input_error(2, "bias",
-                           "scale " + std::to_string(in[2].scale) + " must equal input scale * filter scale = " +
-                               std::to_string(in[0].scale * in[1].scale));
+        return input_error(
+            2, "bias",
+            "scale " + std::to_string(in[2].scale) +
+                " must equal input scale * filter scale = " + std::to_string(in[0].scale * in[1].scale));
       }
     }
     bool known = false;
@@ -209,7 +213,8 @@ class TransposeConv2DKernel final : public OperationKernel {
         for (uint32_t fx = fw; fx-- > 0;) {
           const int64_t ix = source(ox, p->pad_left, fx, p->stride_w, x.w);
           if (ix < 0) continue;
-          const uint64_t ibase = b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x;
+          const uint64_t ibase =
+              b * is.b + static_cast<uint64_t>(iy) * is.y + static_cast<uint64_t>(ix) * is.x;
           const uint64_t fbase = ((uint64_t{oc} * fh + fy) * fw + fx) * ic_n;
           for (uint32_t ic = 0; ic < ic_n; ++ic) tap(ibase + ic * is.c, fbase + ic);
         }
@@ -218,7 +223,8 @@ class TransposeConv2DKernel final : public OperationKernel {
     models::Tensor& o = *out[0];
     const uint64_t total = uint64_t{x.n} * os.b;
     if (!is_quant8(in[0].type)) {
-      const std::vector<float> input = read_floats(in[0]), filter = read_floats(in[1]), bias = read_floats(in[2]);
+      const std::vector<float> input = read_floats(in[0]), filter = read_floats(in[1]),
+                               bias = read_floats(in[2]);
       float lo = 0.0f, hi = 0.0f;
       fx::float_activation_range(p->activation, &lo, &hi);
       std::vector<float> result(total);
@@ -239,10 +245,12 @@ class TransposeConv2DKernel final : public OperationKernel {
     const int32_t in_zp = in[0].zero_point, f_zp = per_channel ? 0 : in[1].zero_point;
     std::vector<fx::QuantizedMultiplier> qm(oc_n);
     for (uint32_t oc = 0; oc < oc_n; ++oc)
-      qm[oc] = conv_multiplier(in[0].scale, per_channel ? in[1].per_channel->scales[oc] : in[1].scale, o.scale);
+      qm[oc] =
+          conv_multiplier(in[0].scale, per_channel ? in[1].per_channel->scales[oc] : in[1].scale, o.scale);
     int32_t qmin = 0, qmax = 0;
     quant8_range(o.type, &qmin, &qmax);
-    const fx::ClampRange range = fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
+    const fx::ClampRange range =
+        fx::quantized_activation_range(p->activation, o.scale, o.zero_point, qmin, qmax);
     std::vector<int32_t> result(total);
     for (uint32_t b = 0; b < x.n; ++b)
       for (uint32_t oy = 0; oy < oh; ++oy)
@@ -253,7 +261,8 @@ class TransposeConv2DKernel final : public OperationKernel {
               acc = wrap_add(acc, int64_t{input[ii] - in_zp} * (filter[fi] - f_zp));
             });
             acc = wrap_add(acc, bias[oc]);
-            result[b * os.b + oy * os.y + ox * os.x + oc * os.c] = requantize(acc, qm[oc], o.zero_point, range);
+            result[b * os.b + oy * os.y + ox * os.x + oc * os.c] =
+                requantize(acc, qm[oc], o.zero_point, range);
           }
     write_ints(o, result);
     return {};

@@ -1936,7 +1936,8 @@ Result<void> Importer::on_quantize(const onnx::NodeProto& n) {
   if (!(scale > 0) || !std::isfinite(scale)) return make_error("y_scale must be positive");
   auto in = in_layout(v, v.perm);
   if (!in) return make_error(in.error());
-  const OperandType t = zp_type == kInt8 ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
+  const OperandType t =
+      zp_type == kInt8 ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
   const uint32_t out = temp(t, nnapi_dims(v.shape, v.perm), scale, static_cast<int32_t>(zp));
   op(OperationType::QUANTIZE, {*in}, {out});
   define(n, 0, runtime(out, v.shape, v.perm));

@@ -17,7 +17,8 @@ models::Model with_inferred_shapes(const models::Model& model) {
   if (!dims) return shaped;
   for (size_t i = 0; i < shaped.main.operands.size() && i < dims->size(); ++i) {
     auto& op = shaped.main.operands[i];
-    if (!op.fully_specified() && models::is_tensor(op.type) && !(*dims)[i].empty()) op.dimensions = (*dims)[i];
+    if (!op.fully_specified() && models::is_tensor(op.type) && !(*dims)[i].empty())
+      op.dimensions = (*dims)[i];
   }
   return shaped;
 }
@@ -55,7 +56,8 @@ std::vector<BufferSpan> command_buffers(const nlohmann::json& trace) {
       continue;
     }
     uint64_t energy = 0;
-    if (e.contains("args") && e["args"].contains("energy_pj")) energy = e["args"]["energy_pj"].get<uint64_t>();
+    if (e.contains("args") && e["args"].contains("energy_pj"))
+      energy = e["args"]["energy_pj"].get<uint64_t>();
     out.push_back({ts, ts + dur, energy});
     buffer_tracks.push_back(track_of(e));
   }
@@ -66,7 +68,8 @@ std::vector<BufferSpan> command_buffers(const nlohmann::json& trace) {
       for (const EngineSpan& s : engine_spans[buffer_tracks[i] + engine])
         if (s.start_us >= b.start_us && s.start_us < b.end_us) *total += s.dur_us;
   }
-  std::stable_sort(out.begin(), out.end(), [](const BufferSpan& a, const BufferSpan& b) { return a.start_us < b.start_us; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const BufferSpan& a, const BufferSpan& b) { return a.start_us < b.start_us; });
   return out;
 }
 

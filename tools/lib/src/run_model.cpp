@@ -98,7 +98,8 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     stats.value("hal.execution.device_us", "us", "Simulated time the NPU spent on the execution") =
         static_cast<double>(result.timing.time_on_device_us);
   }
-  stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") = result.device_cycles;
+  stats.counter("hal.execution.npu_cycles", "cycles", "NPU cycles of the execution's jobs") =
+      result.device_cycles;
   stats.counter("hal.execution.jobs", "jobs", "Driver jobs the execution submitted") = result.jobs;
   stats.counter("hal.execution.stages", "stages", "Stages of those jobs (one per operation on the NPU)") =
       result.stages;

@@ -158,7 +158,8 @@ void measure_cached_compilation(system::System& s, hal::NpuDevice& npu, const ha
   r->cached_compile_wall_ms = seconds_since(wall0) * 1e3;
   r->cached = from_cache.status.ok();
   r->cache_bytes = cache.bytes();
-  if (!r->cached) r->cache_note = std::string(hal::to_string(from_cache.status.code)) + ": " + from_cache.status.message;
+  if (!r->cached)
+    r->cache_note = std::string(hal::to_string(from_cache.status.code)) + ": " + from_cache.status.message;
 }
 
 }  // namespace
@@ -377,8 +378,10 @@ std::string bench_table(const BenchResult& r) {
 nlohmann::json bench_json(const BenchResult& r) {
   nlohmann::json iterations = nlohmann::json::array();
   for (const Iteration& it : r.iterations) {
-    nlohmann::json j = {{"latency_us", it.latency_ns / 1e3}, {"device_us", it.device_us},
-                        {"npu_cycles", it.npu_cycles},       {"junction_c", it.junction_c},
+    nlohmann::json j = {{"latency_us", it.latency_ns / 1e3},
+                        {"device_us", it.device_us},
+                        {"npu_cycles", it.npu_cycles},
+                        {"junction_c", it.junction_c},
                         {"clock_mhz", it.clock_mhz}};
     if (!r.timing_only) {
       j["mse_sum"] = it.mse_sum;
@@ -392,31 +395,30 @@ nlohmann::json bench_json(const BenchResult& r) {
     iterations.push_back(std::move(j));
   }
   const Distribution& d = r.latency_us;
-  nlohmann::json j = {
-      {"model", r.model},
-      {"device", r.device},
-      {"hardware", r.hardware},
-      {"placement", r.placement},
-      {"cpu_operations", r.cpu_operations},
-      {"parameters", r.parameters},
-      {"macs", r.macs},
-      {"compilation",
-       {{"simulated_us", r.compile_simulated_ns / 1e3},
-        {"host_wall_ms", r.compile_wall_ms},
-        {"cached", r.cached}}},
-      {"latency_us",
-       {{"mean", d.mean},
-        {"std", d.stddev},
-        {"min", d.min},
-        {"p50", d.p50},
-        {"p90", d.p90},
-        {"p99", d.p99},
-        {"max", d.max},
-        {"histogram", d.histogram},
-        {"bin_width", d.bin_width}}},
-      {"timing_only", r.timing_only},
-      {"iterations", iterations},
-      {"host_wall_s", r.wall_s}};
+  nlohmann::json j = {{"model", r.model},
+                      {"device", r.device},
+                      {"hardware", r.hardware},
+                      {"placement", r.placement},
+                      {"cpu_operations", r.cpu_operations},
+                      {"parameters", r.parameters},
+                      {"macs", r.macs},
+                      {"compilation",
+                       {{"simulated_us", r.compile_simulated_ns / 1e3},
+                        {"host_wall_ms", r.compile_wall_ms},
+                        {"cached", r.cached}}},
+                      {"latency_us",
+                       {{"mean", d.mean},
+                        {"std", d.stddev},
+                        {"min", d.min},
+                        {"p50", d.p50},
+                        {"p90", d.p90},
+                        {"p99", d.p99},
+                        {"max", d.max},
+                        {"histogram", d.histogram},
+                        {"bin_width", d.bin_width}}},
+                      {"timing_only", r.timing_only},
+                      {"iterations", iterations},
+                      {"host_wall_s", r.wall_s}};
   if (r.cached) {
     j["compilation"]["from_cache_simulated_us"] = r.cached_compile_simulated_ns / 1e3;
     j["compilation"]["from_cache_host_wall_ms"] = r.cached_compile_wall_ms;
@@ -425,7 +427,8 @@ nlohmann::json bench_json(const BenchResult& r) {
     j["compilation"]["cache_note"] = r.cache_note;
   }
   if (!r.timing_only)
-    j["accuracy"] = {{"mse_sum", r.mse_sum}, {"max_abs_error", r.max_abs_error}, {"classifier", r.classifier}};
+    j["accuracy"] = {
+        {"mse_sum", r.mse_sum}, {"max_abs_error", r.max_abs_error}, {"classifier", r.classifier}};
   if (r.classifier && !r.timing_only) {
     j["accuracy"]["top1_agreement"] = r.top1_agreement;
     j["accuracy"]["top5_agreement"] = r.top5_agreement;

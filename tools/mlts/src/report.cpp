@@ -254,7 +254,8 @@ std::string bench_html(const BenchResult& r) {
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>npusim bench: " + escape_html(r.model) +
       "</title>\n<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}"
       "svg{border:1px solid #ddd;margin:0.5em}"
-      ".legend-item{margin-right:1.5em;white-space:nowrap}.swatch{display:inline-block;width:12px;height:12px;"
+      ".legend-item{margin-right:1.5em;white-space:nowrap}.swatch{display:inline-block;width:12px;height:"
+      "12px;"
       "margin-right:4px;vertical-align:middle}</style></head>\n<body>\n";
   html += "<h1>npusim bench: " + escape_html(r.model) + "</h1>\n";
   html +=
@@ -272,7 +273,8 @@ std::string bench_html(const BenchResult& r) {
         "height=\"260\"></svg>\n";
   html +=
       "<h2>Roofline per operation (first iteration)</h2>\n<p>One point per NPU operation with MACs: "
-      "operational intensity = 2 &times; its MACs / the bytes its DMA moved between DRAM and SRAM; attained = "
+      "operational intensity = 2 &times; its MACs / the bytes its DMA moved between DRAM and SRAM; attained "
+      "= "
       "2 &times; its MACs / its time on the device (first command buffer's start to the last one's end). "
       "Roofs: the MAC arrays' peak (channels &times; rows &times; columns &times; 2 ops &times; the "
       "configured clock) and the DRAM bandwidth &times; intensity. Operations without MACs (additions, "

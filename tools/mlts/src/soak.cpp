@@ -47,7 +47,8 @@ Result<SoakCounters> run_soak(const SoakOptions& o) {
   if (!(o.simulated_s > 0)) return make_error("soak: the simulated time must be positive");
   // A hang must be found within the soak, not after the driver's default 2 s: the small model's command
   // buffers take well under a millisecond. The user's overrides come after and win.
-  std::vector<std::string> sets = {"driver.timeouts.job_ns=5000000", "driver.timeouts.watchdog_period_ns=200000"};
+  std::vector<std::string> sets = {"driver.timeouts.job_ns=5000000",
+                                   "driver.timeouts.watchdog_period_ns=200000"};
   sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   auto cfg = system::load_system_config(o.hw, sets);
   if (!cfg) return make_error(cfg.error());
@@ -90,8 +91,8 @@ Result<SoakCounters> run_soak(const SoakOptions& o) {
                 executions.push_back(e);
                 hal::Request request;
                 request.inputs = answers.inputs[e->input_set];
-                const hal::Status launched =
-                    prepared.model->execute_async(std::move(request), {}, [e, w = wake.get()](hal::ExecutionResult r) {
+                const hal::Status launched = prepared.model->execute_async(
+                    std::move(request), {}, [e, w = wake.get()](hal::ExecutionResult r) {
                       ++e->callbacks;
                       e->result = std::move(r);
                       w->wake_all();
@@ -205,12 +206,14 @@ std::vector<std::string> soak_violations(const SoakCounters& c) {
   };
   const auto n = [](uint64_t x) { return std::to_string(x); };
   expect(c.executions > 0, "no execution ran");
-  expect(c.executions == c.executions_ok + c.executions_failed,
-         "executions " + n(c.executions) + " != ok " + n(c.executions_ok) + " + failed " + n(c.executions_failed));
+  expect(c.executions == c.executions_ok + c.executions_failed, "executions " + n(c.executions) + " != ok " +
+                                                                    n(c.executions_ok) + " + failed " +
+                                                                    n(c.executions_failed));
   expect(c.callbacks_missing == 0, n(c.callbacks_missing) + " executions never reported");
   expect(c.callbacks_repeated == 0, n(c.callbacks_repeated) + " executions reported more than once");
   expect(c.failed_with_wrong_status == 0, n(c.failed_with_wrong_status) + " failures not GENERAL_FAILURE");
-  expect(c.output_mismatches == 0, n(c.output_mismatches) + " completed executions differ from the CPU reference");
+  expect(c.output_mismatches == 0,
+         n(c.output_mismatches) + " completed executions differ from the CPU reference");
   expect(c.jobs_submitted == c.jobs_completed + c.jobs_failed + c.jobs_cancelled,
          "jobs submitted " + n(c.jobs_submitted) + " != completed " + n(c.jobs_completed) + " + failed " +
              n(c.jobs_failed) + " + cancelled " + n(c.jobs_cancelled));
@@ -221,13 +224,14 @@ std::vector<std::string> soak_violations(const SoakCounters& c) {
   // on every other channel. With one channel the counts are equal.
   const uint64_t found = c.hangs_detected + c.dma_faults + c.sram_ecc_errors;
   expect(found <= c.faults_struck && c.faults_struck - found <= c.jobs_failed * (c.channels - 1),
-         "faults struck " + n(c.faults_struck) + " but found " + n(c.hangs_detected) + " hangs + " + n(c.dma_faults) +
-             " DMA faults + " + n(c.sram_ecc_errors) + " ECC errors");
+         "faults struck " + n(c.faults_struck) + " but found " + n(c.hangs_detected) + " hangs + " +
+             n(c.dma_faults) + " DMA faults + " + n(c.sram_ecc_errors) + " ECC errors");
   // The watchdog retries a hung buffer up to the hang limit; a job fails for its own fault only: a DMA or
   // ECC error, or a buffer that hung past the limit (hangs found minus retried). A thermal shutdown also
   // fails whatever is unfinished.
   expect(c.hang_retries <= c.hangs_detected, "more hang retries than hangs");
-  const uint64_t caused = c.dma_faults + c.sram_ecc_errors + (c.hangs_detected - std::min(c.hangs_detected, c.hang_retries));
+  const uint64_t caused =
+      c.dma_faults + c.sram_ecc_errors + (c.hangs_detected - std::min(c.hangs_detected, c.hang_retries));
   expect(c.thermal_shutdowns ? c.jobs_failed >= caused : c.jobs_failed == caused,
          "jobs failed " + n(c.jobs_failed) + " but faults that fail a job " + n(caused));
   expect(c.executions_failed <= c.jobs_failed + c.jobs_cancelled + c.submits_refused,
@@ -279,19 +283,22 @@ std::string soak_table(const SoakCounters& c) {
     out += line;
   };
   const auto n = [](uint64_t x) { return std::to_string(x); };
-  row("executions", n(c.executions) + " (" + n(c.executions_ok) + " ok, " + n(c.executions_failed) + " failed, " +
-                        n(c.output_mismatches) + " wrong)");
-  row("jobs", n(c.jobs_submitted) + " submitted = " + n(c.jobs_completed) + " completed + " + n(c.jobs_failed) +
-                  " failed + " + n(c.jobs_cancelled) + " cancelled; " + n(c.submits_refused) + " refused");
+  row("executions", n(c.executions) + " (" + n(c.executions_ok) + " ok, " + n(c.executions_failed) +
+                        " failed, " + n(c.output_mismatches) + " wrong)");
+  row("jobs", n(c.jobs_submitted) + " submitted = " + n(c.jobs_completed) + " completed + " +
+                  n(c.jobs_failed) + " failed + " + n(c.jobs_cancelled) + " cancelled; " +
+                  n(c.submits_refused) + " refused");
   std::string injected;
-  for (const auto& [kind, count] : c.faults_injected) injected += (injected.empty() ? "" : ", ") + kind + " " + n(count);
+  for (const auto& [kind, count] : c.faults_injected)
+    injected += (injected.empty() ? "" : ", ") + kind + " " + n(count);
   row("faults injected", injected);
-  row("faults found", n(c.faults_struck) + " struck: " + n(c.hangs_detected) + " hangs (" + n(c.hang_retries) +
-                          " retries), " + n(c.dma_faults) + " DMA, " + n(c.sram_ecc_errors) + " ECC; " +
-                          n(c.channel_resets) + " channel resets");
+  row("faults found", n(c.faults_struck) + " struck: " + n(c.hangs_detected) + " hangs (" +
+                          n(c.hang_retries) + " retries), " + n(c.dma_faults) + " DMA, " +
+                          n(c.sram_ecc_errors) + " ECC; " + n(c.channel_resets) + " channel resets");
   row("thermal", n(c.thermal_shutdowns) + " shutdowns, " + n(c.dvfs_changes) + " DVFS changes");
-  row("alive at the end", n(c.live_contexts) + " contexts, " + n(c.live_bos) + " BOs, " + n(c.unsignalled_fences) +
-                              " unsignalled fences, " + n(c.leaked_bytes) + " bytes leaked");
+  row("alive at the end", n(c.live_contexts) + " contexts, " + n(c.live_bos) + " BOs, " +
+                              n(c.unsignalled_fences) + " unsignalled fences, " + n(c.leaked_bytes) +
+                              " bytes leaked");
   char sim[32];
   std::snprintf(sim, sizeof sim, "%.3f s", c.simulated_end_s);
   row("simulated", sim);

@@ -23,7 +23,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Body = std::function<void(system::System&, CaseReport&)>;
 
-uint32_t scaled(double base, double scale) { return static_cast<uint32_t>(std::max(1.0, std::round(base * scale))); }
+uint32_t scaled(double base, double scale) {
+  return static_cast<uint32_t>(std::max(1.0, std::round(base * scale)));
+}
 
 std::string n(uint64_t x) { return std::to_string(x); }
 
@@ -35,9 +37,10 @@ void check(CaseReport& r, const std::string& name, bool passed, const std::strin
 void check_nothing_left(system::System& s, CaseReport& r, uint64_t baseline_bytes) {
   auto& d = s.driver();
   const uint64_t bytes = d.allocated_bytes();
-  check(r, "no contexts, buffer objects or fences left", d.live_contexts() == 0 && d.live_bos() == 0 &&
-                                                              d.unsignalled_fences() == 0,
-        n(d.live_contexts()) + " contexts, " + n(d.live_bos()) + " BOs, " + n(d.unsignalled_fences()) + " fences");
+  check(r, "no contexts, buffer objects or fences left",
+        d.live_contexts() == 0 && d.live_bos() == 0 && d.unsignalled_fences() == 0,
+        n(d.live_contexts()) + " contexts, " + n(d.live_bos()) + " BOs, " + n(d.unsignalled_fences()) +
+            " fences");
   check(r, "device memory back to where it started", bytes == baseline_bytes,
         n(bytes) + " bytes allocated, " + n(baseline_bytes) + " before");
   r.figures["live_contexts"] = d.live_contexts();
@@ -84,7 +87,8 @@ struct Tally {
       check(r, "every failure is GENERAL_FAILURE", wrong_status == 0,
             n(wrong_status) + " other statuses" + (wrong_status ? ", first " + first_wrong_status : ""));
     check(r, "outputs equal the CPU reference", wrong == 0,
-          n(wrong) + " of " + n(ok) + " differ" + (wrong && !first_problem.empty() ? ": " + first_problem : ""));
+          n(wrong) + " of " + n(ok) + " differ" +
+              (wrong && !first_problem.empty() ? ": " + first_problem : ""));
   }
 };
 
@@ -147,8 +151,8 @@ Result<CaseReport> in_system(const std::string& name, const StressOptions& o, co
 }
 
 // Back-to-back synchronous executions on one prepared model, with each one's simulated and wall latency.
-void inference_loop(system::System& s, CaseReport& r, uint32_t count, uint64_t seed, std::vector<double>* sim_us,
-                    std::vector<double>* wall_us) {
+void inference_loop(system::System& s, CaseReport& r, uint32_t count, uint64_t seed,
+                    std::vector<double>* sim_us, std::vector<double>* wall_us) {
   const uint64_t baseline = s.driver().allocated_bytes();
   const models::Model model = stress::small_model(seed);
   const stress::Answers answers = stress::reference_answers(s, model, seed, 8);
@@ -204,10 +208,12 @@ Result<CaseReport> degradation(const StressOptions& o) {
     r.figures["wall_last_10pct_us"] = wall_last;
     r.figures["wall_ratio"] = wall_ratio;
     char d[96];
-    std::snprintf(d, sizeof d, "last 10 %% %.1f µs / first 10 %% %.1f µs = %.3f", sim_last, sim_first, sim_ratio);
+    std::snprintf(d, sizeof d, "last 10 %% %.1f µs / first 10 %% %.1f µs = %.3f", sim_last, sim_first,
+                  sim_ratio);
     // Heat may lower the clock a little; anything more is the stack slowing itself down.
     check(r, "simulated latency does not degrade by more than 25 %", sim_ratio <= 1.25, d);
-    std::snprintf(d, sizeof d, "last 10 %% %.0f µs / first 10 %% %.0f µs = %.2f", wall_last, wall_first, wall_ratio);
+    std::snprintf(d, sizeof d, "last 10 %% %.0f µs / first 10 %% %.0f µs = %.2f", wall_last, wall_first,
+                  wall_ratio);
     // Wall time is noisy on a shared machine: only a growth like a leak's or a quadratic walk fails it.
     check(r, "wall time per execution does not triple", wall_ratio <= 3.0, d);
   });
@@ -237,8 +243,10 @@ Result<CaseReport> model_loading(const StressOptions& o) {
     }
     r.figures["prepares"] = count;
     r.figures["prepare_failures"] = prepare_failures;
-    check(r, "every preparation succeeded", prepare_failures == 0, n(prepare_failures) + " of " + n(count) + " failed");
-    check(r, "releasing a model gives its device memory back", bytes_drift == 0, n(bytes_drift) + " bytes more after release");
+    check(r, "every preparation succeeded", prepare_failures == 0,
+          n(prepare_failures) + " of " + n(count) + " failed");
+    check(r, "releasing a model gives its device memory back", bytes_drift == 0,
+          n(bytes_drift) + " bytes more after release");
     t.report(r, false);
     (void)device.close();
     check_nothing_left(s, r, baseline);
@@ -260,7 +268,8 @@ Result<CaseReport> parallel_one_model(const StressOptions& o) {
     uint64_t not_once = 0;
     AsyncBatch batch(s);
     for (uint32_t round = 0; round < rounds; ++round) {
-      for (uint32_t i = 0; i < kInFlight; ++i) batch.launch(*p.model, answers, (round + i) % answers.inputs.size());
+      for (uint32_t i = 0; i < kInFlight; ++i)
+        batch.launch(*p.model, answers, (round + i) % answers.inputs.size());
       batch.wait_all();
       s.os().delay_ns(1'000'000);  // a repeated callback would come in this gap
       not_once += batch.settle(t);
@@ -282,7 +291,8 @@ Result<CaseReport> parallel_many_models(const StressOptions& o) {
     std::vector<hal::NpuDevice*> devices;
     std::vector<std::unique_ptr<hal::PreparedModel>> prepared;
     for (uint32_t m = 0; m < kModels; ++m) {
-      const models::Model model = m % 2 ? stress::small_model(o.seed + m) : stress::random_chain_model(o.seed + 100 + m);
+      const models::Model model =
+          m % 2 ? stress::small_model(o.seed + m) : stress::random_chain_model(o.seed + 100 + m);
       answers.push_back(stress::reference_answers(s, model, o.seed + m, 4));
       devices.push_back(&s.npu_device(41000 + static_cast<int>(m), 4100 + static_cast<int>(m)));
       hal::PrepareOptions po;
@@ -324,7 +334,8 @@ Result<CaseReport> client_abandon(const StressOptions& o) {
     const stress::Answers answers = stress::reference_answers(s, model, o.seed, 4);
     auto& survivor = s.npu_device(42000, 4200);
     auto kept = survivor.prepare_model(model);
-    check(r, "the model prepares on the NPU", kept.status.ok() && !answers.outputs.empty(), kept.status.message);
+    check(r, "the model prepares on the NPU", kept.status.ok() && !answers.outputs.empty(),
+          kept.status.message);
     if (!kept.status.ok() || answers.outputs.empty()) return;
     const uint32_t rounds = scaled(100, o.scale);
     std::mt19937_64 rng(o.seed);
@@ -359,7 +370,8 @@ Result<CaseReport> client_abandon(const StressOptions& o) {
     check(r, "every execution reported exactly once", not_once == 0, n(not_once) + " did not");
     check(r, "abandoned executions: a failure is GENERAL_FAILURE, a success is correct",
           abandoned_tally.wrong_status == 0 && abandoned_tally.wrong == 0,
-          n(abandoned_tally.wrong_status) + " other statuses, " + n(abandoned_tally.wrong) + " wrong outputs" +
+          n(abandoned_tally.wrong_status) + " other statuses, " + n(abandoned_tally.wrong) +
+              " wrong outputs" +
               (abandoned_tally.wrong_status ? ", first " + abandoned_tally.first_wrong_status : ""));
     check(r, "some executions were cut off by the close", abandoned_tally.failed > 0,
           n(abandoned_tally.failed) + " of " + n(abandoned_tally.runs));
@@ -382,8 +394,10 @@ Result<CaseReport> many_contexts(const StressOptions& o) {
     for (uint32_t c = 0; c < clients; ++c) {
       devices.push_back(&s.npu_device(43000 + static_cast<int>(c), 4300 + static_cast<int>(c)));
       auto p = devices.back()->prepare_model(model);
-      if (p.status.ok()) prepared.push_back(std::move(p.model));
-      else ++prepare_failures;
+      if (p.status.ok())
+        prepared.push_back(std::move(p.model));
+      else
+        ++prepare_failures;
     }
     r.figures["contexts"] = clients;
     r.figures["peak_live_contexts"] = s.driver().live_contexts();
@@ -459,12 +473,14 @@ Result<CaseReport> memory_pressure(const StressOptions& o) {
     full.resource_exhausted_allowed = true;
     {
       auto p = device.prepare_model(model);
-      r.figures["prepare_when_full"] = p.status.ok() ? p.model->placement() : std::string(hal::to_string(p.status.code));
+      r.figures["prepare_when_full"] =
+          p.status.ok() ? p.model->placement() : std::string(hal::to_string(p.status.code));
       // Refused, or run where memory was found (the CPU fallback): either way no crash and no wrong answer.
-      if (p.status.ok()) full.add(p.model->execute_synchronously(answers.inputs[0], false), answers.outputs[0], true);
+      if (p.status.ok())
+        full.add(p.model->execute_synchronously(answers.inputs[0], false), answers.outputs[0], true);
     }
-    check(r, "with device memory full, a preparation is refused or correct", full.wrong == 0 && full.wrong_status == 0,
-          n(full.wrong) + " wrong outputs");
+    check(r, "with device memory full, a preparation is refused or correct",
+          full.wrong == 0 && full.wrong_status == 0, n(full.wrong) + " wrong outputs");
     (void)d.close_context(*hog);
     {
       auto p = device.prepare_model(model);
@@ -498,7 +514,8 @@ Result<CaseReport> memory_pressure(const StressOptions& o) {
     r.figures["injected_alloc_failures"] = d.injected_alloc_failures();
     r.figures["prepares_under_injection"] = prepares;
     r.figures["prepares_refused"] = refused;
-    check(r, "allocation failures were injected", d.injected_alloc_failures() > 0, n(d.injected_alloc_failures()));
+    check(r, "allocation failures were injected", d.injected_alloc_failures() > 0,
+          n(d.injected_alloc_failures()));
     check(r, "a failed allocation leaks nothing", drift == 0, n(drift) + " bytes left behind");
     check(r, "under injected failures, results are GENERAL_FAILURE, RESOURCE_EXHAUSTED or correct",
           injected.wrong == 0 && injected.wrong_status == 0,
@@ -551,9 +568,12 @@ const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = {
       {{"inference", "10,000 executions of one prepared model, every output checked"}, inference},
       {{"model-loading", "1,000 prepare / execute / release cycles, memory back each time"}, model_loading},
-      {{"parallel-one-model", "16 executions in flight on one prepared model, 200 rounds"}, parallel_one_model},
-      {{"parallel-many-models", "8 models on 8 contexts at 3 priorities, 32 executions in flight, 80 rounds"}, parallel_many_models},
-      {{"client-abandon", "a client's context closed mid-execution, 100 times; another client unharmed"}, client_abandon},
+      {{"parallel-one-model", "16 executions in flight on one prepared model, 200 rounds"},
+       parallel_one_model},
+      {{"parallel-many-models", "8 models on 8 contexts at 3 priorities, 32 executions in flight, 80 rounds"},
+       parallel_many_models},
+      {{"client-abandon", "a client's context closed mid-execution, 100 times; another client unharmed"},
+       client_abandon},
       {{"many-contexts", "256 client contexts at once, each preparing and running"}, many_contexts},
       {{"random-models", "300 seeded random quantised chains, NPU against the CPU reference"}, random_models},
       {{"memory-pressure", "device memory full, then every k-th allocation failing"}, memory_pressure},

@@ -8,9 +8,9 @@
 namespace npu::mlts::stress {
 namespace {
 
+using fx::FusedActivation;
 using models::OperandType;
 using models::QuantParams;
-using fx::FusedActivation;
 
 const QuantParams kInQ{0.02f, 128}, kWeightQ{0.01f, 120}, kMidQ{0.05f, 100}, kOutQ{0.1f, 128};
 
@@ -46,8 +46,8 @@ models::Model random_chain_model(uint64_t seed) {
         break;
       case 2:
         if (room) {
-          h = b.pool_2d(pick(2) ? models::OperationType::MAX_POOL_2D : models::OperationType::AVERAGE_POOL_2D, h,
-                        2, 2, 2, 2);
+          h = b.pool_2d(pick(2) ? models::OperationType::MAX_POOL_2D : models::OperationType::AVERAGE_POOL_2D,
+                        h, 2, 2, 2, 2);
           break;
         }
         [[fallthrough]];

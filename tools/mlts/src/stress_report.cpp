@@ -12,11 +12,20 @@ std::string escape_html(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -30,10 +39,14 @@ std::string format(const char* fmt, double v) {
 
 const char* verdict_colour(Verdict v) {
   switch (v) {
-    case Verdict::SUCCESS: return "#2e7d32";
-    case Verdict::FAILURE: return "#c62828";
-    case Verdict::HANG: return "#ef6c00";
-    case Verdict::CRASH: return "#6a1b9a";
+    case Verdict::SUCCESS:
+      return "#2e7d32";
+    case Verdict::FAILURE:
+      return "#c62828";
+    case Verdict::HANG:
+      return "#ef6c00";
+    case Verdict::CRASH:
+      return "#6a1b9a";
   }
   return "#000";
 }
@@ -43,9 +56,9 @@ const char* verdict_colour(Verdict v) {
 std::string stress_table(const StressRun& run) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "npusim stress: %zu cases, scale %g, seed %llu, wall limit %.0f s per case\n",
-                run.cases.size(), run.options.scale, static_cast<unsigned long long>(run.options.seed),
-                run.timeout_s);
+  std::snprintf(
+      line, sizeof line, "npusim stress: %zu cases, scale %g, seed %llu, wall limit %.0f s per case\n",
+      run.cases.size(), run.options.scale, static_cast<unsigned long long>(run.options.seed), run.timeout_s);
   out += line;
   std::snprintf(line, sizeof line, "  %-22s %-8s %8s  %s\n", "case", "verdict", "wall s", "checks");
   out += line;
@@ -59,8 +72,8 @@ std::string stress_table(const StressRun& run) {
       checks = std::to_string(held) + "/" + std::to_string(c.report->checks.size()) + " held";
     }
     if (!c.why.empty()) checks += (checks.empty() ? "" : ": ") + c.why;
-    std::snprintf(line, sizeof line, "  %-22s %-8s %8.1f  %s\n", c.name.c_str(), to_string(c.verdict), c.wall_s,
-                  checks.c_str());
+    std::snprintf(line, sizeof line, "  %-22s %-8s %8.1f  %s\n", c.name.c_str(), to_string(c.verdict),
+                  c.wall_s, checks.c_str());
     out += line;
   }
   std::snprintf(line, sizeof line, "  SUCCESS %u, FAILURE %u, HANG %u, CRASH %u; %.1f s wall\n", counts[0],
@@ -70,15 +83,13 @@ std::string stress_table(const StressRun& run) {
 }
 
 nlohmann::json stress_json(const StressRun& run) {
-  nlohmann::json j = {{"scale", run.options.scale},
-                      {"seed", run.options.seed},
-                      {"soak_s", run.options.soak_s},
-                      {"timeout_s", run.timeout_s},
-                      {"wall_s", run.wall_s},
-                      {"all_success", run.all_success()},
-                      {"cases", nlohmann::json::array()}};
+  nlohmann::json j = {
+      {"scale", run.options.scale},      {"seed", run.options.seed}, {"soak_s", run.options.soak_s},
+      {"timeout_s", run.timeout_s},      {"wall_s", run.wall_s},     {"all_success", run.all_success()},
+      {"cases", nlohmann::json::array()}};
   for (const auto& c : run.cases) {
-    nlohmann::json cj = {{"name", c.name}, {"verdict", to_string(c.verdict)}, {"why", c.why}, {"wall_s", c.wall_s}};
+    nlohmann::json cj = {
+        {"name", c.name}, {"verdict", to_string(c.verdict)}, {"why", c.why}, {"wall_s", c.wall_s}};
     if (c.report) {
       cj["checks"] = c.report->to_json()["checks"];
       cj["figures"] = c.report->figures;
@@ -101,10 +112,11 @@ std::string stress_html(const StressRun& run) {
     ++counts[static_cast<int>(c.verdict)];
     longest = std::max(longest, c.wall_s);
   }
-  h += "<p>" + std::to_string(run.cases.size()) + " cases, scale " + format("%g", run.options.scale) + ", seed " +
-       std::to_string(run.options.seed) + ", wall limit " + format("%.0f", run.timeout_s) + " s per case: SUCCESS " +
-       std::to_string(counts[0]) + ", FAILURE " + std::to_string(counts[1]) + ", HANG " + std::to_string(counts[2]) +
-       ", CRASH " + std::to_string(counts[3]) + "; " + format("%.1f", run.wall_s) + " s wall.</p>\n";
+  h += "<p>" + std::to_string(run.cases.size()) + " cases, scale " + format("%g", run.options.scale) +
+       ", seed " + std::to_string(run.options.seed) + ", wall limit " + format("%.0f", run.timeout_s) +
+       " s per case: SUCCESS " + std::to_string(counts[0]) + ", FAILURE " + std::to_string(counts[1]) +
+       ", HANG " + std::to_string(counts[2]) + ", CRASH " + std::to_string(counts[3]) + "; " +
+       format("%.1f", run.wall_s) + " s wall.</p>\n";
   // Wall time per case, one bar each.
   const int bar_h = 18, label_w = 170, chart_w = 420;
   h += "<svg id=\"wall\" width=\"" + std::to_string(label_w + chart_w + 60) + "\" height=\"" +
@@ -114,23 +126,28 @@ std::string stress_html(const StressRun& run) {
     const auto& c = run.cases[i];
     const int y = static_cast<int>(i) * bar_h + 4;
     const int w = longest > 0 ? static_cast<int>(chart_w * c.wall_s / longest) : 0;
-    h += "<text x=\"0\" y=\"" + std::to_string(y + 13) + "\" font-size=\"12\">" + escape_html(c.name) + "</text>";
+    h += "<text x=\"0\" y=\"" + std::to_string(y + 13) + "\" font-size=\"12\">" + escape_html(c.name) +
+         "</text>";
     h += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
          std::to_string(std::max(w, 1)) + "\" height=\"" + std::to_string(bar_h - 4) + "\" fill=\"" +
          verdict_colour(c.verdict) + "\"/>";
     h += "<text x=\"" + std::to_string(label_w + w + 4) + "\" y=\"" + std::to_string(y + 13) +
          "\" font-size=\"12\">" + format("%.1f s", c.wall_s) + "</text>\n";
   }
-  h += "</svg>\n<table><tr><th>case</th><th>verdict</th><th>wall s</th><th>checks</th><th>figures</th></tr>\n";
+  h +=
+      "</svg>\n<table><tr><th>case</th><th>verdict</th><th>wall s</th><th>checks</th><th>figures</th></tr>\n";
   for (const auto& c : run.cases) {
-    h += "<tr><td>" + escape_html(c.name) + "</td><td class=\"v\" style=\"background:" + verdict_colour(c.verdict) +
-         "\">" + to_string(c.verdict) + "</td><td>" + format("%.1f", c.wall_s) + "</td><td>";
+    h += "<tr><td>" + escape_html(c.name) +
+         "</td><td class=\"v\" style=\"background:" + verdict_colour(c.verdict) + "\">" +
+         to_string(c.verdict) + "</td><td>" + format("%.1f", c.wall_s) + "</td><td>";
     if (!c.why.empty()) h += "<div class=\"fail\">" + escape_html(c.why) + "</div>";
     if (c.report)
       for (const auto& k : c.report->checks)
-        h += std::string(k.passed ? "&#10003; " : "<span class=\"fail\">&#10007;</span> ") + escape_html(k.name) +
+        h += std::string(k.passed ? "&#10003; " : "<span class=\"fail\">&#10007;</span> ") +
+             escape_html(k.name) +
              (k.detail.empty() ? "" : " <small>(" + escape_html(k.detail) + ")</small>") + "<br>";
-    h += "</td><td><pre>" + (c.report ? escape_html(c.report->figures.dump(1)) : std::string()) + "</pre></td></tr>\n";
+    h += "</td><td><pre>" + (c.report ? escape_html(c.report->figures.dump(1)) : std::string()) +
+         "</pre></td></tr>\n";
   }
   h += "</table>\n</body></html>\n";
   return h;

@@ -29,10 +29,14 @@ void append_tail(std::string* s, const char* data, size_t n, size_t limit) {
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::SUCCESS: return "SUCCESS";
-    case Verdict::FAILURE: return "FAILURE";
-    case Verdict::HANG: return "HANG";
-    case Verdict::CRASH: return "CRASH";
+    case Verdict::SUCCESS:
+      return "SUCCESS";
+    case Verdict::FAILURE:
+      return "FAILURE";
+    case Verdict::HANG:
+      return "HANG";
+    case Verdict::CRASH:
+      return "CRASH";
   }
   return "?";
 }
@@ -68,7 +72,8 @@ ChildRun run_child(const std::vector<std::string>& argv, double timeout_s) {
     return r;
   }
   // Read both pipes until they close, so a chatty child never blocks on a full pipe; kill at the limit.
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   bool out_open = true, err_open = true;
   char buf[65536];
   while (out_open || err_open) {
@@ -153,7 +158,8 @@ CaseOutcome classify(const std::string& name, const ChildRun& run, double timeou
   }
   std::string failed;
   for (const auto& c : o.report->checks)
-    if (!c.passed) failed += (failed.empty() ? "" : "; ") + c.name + (c.detail.empty() ? "" : " (" + c.detail + ")");
+    if (!c.passed)
+      failed += (failed.empty() ? "" : "; ") + c.name + (c.detail.empty() ? "" : " (" + c.detail + ")");
   if (run.exit_code != 0 || !failed.empty()) {
     o.verdict = Verdict::FAILURE;
     o.why = failed.empty() ? "exit " + std::to_string(run.exit_code) : failed;
@@ -171,7 +177,8 @@ bool CaseReport::passed() const {
 
 nlohmann::json CaseReport::to_json() const {
   nlohmann::json j = {{"case", name}, {"checks", nlohmann::json::array()}, {"figures", figures}};
-  for (const auto& c : checks) j["checks"].push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
+  for (const auto& c : checks)
+    j["checks"].push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
   return j;
 }
 
@@ -182,7 +189,8 @@ Result<CaseReport> CaseReport::from_json(const nlohmann::json& j) {
   try {
     r.name = j.at("case").get<std::string>();
     for (const auto& c : j.at("checks"))
-      r.checks.push_back({c.at("name").get<std::string>(), c.at("passed").get<bool>(), c.value("detail", "")});
+      r.checks.push_back(
+          {c.at("name").get<std::string>(), c.at("passed").get<bool>(), c.value("detail", "")});
     r.figures = j.value("figures", nlohmann::json::object());
   } catch (const nlohmann::json::exception& e) {
     return make_error(std::string("case report: ") + e.what());

@@ -5,9 +5,8 @@
 
 #include <cstdint>
 #include <deque>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace npu::stats {
 

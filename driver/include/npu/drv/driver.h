@@ -69,9 +69,9 @@ struct SchedulingConfig {
   int min_priority = kHighestPriority;  // best job priority the uid's jobs may have
   int max_priority = kLowestPriority;   // worst job priority the uid's jobs may have
   int uid = 0;
-  int app_priority = kLowestPriority;   // the uid's own priority (foreground apps low numbers)
-  bool has_direct_access = false;       // may submit work to the NPU at all
-  bool can_attribute_other_uid = false; // may submit work attributed to another uid
+  int app_priority = kLowestPriority;    // the uid's own priority (foreground apps low numbers)
+  bool has_direct_access = false;        // may submit work to the NPU at all
+  bool can_attribute_other_uid = false;  // may submit work attributed to another uid
 };
 
 // Effective priority of a job of `job_priority` for a uid with `cfg`, as AOSP's WorkInfo defines it:
@@ -88,7 +88,7 @@ struct Fence;
 struct WorkInfo {
   JobId id = 0;
   std::optional<Uuid> group_id;
-  int uid = 0;           // the submitting uid (an intermediary when the work is attributed)
+  int uid = 0;  // the submitting uid (an intermediary when the work is attributed)
   int debug_pid = 0;
   int original_uid = 0;  // the app the work is done for (attributed_uid), else == uid
   std::optional<std::string> debug_feature_id;
@@ -142,16 +142,16 @@ struct BufferObject {
 struct JobRequest {
   // stages[s][b]: command buffer b of stage s. Every command buffer must be non-empty.
   std::vector<std::vector<std::vector<desc::Raw>>> stages;
-  int job_priority = 0;         // 0 = most urgent … 1000; combined with the uid's SchedulingConfig
-  int attributed_uid = -1;      // ≥ 0: work on behalf of that uid (needs can_attribute_other_uid)
+  int job_priority = 0;     // 0 = most urgent … 1000; combined with the uid's SchedulingConfig
+  int attributed_uid = -1;  // ≥ 0: work on behalf of that uid (needs can_attribute_other_uid)
   std::optional<Uuid> group_id;
   std::optional<std::string> debug_feature_id;
-  std::string label;            // for logs and traces
-  uint64_t timeout_ns = 0;      // 0: Timeouts::job_ns
+  std::string label;        // for logs and traces
+  uint64_t timeout_ns = 0;  // 0: Timeouts::job_ns
   // When the job should have ended (absolute simulated ns; 0: no deadline). A hint for deadline-aware
   // schedulers ("edf", "adaptive"); the driver never drops or fails a job for missing it.
   uint64_t deadline_ns = 0;
-  bool timing_only = false;     // run for timing only: the hardware moves and computes no data
+  bool timing_only = false;  // run for timing only: the hardware moves and computes no data
   // Asynchronous completion: called once, right after the fence is signalled, from the bottom half or
   // the ioctl that ended the job (kernel context: it must not sleep; post work to a thread instead).
   std::function<void(const Fence&)> on_complete;
@@ -164,30 +164,31 @@ struct Fence {
   WorkEndReason end_reason = WorkEndReason::COMPLETED;  // meaningful once signalled
   std::string error;
   uint64_t submit_ns = 0, start_ns = 0, end_ns = 0;
-  uint64_t device_ns = 0;       // Σ over stages of first dispatch → last completion
-  uint64_t device_cycles = 0;   // Σ CH_CYCLES of its command buffers
+  uint64_t device_ns = 0;      // Σ over stages of first dispatch → last completion
+  uint64_t device_cycles = 0;  // Σ CH_CYCLES of its command buffers
   // Per stage: its longest command buffer's CH_CYCLES (summed over the buffer's dispatches).
   std::vector<uint64_t> stage_cycles;
-  uint64_t energy_pj = 0;       // Σ CH_ENERGY of its command buffers
+  uint64_t energy_pj = 0;  // Σ CH_ENERGY of its command buffers
   uint32_t preemptions = 0;
   int effective_priority = 0;
-  bool signalled() const { return status == JobStatus::COMPLETED || status == JobStatus::FAILED ||
-                                  status == JobStatus::CANCELLED; }
+  bool signalled() const {
+    return status == JobStatus::COMPLETED || status == JobStatus::FAILED || status == JobStatus::CANCELLED;
+  }
   std::unique_ptr<WaitQueue> waiters;
 };
 
 // Every timeout of the driver, in one place.
 struct Timeouts {
-  uint64_t job_ns = 2'000'000'000;      // a command buffer running longer than this is considered hung
+  uint64_t job_ns = 2'000'000'000;  // a command buffer running longer than this is considered hung
   uint64_t watchdog_period_ns = 1'000'000;
-  uint32_t hang_limit = 2;              // hangs of one command buffer that are retried before its job fails
-  uint64_t preempt_ns = 1'000'000;      // a preempt request not honoured by then: the channel is reset
+  uint32_t hang_limit = 2;          // hangs of one command buffer that are retried before its job fails
+  uint64_t preempt_ns = 1'000'000;  // a preempt request not honoured by then: the channel is reset
 };
 
 struct DriverConfig {
-  uint64_t ioctl_ns = 2000;        // CPU cost of one driver call
-  uint64_t irq_top_half_ns = 500;  // CPU cost of the interrupt handler
-  uint64_t bottom_half_ns = 1500;  // CPU cost of processing one channel event
+  uint64_t ioctl_ns = 2000;                      // CPU cost of one driver call
+  uint64_t irq_top_half_ns = 500;                // CPU cost of the interrupt handler
+  uint64_t bottom_half_ns = 1500;                // CPU cost of processing one channel event
   uint64_t kernel_reserved_bytes = 16ull << 20;  // device memory the driver keeps for command buffers
   Timeouts timeouts;
   std::string scheduler = "priority";     // SchedulingPolicy name (sched_policy.h)
@@ -329,9 +330,9 @@ class Driver {
     uint64_t save_area = 0;     // kernel buffer holding its checkpoint (0: none)
     uint32_t saved_bytes = 0;
     uint32_t hangs = 0;
-    uint64_t order = 0;         // FIFO position (re-queued tasks keep theirs)
-    uint64_t cycles = 0;        // CH_CYCLES of its dispatches so far
-    uint64_t queued_ns = 0;     // when it last entered a run queue (round-robin turns)
+    uint64_t order = 0;      // FIFO position (re-queued tasks keep theirs)
+    uint64_t cycles = 0;     // CH_CYCLES of its dispatches so far
+    uint64_t queued_ns = 0;  // when it last entered a run queue (round-robin turns)
   };
   struct Job {
     JobId id = 0;
@@ -345,8 +346,8 @@ class Driver {
     uint32_t running = 0;                  // tasks on a channel now
     uint64_t stage_start_ns = 0;           // first dispatch of a task of the stage in progress
     bool stage_started = false;
-    bool paused = false;                   // reported PAUSED, not yet RESUMED
-    std::set<BoHandle> bos;                // buffers its DMA descriptors touch
+    bool paused = false;                      // reported PAUSED, not yet RESUMED
+    std::set<BoHandle> bos;                   // buffers its DMA descriptors touch
     std::vector<uint32_t> stage_descriptors;  // per stage: its longest command buffer (predictions)
     std::shared_ptr<Fence> fence;
   };

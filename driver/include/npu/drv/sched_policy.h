@@ -22,17 +22,17 @@ namespace npu::drv {
 // A snapshot of one command buffer, waiting or running.
 struct TaskView {
   uint64_t job = 0;
-  uint32_t level = 0;                    // run-queue level, 0 = REALTIME
-  int effective_priority = 0;            // 0 best … 1000
-  uint64_t submit_ns = 0;                // of its job
-  uint64_t order = 0;                    // FIFO position within the driver (smaller = earlier)
-  uint64_t waited_ns = 0;                // time its job has spent waiting so far
-  uint64_t estimated_remaining_ns = 0;   // predicted channel time still needed
-  uint64_t ran_ns = 0;                   // channel time since its current dispatch (running tasks)
-  bool preempting = false;               // a preemption of it is already in flight
-  uint64_t now_ns = 0;                   // when the snapshot was taken
-  uint64_t deadline_ns = 0;              // its job's deadline (absolute; 0: none)
-  uint64_t queued_wait_ns = 0;           // waiting tasks: time since it last entered a run queue
+  uint32_t level = 0;                   // run-queue level, 0 = REALTIME
+  int effective_priority = 0;           // 0 best … 1000
+  uint64_t submit_ns = 0;               // of its job
+  uint64_t order = 0;                   // FIFO position within the driver (smaller = earlier)
+  uint64_t waited_ns = 0;               // time its job has spent waiting so far
+  uint64_t estimated_remaining_ns = 0;  // predicted channel time still needed
+  uint64_t ran_ns = 0;                  // channel time since its current dispatch (running tasks)
+  bool preempting = false;              // a preemption of it is already in flight
+  uint64_t now_ns = 0;                  // when the snapshot was taken
+  uint64_t deadline_ns = 0;             // its job's deadline (absolute; 0: none)
+  uint64_t queued_wait_ns = 0;          // waiting tasks: time since it last entered a run queue
   // Predicted channel time of its whole job: still needed (this buffer's rest plus the longest buffer of
   // each later stage) and in all (every stage's longest buffer).
   uint64_t job_remaining_ns = 0;
@@ -80,7 +80,8 @@ class SchedulingPolicy {
   virtual size_t pick(std::span<const TaskView> waiting) const = 0;
   // Index into `running` of a command buffer `candidate` may preempt, or nullopt (never one already
   // preempting).
-  virtual std::optional<size_t> victim(const TaskView& candidate, std::span<const TaskView> running) const = 0;
+  virtual std::optional<size_t> victim(const TaskView& candidate,
+                                       std::span<const TaskView> running) const = 0;
   // > 0: the driver asks again at least this often while work runs (a time slice may have ended with no
   // event to notice it); 0: only on submissions and completions.
   virtual uint64_t tick_ns() const { return 0; }

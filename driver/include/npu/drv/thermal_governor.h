@@ -47,10 +47,10 @@ struct ThermalGovernorConfig {
 struct ThermalSample {
   uint64_t now_ns = 0;
   double temp_c = 0;
-  double power_mw = 0;                    // average over the last sensor period
-  uint32_t opp = 0;                       // point in force
-  uint32_t trip_status = 0;               // bit i: trip i asserted
-  std::array<double, 4> trip_c{};         // trip thresholds
+  double power_mw = 0;             // average over the last sensor period
+  uint32_t opp = 0;                // point in force
+  uint32_t trip_status = 0;        // bit i: trip i asserted
+  std::array<double, 4> trip_c{};  // trip thresholds
   std::array<double, 4> hysteresis_c{};
 };
 

@@ -32,7 +32,9 @@ class SimWaitQueue : public WaitQueue {
 
 }  // namespace
 
-uint64_t SimOs::now_ns() const { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); }
+uint64_t SimOs::now_ns() const {
+  return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5);
+}
 
 void SimOs::delay_ns(uint64_t ns) {
   if (ns && !unwinding()) sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
@@ -46,7 +48,10 @@ void SimOs::spawn(const std::string& name, std::function<void()> body) {
 }
 
 SimPort::SimPort(sc_core::sc_module_name name, sim::Npu& npu)
-    : sc_module(name), mmio_socket("mmio_socket"), mem_socket("mem_socket"), irq("irq"),
+    : sc_module(name),
+      mmio_socket("mmio_socket"),
+      mem_socket("mem_socket"),
+      irq("irq"),
       memory_size_(npu.dram().size()) {
   SC_HAS_PROCESS(SimPort);
   mmio_socket.bind(npu.mmio);
@@ -124,7 +129,8 @@ bool SimPort::read(uint64_t address, void* dst, uint64_t length) {
 }
 
 bool SimPort::write(uint64_t address, const void* src, uint64_t length) {
-  auto* p = static_cast<uint8_t*>(const_cast<void*>(src));  // TLM payloads are non-const; write does not modify
+  auto* p =
+      static_cast<uint8_t*>(const_cast<void*>(src));  // TLM payloads are non-const; write does not modify
   while (length) {
     const uint64_t n = std::min<uint64_t>(length, 1u << 30);
     if (!transport(mem_socket, tlm::TLM_WRITE_COMMAND, address, p, n)) return false;

@@ -65,7 +65,7 @@ Result<void> write_compilation_cache(const std::string& dir, const CacheIdentity
                                      const std::vector<CompiledGraph>& subgraphs = {});
 
 struct CachedProgram {
-  CompiledGraph main;  // always has a program
+  CompiledGraph main;                    // always has a program
   std::vector<CompiledGraph> subgraphs;  // as many as main.model.referenced
   uint64_t file_bytes = 0;
 };

@@ -102,7 +102,7 @@ class WeightsImage {
 struct Program {
   std::vector<Stage> stages;
   WeightsImage weights;
-  bool timing_only = false;  // some constant has no values: runs give timing, not outputs
+  bool timing_only = false;             // some constant has no values: runs give timing, not outputs
   std::map<uint32_t, ArenaSlot> arena;  // operand index → slot
   uint64_t arena_bytes = 0;
   uint64_t tiles = 0;

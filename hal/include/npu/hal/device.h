@@ -60,8 +60,8 @@ struct ExecutionResult {
   Status status;
   TensorMap outputs;  // outputs not written to a device buffer
   std::vector<OutputShape> output_shapes;
-  Timing timing;                  // kNoTiming unless requested and the execution succeeded
-  uint64_t device_cycles = 0;     // NPU cycles of the jobs this execution ran (0 on the CPU)
+  Timing timing;               // kNoTiming unless requested and the execution succeeded
+  uint64_t device_cycles = 0;  // NPU cycles of the jobs this execution ran (0 on the CPU)
   // What the execution submitted (README, "Reading the outputs"): driver jobs, each a chain of stages (one
   // per operation on the NPU), each stage one command buffer per channel it uses.
   uint32_t jobs = 0;

@@ -1,5 +1,5 @@
-// Inputs/outputs JSON for one execution (README, "Model JSON"): {"<operand index>": [flat row-major values], ...}.
-// Values are read by the operand's type exactly as model data is (range-checked integers for quant
+// Inputs/outputs JSON for one execution (README, "Model JSON"): {"<operand index>": [flat row-major values],
+// ...}. Values are read by the operand's type exactly as model data is (range-checked integers for quant
 // types, no implicit quantisation). An operand whose model dimensions are not fully specified takes
 // the object form {"dimensions": [...], "data": [...]} (also accepted for any operand). An input may be
 // `null`: given with no value (NNAPI hasNoValue, Tensor::has_no_value), for an optional operation input

@@ -1,5 +1,5 @@
-// Model JSON (README, "Model JSON"): the native, NNAPI-shaped model file. Reading checks the syntax of every field
-// (names, integer ranges, value counts, side-file bounds) and rejects unknown keys; each error is one
+// Model JSON (README, "Model JSON"): the native, NNAPI-shaped model file. Reading checks the syntax of every
+// field (names, integer ranges, value counts, side-file bounds) and rejects unknown keys; each error is one
 // line naming the file and the JSON path, e.g.
 //   m.json: $.operands[3].dimensions[1]: expected a non-negative integer, got "x"
 // Reading does not check graph structure (indices, lifetimes, data sizes): that is validate_model()'s

@@ -14,11 +14,10 @@
 
 #include <array>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/scenario/runner.h"
 
@@ -30,8 +29,8 @@ struct AppMetrics {
   uint32_t arrivals = 0, completed = 0, dropped = 0, missed = 0, with_deadline = 0;
   double miss_rate = 0;  // missed / requests with a deadline (0 without deadlines)
   double p50_ms = 0, p99_ms = 0, mean_ms = 0;
-  std::optional<double> ntt;  // none when no request completed in both runs
-  std::string priority;       // "<importance>/<job priority>" (its tail-latency group)
+  std::optional<double> ntt;         // none when no request completed in both runs
+  std::string priority;              // "<importance>/<job priority>" (its tail-latency group)
   double energy_per_request_mj = 0;  // energy_j / completed requests (0 without any)
   uint32_t preemptions = 0;
   double npu_s = 0;     // channel-seconds of its jobs
@@ -40,9 +39,9 @@ struct AppMetrics {
   uint32_t loads = 0, unloads = 0, load_requests = 0;
   double load_wait_ms = 0, load_ms = 0;
   double load_wait_since_promotion_ms = 0;  // see AppRun::load_wait_since_promotion_ns
-  uint32_t approvals = 0;   // CAN_LOAD_NOW received
-  uint32_t errors = 0;      // failed loads, submissions or jobs
-  std::string first_error;  // the first of them, as the app recorded it ("" without)
+  uint32_t approvals = 0;                   // CAN_LOAD_NOW received
+  uint32_t errors = 0;                      // failed loads, submissions or jobs
+  std::string first_error;                  // the first of them, as the app recorded it ("" without)
 };
 
 // Latency of the completed requests of every app in one priority group ("<importance>/<job priority>").
@@ -63,10 +62,10 @@ struct Metrics {
   // dropped or never finished in the shared run fails it). None without isolated runs.
   double sla_factor = 4;
   std::optional<double> sla_satisfaction;
-  std::vector<PriorityTail> tails;       // by priority group, most urgent importance first
-  double energy_per_inference_mj = 0;    // NPU energy of the run / requests completed (all apps)
-  double killed_work_ms = 0;             // channel time thrown away by kills
-  double preempt_overhead_ms = 0;        // preempt_latency_ms + killed_work_ms
+  std::vector<PriorityTail> tails;     // by priority group, most urgent importance first
+  double energy_per_inference_mj = 0;  // NPU energy of the run / requests completed (all apps)
+  double killed_work_ms = 0;           // channel time thrown away by kills
+  double preempt_overhead_ms = 0;      // preempt_latency_ms + killed_work_ms
   uint64_t preemptions = 0;
   double preempt_latency_ms = 0;  // Σ time from preempt request to channel free
   double preempt_saved_mib = 0;   // checkpoint save + restore traffic
@@ -85,7 +84,8 @@ struct Metrics {
 
 // `isolated`: each app's isolated run by uid (may be empty: then no NTT/ANTT/STP/fairness/SLA).
 // `sla_factor`: N of the SLA satisfaction rate (a request meets its SLA within N × its isolated time).
-Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>& isolated, double sla_factor = 4);
+Metrics compute_metrics(const RunResult& shared, const std::map<int, RunResult>& isolated,
+                        double sla_factor = 4);
 
 // Apps that were approved to load but completed no request, with failures recorded (a load, submission or
 // execution that failed): one line each naming the app, the policy and the first error. A scenario run

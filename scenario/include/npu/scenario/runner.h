@@ -38,7 +38,7 @@ struct Span {
 struct AppRun {
   std::string name;
   int uid = 0;
-  std::string priority;  // "<importance at start>/<job priority>": the tail-latency group
+  std::string priority;                 // "<importance at start>/<job priority>": the tail-latency group
   std::vector<RequestRecord> requests;  // completed or dropped, in arrival order
   uint32_t arrivals = 0;                // requests that arrived before the end
   uint32_t load_requests = 0, loads = 0, unloads = 0;
@@ -49,13 +49,13 @@ struct AppRun {
   // importance rising, e.g. CACHED → FOREGROUND) before the grant: the part the manager kept an app
   // waiting at the importance it had when granted; waiting while it was less important is its own.
   uint64_t load_wait_since_promotion_ns = 0;
-  uint64_t load_ns = 0;             // Σ time copying weights in
-  uint64_t device_cycles = 0;       // Σ busy channel cycles of all its jobs (finished requests or not)
-  uint64_t energy_pj = 0;           // Σ dynamic energy of all its jobs
-  uint32_t preemptions = 0;         // Σ over all its jobs
-  std::vector<Span> resident;       // loaded → unloaded (or the end)
-  uint64_t first_loaded_ns = 0;     // end of the first load (0: never loaded)
-  std::vector<Span> jobs;           // each driver job: submit → end
+  uint64_t load_ns = 0;          // Σ time copying weights in
+  uint64_t device_cycles = 0;    // Σ busy channel cycles of all its jobs (finished requests or not)
+  uint64_t energy_pj = 0;        // Σ dynamic energy of all its jobs
+  uint32_t preemptions = 0;      // Σ over all its jobs
+  std::vector<Span> resident;    // loaded → unloaded (or the end)
+  uint64_t first_loaded_ns = 0;  // end of the first load (0: never loaded)
+  std::vector<Span> jobs;        // each driver job: submit → end
   // Failed loads, submissions or jobs, in order, each with what failed and why (should stay empty).
   std::vector<std::string> errors;
 };

@@ -38,8 +38,8 @@ enum class MacKind { NONE, INT8, FP32 };
 
 struct VectorOpResult {
   regs::ChannelError error = regs::ChannelError::NONE;
-  uint64_t cycles = 0;      // the time the descriptor occupies the vector unit, at the channel clock
-  uint64_t macs = 0;        // multiply-accumulates (for stats and energy)
+  uint64_t cycles = 0;  // the time the descriptor occupies the vector unit, at the channel clock
+  uint64_t macs = 0;    // multiply-accumulates (for stats and energy)
   MacKind mac_kind = MacKind::NONE;
   uint64_t sram_bytes = 0;  // SRAM bytes read plus written (for energy)
 };

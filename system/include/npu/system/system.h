@@ -7,9 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "npu/common/config.h"
 #include "npu/common/result.h"
@@ -66,7 +65,8 @@ class System {
   // stopping it, so the next call runs on the same platform. Threads spawned during the call and still
   // unfinished when it ends are unwound; the platform's own (the driver's) go on. Never mix with run().
   // `probe_driver` false leaves the driver unprobed (a harness driving the registers itself).
-  Result<double> run_another(const std::function<void(System&)>& app, double limit_s, bool probe_driver = true);
+  Result<double> run_another(const std::function<void(System&)>& app, double limit_s,
+                             bool probe_driver = true);
 
   drv::Driver& driver() { return *driver_; }
   // A new NPU device (its own driver context for uid/pid); MINIMAL lowers only CONV_2D.

@@ -1,16 +1,15 @@
 // The per-layer table of one run: a row per operation of the main graph with where it ran (NPU, CPU
-// stage, control flow) and why, its command buffers and MACs as the NPU compiler lowered it for this hardware,
-// its output shape, and — from the run's Perfetto trace — when its command buffers ran on the channels.
-// The compiler is deterministic, so compiling the model again for the same target gives the program the
-// device ran. Timing comes only from NPU command buffers: CPU stages and models with IF/WHILE get none.
+// stage, control flow) and why, its command buffers and MACs as the NPU compiler lowered it for this
+// hardware, its output shape, and — from the run's Perfetto trace — when its command buffers ran on the
+// channels. The compiler is deterministic, so compiling the model again for the same target gives the program
+// the device ran. Timing comes only from NPU command buffers: CPU stages and models with IF/WHILE get none.
 // It does not simulate anything.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "npu/models/model.h"
 #include "npu/system/system.h"
@@ -19,20 +18,20 @@ namespace npu::tools {
 
 struct LayerRow {
   uint32_t operation = 0;
-  std::string type;          // CONV_2D, ...
-  std::string where;         // "npu", "cpu" or "control_flow"
-  std::string cpu_reason;    // why not on the NPU (where == "cpu")
+  std::string type;              // CONV_2D, ...
+  std::string where;             // "npu", "cpu" or "control_flow"
+  std::string cpu_reason;        // why not on the NPU (where == "cpu")
   uint32_t command_buffers = 0;  // of its stage: one per channel used
-  uint64_t macs = 0;         // multiply-accumulates the NPU jobs perform
-  uint32_t tiles = 0;        // compute descriptors (array, vector or pooling tiles) of its NPU jobs
-  uint64_t dram_bytes = 0;   // bytes its DMA descriptors move between device memory and SRAM (in + out)
-  std::string output_type;   // of the first output
+  uint64_t macs = 0;             // multiply-accumulates the NPU jobs perform
+  uint32_t tiles = 0;            // compute descriptors (array, vector or pooling tiles) of its NPU jobs
+  uint64_t dram_bytes = 0;       // bytes its DMA descriptors move between device memory and SRAM (in + out)
+  std::string output_type;       // of the first output
   std::vector<uint32_t> output_dims;
-  bool timed = false;        // the fields below are known
-  double start_us = 0;       // first command buffer start, simulated µs from the start of the run
-  double device_us = 0;      // first start → last end of its command buffers
-  double busy_us = 0;        // Σ command-buffer durations (channel-µs)
-  uint64_t energy_pj = 0;    // Σ command-buffer energy
+  bool timed = false;      // the fields below are known
+  double start_us = 0;     // first command buffer start, simulated µs from the start of the run
+  double device_us = 0;    // first start → last end of its command buffers
+  double busy_us = 0;      // Σ command-buffer durations (channel-µs)
+  uint64_t energy_pj = 0;  // Σ command-buffer energy
   // Engine time inside its command buffers (channel-µs, from the trace's descriptor spans): the compute
   // engine, each DMA engine, and `stall_us`, command-buffer time the compute engine was not computing
   // (waiting for data or dependencies).

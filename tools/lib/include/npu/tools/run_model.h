@@ -1,9 +1,9 @@
 // One inference of a model on a fresh simulated System, as `npusim run` performs it: prepare on the NPU
 // (or CPU) device, execute once with timing, optionally run the CPU reference in the same simulation,
 // and add the execution's figures to the stats tree (hal.execution.latency_us, device_us, npu_cycles, jobs,
-// stages, command_buffers, channel_parallelism; hal.prepare.time_us). The CLI and the Python module both run models through it,
-// so their numbers are the same. It writes no files and prints nothing; a process calls it at most once
-// (one SystemC simulation per process).
+// stages, command_buffers, channel_parallelism; hal.prepare.time_us). The CLI and the Python module both run
+// models through it, so their numbers are the same. It writes no files and prints nothing; a process calls it
+// at most once (one SystemC simulation per process).
 #pragma once
 
 #include <cstdint>

@@ -16,7 +16,7 @@
 namespace npu::tools {
 
 struct ScenarioRunsOptions {
-  std::string policy;  // the main baseline; empty: the scenario's own
+  std::string policy;    // the main baseline; empty: the scenario's own
   bool compare = false;  // then every other baseline after the main one
   double scale = 1;      // RunOptions::duration_scale
   bool scale_thermal = false;
@@ -38,6 +38,7 @@ struct ScenarioRuns {
 };
 
 // Errors: an unknown baseline (naming the known ones), or a run that failed.
-Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& scenario, const ScenarioRunsOptions& options);
+Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& scenario,
+                                           const ScenarioRunsOptions& options);
 
 }  // namespace npu::tools

@@ -69,7 +69,7 @@ struct BenchResult {
   uint64_t parameters = 0, macs = 0;
   uint64_t compile_simulated_ns = 0;
   double compile_wall_ms = 0;  // host wall clock (not deterministic)
-  bool cached = false;                // prepared from the compilation cache
+  bool cached = false;         // prepared from the compilation cache
   uint64_t cached_compile_simulated_ns = 0;
   double cached_compile_wall_ms = 0;  // host wall clock (not deterministic)
   uint64_t cache_bytes = 0;           // size of the cache files
@@ -85,8 +85,8 @@ struct BenchResult {
   double top1_agreement = 0, top5_agreement = 0;  // fractions of iterations
   double wall_s = 0;                              // host wall time of the whole benchmark (not deterministic)
   std::vector<tools::LayerRow> layers;            // per operation, from the first timed iteration
-  double peak_ops_per_s = 0;                      // compute roof: 2 ops per MAC, every array, configured clock
-  double dram_bytes_per_s = 0;                    // bandwidth roof: npu.dram.bandwidth_gbps
+  double peak_ops_per_s = 0;    // compute roof: 2 ops per MAC, every array, configured clock
+  double dram_bytes_per_s = 0;  // bandwidth roof: npu.dram.bandwidth_gbps
 };
 
 Result<BenchResult> run_bench(const BenchOptions& options);

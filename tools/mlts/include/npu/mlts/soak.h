@@ -6,8 +6,8 @@
 // What is checked (soak_violations): every job ended exactly once and the driver's totals add up, every
 // execution's callback ran once with OK or GENERAL_FAILURE, every completed execution equals the CPU
 // reference, every fault that struck a channel was found (hangs by the watchdog, errors by the interrupt
-// handler) and failed its job only when it should, each kind was injected, and nothing is left alive: contexts, buffer objects, unsignalled
-// fences, device memory beyond the driver's own.
+// handler) and failed its job only when it should, each kind was injected, and nothing is left alive:
+// contexts, buffer objects, unsignalled fences, device memory beyond the driver's own.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ namespace npu::mlts {
 struct SoakOptions {
   double simulated_s = 0.2;  // how long the clients keep submitting
   uint64_t seed = 1;
-  uint32_t tenants = 4;          // client contexts, priorities HIGH, MEDIUM, LOW in turn
+  uint32_t tenants = 4;            // client contexts, priorities HIGH, MEDIUM, LOW in turn
   double fault_interval_us = 300;  // mean time between injected faults (exponential)
   std::string hw;                  // hardware config JSON
   std::vector<std::string> sets;   // overrides path=value

@@ -56,9 +56,9 @@ std::vector<bool> cpu_supported_operations(const models::Model& model);
 // Validates the model (validate_model + validate_operations), checks `inputs` against the graph
 // inputs (every input present, no others, types equal, shapes compatible and fully specified, byte
 // sizes exact; an input may be given with no value, Tensor::has_no_value, checked with
-// validate_no_value_inputs), runs every operation in order and returns the graph outputs keyed by operand index
-// (with their computed dimensions). Errors name the operation index and type.
-// IF and WHILE run their referenced subgraphs (ReferenceOptions below).
+// validate_no_value_inputs), runs every operation in order and returns the graph outputs keyed by operand
+// index (with their computed dimensions). Errors name the operation index and type. IF and WHILE run their
+// referenced subgraphs (ReferenceOptions below).
 Result<std::map<uint32_t, models::Tensor>> run_reference(const models::Model& model,
                                                          const std::map<uint32_t, models::Tensor>& inputs);
 
