@@ -280,7 +280,8 @@ int run_command(RunOptions o) {
     (*resolved)[npu::kBuildKey] = made_by;  // skipped when the file is read back as --hw
     if (!write_file((out_dir / "config.json").string(), resolved->dump(2) + "\n", &error)) return fail(error);
     nlohmann::json trace = sys->tracer()->to_json();
-    const auto rows = tools::layer_table(*model, sys->config(), &trace, o.device == "cpu");
+    const auto rows =
+        tools::layer_table(*model, hal::target_for(sys->driver().device_info()), &trace, o.device == "cpu");
     if (!write_file((out_dir / "layers.csv").string(), layers_csv(rows), &error)) return fail(error);
   }
 

@@ -199,7 +199,10 @@ Driver::Stats::Stats(stats::Registry& r)
   }
 }
 
-Driver::Driver(Hardware hw, Os& os, DriverConfig cfg) : hw_(hw), os_(os), cfg_(std::move(cfg)), lock_(os) {}
+Driver::Driver(Hardware hw, Os& os, DriverConfig cfg, PlatformData platform)
+    : hw_(hw), os_(os), cfg_(std::move(cfg)), lock_(os) {
+  info_.platform = platform;
+}
 Driver::~Driver() = default;
 
 Result<void> Driver::probe() {
@@ -219,7 +222,7 @@ Result<void> Driver::probe() {
     return make_error("probe: NPU_ID reads 0x" + std::to_string(id) + ", not an npusim NPU");
   hw_version_ = hw_.regs.read32(regs::NPU_VERSION);
   const uint32_t config = hw_.regs.read32(regs::NPU_CONFIG);
-  channels_ = config & 0xFF;
+  channels_ = regs::CONFIG_CHANNELS.get(config);
   if (channels_ == 0 || channels_ > regs::kMaxChannels)
     return make_error("probe: NPU_CONFIG reports no channels");
   if (hw_.memory.size() <= cfg_.kernel_reserved_bytes) return make_error("probe: device memory too small");
@@ -243,6 +246,20 @@ Result<void> Driver::probe() {
   watchdog_wake_ = os_.make_wait_queue();
   thermal_wake_ = os_.make_wait_queue();
   probe_thermal();
+  info_.hw_version = hw_version_;
+  info_.channels = channels_;
+  info_.array_rows = regs::CONFIG_ARRAY_ROWS.get(config);
+  info_.array_cols = regs::CONFIG_ARRAY_COLS.get(config);
+  info_.sram_bytes = sram_bytes_;
+  info_.dram_bytes = hw_.memory.size();
+  info_.weight_memory_bytes =
+      weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
+  info_.save_restore = save_restore_;
+  info_.functional = functional_;
+  info_.fault_injection = caps & regs::CAPS_FAULT_INJECT;
+  info_.opps = opps_;
+  info_.opp = opp_;
+  info_.trip_c = trip_c_;
   if (!governor_ && cfg_.thermal.governor != "none" && !opps_.empty())
     return make_error("probe: driver.thermal.governor: cannot build \"" + cfg_.thermal.governor + "\"");
   if (tracer_) {
@@ -263,7 +280,7 @@ Result<void> Driver::probe() {
   log->info(
       "probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
       "scheduler {}, preemption {}, governor {}",
-      hw_version_, channels_, (config >> 8) & 0xFF, (config >> 16) & 0xFF, sram_bytes_ / 1024,
+      hw_version_, channels_, info_.array_rows, info_.array_cols, sram_bytes_ / 1024,
       save_restore_ ? "yes" : "no", scheduler_->name(), preemption_->name(),
       governor_ ? governor_->name() : "none");
   return {};
@@ -404,10 +421,7 @@ Result<void> Driver::read_bo(ContextId ctx, BoHandle handle, uint64_t offset, vo
   return {};
 }
 
-uint64_t Driver::weight_memory_bytes() const {
-  if (!probed_) return 0;
-  return weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
-}
+uint64_t Driver::weight_memory_bytes() const { return probed_ ? info_.weight_memory_bytes : 0; }
 
 void Driver::set_scheduling_config(const SchedulingConfig& cfg) { sched_configs_[cfg.uid] = cfg; }
 void Driver::clear_scheduling_configs() { sched_configs_.clear(); }

@@ -20,7 +20,10 @@ double milli(uint32_t raw) { return static_cast<int32_t>(raw) / 1000.0; }
 
 void Driver::probe_thermal() {
   checkpoint_ns_estimate_ = sram_bytes_ / 16.0;  // until measured: the whole SRAM at 16 B/ns
-  const uint32_t points = (hw_.regs.read32(regs::NPU_CONFIG2) >> 24) & 0xF;
+  const uint32_t config2 = hw_.regs.read32(regs::NPU_CONFIG2);
+  info_.vector_lanes = regs::CONFIG2_VECTOR_LANES.get(config2);
+  info_.sram_banks = regs::CONFIG2_SRAM_BANKS.get(config2);
+  const uint32_t points = regs::CONFIG2_DVFS_POINTS.get(config2);
   opps_.clear();
   for (uint32_t i = 0; i < points && i < regs::kDvfsPoints; ++i)
     opps_.push_back({static_cast<double>(hw_.regs.read32(regs::DVFS_OPP_MHZ(i))),

@@ -380,11 +380,29 @@ AllocateResult CpuDevice::allocate_buffer(const models::Operand& operand) {
 
 // --- NPU device -------------------------------------------------------------------------------------
 
-NpuDevice::NpuDevice(drv::Driver& driver, NpuTarget target, HostCost cost, int uid, int pid, Variant variant,
-                     HalCosts costs)
+NpuTarget target_for(const drv::DeviceInfo& info) {
+  NpuTarget t;
+  t.array_rows = info.array_rows;
+  t.array_cols = info.array_cols;
+  t.sram_bytes = info.sram_bytes;
+  t.channels = info.channels;
+  t.clock_mhz = info.clock_mhz();
+  const drv::PlatformData& p = info.platform;
+  t.dma_bytes_per_cycle = p.dma_bytes_per_cycle;
+  t.dma_setup_cycles = p.dma_setup_cycles;
+  t.descriptor_fetch_cycles = p.descriptor_fetch_cycles;
+  t.queue_depth = p.queue_depth;
+  t.dram_gbps = p.dram_gbps;
+  t.dram_latency_ns = p.dram_latency_ns;
+  t.fp32_macs_per_cycle = p.fp32_macs_per_cycle;
+  t.vector_pipeline_cycles = p.vector_pipeline_cycles;
+  return t;
+}
+
+NpuDevice::NpuDevice(drv::Driver& driver, HostCost cost, int uid, int pid, Variant variant, HalCosts costs)
     : Device(driver.os(), costs),
       driver_(driver),
-      target_(std::move(target)),
+      target_(target_for(driver.device_info())),
       cost_(cost),
       uid_(uid),
       pid_(pid),

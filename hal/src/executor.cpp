@@ -2,7 +2,7 @@
 
 namespace npu::hal {
 
-Executor::Executor(drv::Os& os, std::string name, uint64_t task_cost_ns)
+Executor::Executor(Os& os, std::string name, uint64_t task_cost_ns)
     : os_(os), name_(std::move(name)), task_cost_ns_(task_cost_ns), wake_(os.make_wait_queue()) {
   os_.spawn(name_, [this] { loop(); });
 }

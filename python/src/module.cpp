@@ -209,7 +209,8 @@ std::string run(const std::string& request_text) {
     }
     if (layers) {
       j["layers"] = json::array();
-      for (const auto& l : tools::layer_table(*model, *cfg, &trace, ro.device == "cpu")) {
+      for (const auto& l : tools::layer_table(*model, hal::target_for(sys.driver().device_info()), &trace,
+                                              ro.device == "cpu")) {
         json row = {{"operation", l.operation},
                     {"type", l.type},
                     {"where", l.where},

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "npu/common/file_io.h"
+#include "npu/hal/device.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/models.h"
 #include "npu/scenario/tenant_app.h"
@@ -204,41 +205,36 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   for (const auto& o : baseline->overrides) sets.push_back(o);
   auto cfg = system::load_system_config(scenario.hardware, sets);
   if (!cfg) return make_error(scenario.path + ": $.hardware: " + cfg.error());
-  if (options.scale_thermal) {
-    // Minutes of heating in seconds of simulation: the package and skin heat up (and cool) `scale` times
-    // faster. The junction's time constant (tens of ms) is that of the per-frame bursts, which a scaled
-    // run keeps, so it stays.
-    cfg->npu.thermal.package.capacity_j_per_k *= options.duration_scale;
-    cfg->npu.thermal.skin.capacity_j_per_k *= options.duration_scale;
-  }
+  // Minutes of heating in seconds of simulation: the package and skin heat up (and cool) `scale` times
+  // faster.
+  if (options.scale_thermal) cfg->thermal_capacity_scale = options.duration_scale;
   // The channel timeline comes from the driver's trace (one span per command buffer on a channel).
   cfg->trace = options.channel_timeline || !options.trace_path.empty();
-  hal::NpuTarget target;
-  target.array_rows = cfg->npu.channel.array_rows;
-  target.array_cols = cfg->npu.channel.array_cols;
-  target.sram_bytes = static_cast<uint64_t>(cfg->npu.channel.sram_kib) * 1024;
-  target.channels = cfg->npu.channels;
-
   std::vector<const AppSpec*> apps;
   for (const auto& a : scenario.apps)
     if (options.only_uid < 0 || a.uid == options.only_uid) apps.push_back(&a);
   if (apps.empty()) return make_error("no app with uid " + std::to_string(options.only_uid));
-  std::vector<RunnableModel> models;
-  for (const AppSpec* a : apps) {
-    auto m = build_model(a->model, target, a->workload.prefill_tokens, scenario.seed,
-                         a->workload.prefill_chunk_tokens,
-                         a->workload.kind == WorkloadKind::LLM ? a->workload.decode_tokens : 0);
-    if (!m) return make_error(scenario.path + ": app \"" + a->name + "\": " + m.error());
-    // The driver copies a job's command buffers into its command-buffer space at submit: a job larger than
-    // all of it would be refused at every attempt.
-    if (const uint64_t bytes = m->max_job_command_bytes(); bytes > cfg->driver.kernel_reserved_bytes)
-      return make_error(
-          scenario.path + ": app \"" + a->name + "\": one job of model " + a->model.name + " needs " +
-          std::to_string(bytes >> 20) + " MiB of command buffers, more than the driver's " +
-          std::to_string(cfg->driver.kernel_reserved_bytes >> 20) + " MiB (driver.kernel_reserved_bytes)" +
-          (a->model.is_decoder() ? "; lower workload.prefill_chunk_tokens" : ""));
-    models.push_back(std::move(*m));
-  }
+  // Each app's model, compiled for the NPU the driver probed (its device-info query, as on silicon).
+  auto build_models = [&](const drv::Driver& driver) -> Result<std::vector<RunnableModel>> {
+    const hal::NpuTarget target = hal::target_for(driver.device_info());
+    std::vector<RunnableModel> models;
+    for (const AppSpec* a : apps) {
+      auto m = build_model(a->model, target, a->workload.prefill_tokens, scenario.seed,
+                           a->workload.prefill_chunk_tokens,
+                           a->workload.kind == WorkloadKind::LLM ? a->workload.decode_tokens : 0);
+      if (!m) return make_error(scenario.path + ": app \"" + a->name + "\": " + m.error());
+      // The driver copies a job's command buffers into its command-buffer space at submit: a job larger
+      // than all of it would be refused at every attempt.
+      if (const uint64_t bytes = m->max_job_command_bytes(); bytes > driver.command_space_bytes())
+        return make_error(
+            scenario.path + ": app \"" + a->name + "\": one job of model " + a->model.name + " needs " +
+            std::to_string(bytes >> 20) + " MiB of command buffers, more than the driver's " +
+            std::to_string(driver.command_space_bytes() >> 20) + " MiB (driver.kernel_reserved_bytes)" +
+            (a->model.is_decoder() ? "; lower workload.prefill_chunk_tokens" : ""));
+      models.push_back(std::move(*m));
+    }
+    return models;
+  };
 
   auto sys = system::System::create(*cfg);
   if (!sys) return make_error(sys.error());
@@ -253,11 +249,6 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
   result.policy = policy;
   result.only_uid = options.only_uid;
   result.duration_s = duration_s;
-  result.channels = cfg->npu.channels;
-  result.clock_mhz = cfg->npu.clock_mhz();
-  result.fastest_mhz = cfg->npu.dvfs.points.front().mhz;
-  for (size_t i = 0; i < cfg->npu.thermal.trips.size(); ++i)
-    result.trip_points_c.emplace_back(sim::ThermalConfig::kTripNames[i], cfg->npu.thermal.trips[i].temp_c);
   std::vector<std::unique_ptr<TenantApp>> tenants;
   std::string error;
 
@@ -270,10 +261,22 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
         }
         mgr::NpuService& service = **svc;
         drv::Os& os = sys_.os();
+        // The NPU as the driver's probe found it.
+        const drv::DeviceInfo& info = sys_.driver().device_info();
+        result.channels = info.channels;
+        result.clock_mhz = info.clock_mhz();
+        result.fastest_mhz = info.opps.empty() ? info.clock_mhz() : info.opps.front().mhz;
+        for (size_t i = 0; i < info.trip_c.size(); ++i)
+          result.trip_points_c.emplace_back(sim::ThermalConfig::kTripNames[i], info.trip_c[i]);
+        auto models = build_models(sys_.driver());
+        if (!models) {
+          error = models.error();
+          return;
+        }
         for (size_t i = 0; i < apps.size(); ++i) {
           service.set_importance(apps[i]->uid, apps[i]->importance.front().importance);
           tenants.push_back(std::make_unique<TenantApp>(sys_.driver(), service, *apps[i],
-                                                        std::move(models[i]), cfg->host.memcpy_gbps,
+                                                        std::move((*models)[i]), cfg->host.memcpy_gbps,
                                                         scenario.seed, end_ns, sys_.tracer()));
         }
         for (auto& t : tenants) t->start();

@@ -195,11 +195,12 @@ uint32_t Npu::read_reg(uint32_t offset) {
     case regs::NPU_VERSION:
       return regs::kGlobalRegisters[1].reset;
     case regs::NPU_CONFIG:
-      return cfg_.channels | ((cfg_.channel.array_rows & 0xFF) << 8) |
-             ((cfg_.channel.array_cols & 0xFF) << 16);
+      return regs::CONFIG_CHANNELS.put(cfg_.channels) | regs::CONFIG_ARRAY_ROWS.put(cfg_.channel.array_rows) |
+             regs::CONFIG_ARRAY_COLS.put(cfg_.channel.array_cols);
     case regs::NPU_CONFIG2:
-      return (cfg_.channel.vector_lanes & 0xFFFF) | ((cfg_.channel.sram_banks & 0xFF) << 16) |
-             ((static_cast<uint32_t>(dvfs_->num_points()) & 0xF) << 24);
+      return regs::CONFIG2_VECTOR_LANES.put(cfg_.channel.vector_lanes) |
+             regs::CONFIG2_SRAM_BANKS.put(cfg_.channel.sram_banks) |
+             regs::CONFIG2_DVFS_POINTS.put(static_cast<uint32_t>(dvfs_->num_points()));
     case regs::NPU_SRAM_KIB:
       return cfg_.channel.sram_kib;
     case regs::IRQ_STATUS:

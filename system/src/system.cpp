@@ -119,14 +119,33 @@ std::unique_ptr<sim::ComputeCore> make_core(const SystemConfig& cfg, const std::
   return sim::make_tlm_compute_core(name, ch, clock, error);
 }
 
+// The board's description of the NPU for its driver (a device tree's properties): the timing its
+// registers do not report.
+drv::PlatformData platform_data(const sim::NpuConfig& npu) {
+  drv::PlatformData p;
+  p.dma_bytes_per_cycle = npu.channel.dma_bytes_per_cycle;
+  p.dma_setup_cycles = npu.channel.dma_setup_cycles;
+  p.descriptor_fetch_cycles = npu.channel.descriptor_fetch_cycles;
+  p.queue_depth = npu.channel.queue_depth;
+  p.dram_gbps = npu.dram.bandwidth_gbps;
+  p.dram_latency_ns = npu.dram.latency_ns;
+  p.fp32_macs_per_cycle = npu.channel.fp32_macs_per_cycle;
+  p.vector_pipeline_cycles = npu.channel.vector_pipeline_cycles;
+  return p;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
   std::unique_ptr<System> s(new System());
   s->cfg_ = cfg;
+  if (cfg.thermal_capacity_scale != 1) {
+    s->cfg_.npu.thermal.package.capacity_j_per_k *= cfg.thermal_capacity_scale;
+    s->cfg_.npu.thermal.skin.capacity_j_per_k *= cfg.thermal_capacity_scale;
+  }
   try {
     s->npu_ = std::make_unique<sim::Npu>(
-        "npu", cfg.npu, s->stats_,
+        "npu", s->cfg_.npu, s->stats_,
         [&cfg](const std::string& name, const sim::ChannelConfig& ch, const sim::ClockDomain& clock,
                std::string* error) { return make_core(cfg, name, ch, clock, error); });
   } catch (const std::exception& e) {
@@ -135,7 +154,8 @@ Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
   // Driver and register log lines carry the simulated time they happened at.
   log::set_clock([] { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5); });
   s->port_ = std::make_unique<drv::SimPort>("host_port", *s->npu_);
-  s->driver_ = std::make_unique<drv::Driver>(s->port_->hardware(), s->port_->os(), cfg.driver);
+  s->driver_ =
+      std::make_unique<drv::Driver>(s->port_->hardware(), s->port_->os(), cfg.driver, platform_data(cfg.npu));
   s->driver_->set_stats(&s->stats_);
   s->cpu_ = std::make_unique<hal::CpuDevice>(s->port_->os(), cfg.host);
   if (cfg.trace) {
@@ -153,22 +173,8 @@ drv::Os& System::os() { return port_->os(); }
 drv::RegisterBus& System::debug_registers() { return *port_; }
 
 hal::NpuDevice& System::npu_device(int uid, int pid, hal::NpuDevice::Variant variant) {
-  hal::NpuTarget target;
-  target.array_rows = cfg_.npu.channel.array_rows;
-  target.array_cols = cfg_.npu.channel.array_cols;
-  target.sram_bytes = static_cast<uint64_t>(cfg_.npu.channel.sram_kib) * 1024;
-  target.channels = cfg_.npu.channels;
-  const auto& ch = cfg_.npu.channel;
-  target.clock_mhz = cfg_.npu.clock_mhz();
-  target.dma_bytes_per_cycle = ch.dma_bytes_per_cycle;
-  target.dma_setup_cycles = ch.dma_setup_cycles;
-  target.descriptor_fetch_cycles = ch.descriptor_fetch_cycles;
-  target.queue_depth = ch.queue_depth;
-  target.dram_gbps = cfg_.npu.dram.bandwidth_gbps;
-  target.dram_latency_ns = cfg_.npu.dram.latency_ns;
-  target.fp32_macs_per_cycle = ch.fp32_macs_per_cycle;
-  target.vector_pipeline_cycles = ch.vector_pipeline_cycles;
-  npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, target, cfg_.host, uid, pid, variant));
+  // The device compiles for what the driver's probe reports, as on silicon.
+  npu_devices_.push_back(std::make_unique<hal::NpuDevice>(*driver_, cfg_.host, uid, pid, variant));
   return *npu_devices_.back();
 }
 

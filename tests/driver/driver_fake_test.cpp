@@ -16,8 +16,10 @@ namespace {
 using namespace npu;
 
 struct FakeHw : drv::RegisterBus, drv::DeviceMemoryBus, drv::InterruptLine {
-  std::map<uint32_t, uint32_t> regs_read{{regs::NPU_ID, regs::kNpuIdValue},
-                                         {regs::NPU_CONFIG, 2 | (16 << 8) | (16 << 16)}};
+  std::map<uint32_t, uint32_t> regs_read{
+      {regs::NPU_ID, regs::kNpuIdValue},
+      {regs::NPU_CONFIG,
+       regs::CONFIG_CHANNELS.put(2) | regs::CONFIG_ARRAY_ROWS.put(16) | regs::CONFIG_ARRAY_COLS.put(16)}};
   std::vector<std::pair<uint32_t, uint32_t>> writes;
   std::vector<uint8_t> memory = std::vector<uint8_t>(64u << 20);
   std::function<void()> handler;

@@ -75,7 +75,7 @@ std::vector<BufferSpan> command_buffers(const nlohmann::json& trace) {
 
 }  // namespace
 
-std::vector<LayerRow> layer_table(const models::Model& model, const system::SystemConfig& config,
+std::vector<LayerRow> layer_table(const models::Model& model, const hal::NpuTarget& target,
                                   const nlohmann::json* trace, bool on_cpu_device) {
   const models::Model shaped = with_inferred_shapes(model);
   const auto& g = shaped.main;
@@ -97,12 +97,6 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
     }
     return rows;
   }
-  // The target System::npu_device() gives the NPU device.
-  hal::NpuTarget target;
-  target.array_rows = config.npu.channel.array_rows;
-  target.array_cols = config.npu.channel.array_cols;
-  target.sram_bytes = static_cast<uint64_t>(config.npu.channel.sram_kib) * 1024;
-  target.channels = config.npu.channels;
   auto program = hal::compile_for_npu(shaped, target);
   if (!program) {  // the device then runs the whole model on the CPU
     for (auto& r : rows) {
@@ -168,9 +162,8 @@ std::vector<LayerRow> layer_table(const models::Model& model, const system::Syst
       r.dma_out_us += s.dma_out_us;
     }
     r.stall_us = std::max(0.0, r.busy_us - r.compute_us);
-    // The arrays' capacity over the command buffers' time, at the configured clock.
-    const double capacity =
-        r.busy_us * config.npu.clock_mhz() * config.npu.channel.array_rows * config.npu.channel.array_cols;
+    // The arrays' capacity over the command buffers' time, at the clock the device had at probe.
+    const double capacity = r.busy_us * target.clock_mhz * target.array_rows * target.array_cols;
     r.array_utilisation = capacity > 0 ? std::min(1.0, static_cast<double>(r.macs) / capacity) : 0.0;
     r.timed = true;
     r.start_us = first;

@@ -298,7 +298,7 @@ Result<BenchResult> run_bench(const BenchOptions& o) {
   if (!end) return make_error(end.error());
   if (!error.empty()) return make_error(o.model + ": " + error);
   const nlohmann::json first_iteration = tracer.to_json();
-  r.layers = tools::layer_table(*model, (*sys)->config(), &first_iteration);
+  r.layers = tools::layer_table(*model, hal::target_for((*sys)->driver().device_info()), &first_iteration);
   r.peak_ops_per_s = 2.0 * hw.channels * hw.channel.array_rows * hw.channel.array_cols * hw.clock_mhz() * 1e6;
   r.dram_bytes_per_s = hw.dram.bandwidth_gbps * 1e9;
 

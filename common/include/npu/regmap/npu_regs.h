@@ -20,6 +20,17 @@ struct Register {
   std::string_view description;
 };
 
+// A bit-field of a register: bits [shift, shift + width). The sim encodes and the driver decodes through
+// the same fields, so a layout is written once.
+struct Field {
+  uint32_t shift;
+  uint32_t width;
+  constexpr uint32_t mask() const { return (width >= 32 ? ~0u : (1u << width) - 1u) << shift; }
+  constexpr uint32_t get(uint32_t reg) const { return (reg & mask()) >> shift; }
+  // `value` placed in the field (bits beyond its width dropped).
+  constexpr uint32_t put(uint32_t value) const { return (value << shift) & mask(); }
+};
+
 inline constexpr uint32_t kNpuIdValue = 0x4E505531;  // "NPU1"
 
 // Global block.
@@ -58,6 +69,14 @@ inline constexpr std::array<Register, 14> kGlobalRegisters{{
     {"NPU_CAPS", NPU_CAPS, Access::RO, 0,
      "bit0: context save/restore; bit1: functional (0 = timing-only, no data moved); bit2: fault injection"},
 }};
+
+// NPU_CONFIG and NPU_CONFIG2 fields.
+inline constexpr Field CONFIG_CHANNELS{0, 8};
+inline constexpr Field CONFIG_ARRAY_ROWS{8, 8};
+inline constexpr Field CONFIG_ARRAY_COLS{16, 8};
+inline constexpr Field CONFIG2_VECTOR_LANES{0, 16};
+inline constexpr Field CONFIG2_SRAM_BANKS{16, 8};
+inline constexpr Field CONFIG2_DVFS_POINTS{24, 4};
 
 inline constexpr uint32_t IRQ_THERMAL = 1u << 16;
 inline constexpr uint32_t IRQ_DVFS = 1u << 17;

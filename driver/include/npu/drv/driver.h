@@ -200,6 +200,39 @@ struct DriverConfig {
   void declare(cfg::Schema& schema);
 };
 
+// What the board says about the NPU that its registers do not (a device-tree node's properties, or a
+// board file's platform data): the timing the compiler's cost model needs. The platform (npu::system)
+// fills it when it binds the driver; the defaults are the phone-class preset's.
+struct PlatformData {
+  uint32_t dma_bytes_per_cycle = 32;  // per DMA engine
+  uint32_t dma_setup_cycles = 16;
+  uint32_t descriptor_fetch_cycles = 4;
+  uint32_t queue_depth = 4;  // descriptors queued ahead per engine
+  double dram_gbps = 25.6;   // shared by every channel
+  double dram_latency_ns = 100;
+  uint32_t fp32_macs_per_cycle = 64;
+  uint32_t vector_pipeline_cycles = 8;
+};
+
+// The device-info query (GET_PARAM of Linux accel drivers): what probe() learned from the NPU's
+// registers, plus the board's platform data. The HAL builds its compiler target from this alone.
+struct DeviceInfo {
+  uint32_t hw_version = 0;  // NPU_VERSION
+  uint32_t channels = 0;    // NPU_CONFIG
+  uint32_t array_rows = 0, array_cols = 0;
+  uint64_t sram_bytes = 0;                    // per channel (NPU_SRAM_KIB)
+  uint32_t vector_lanes = 0, sram_banks = 0;  // NPU_CONFIG2
+  uint64_t dram_bytes = 0;                    // device memory
+  uint64_t weight_memory_bytes = 0;           // WEIGHT_MEM_MIB (or the general pool without one)
+  bool save_restore = false, functional = false, fault_injection = false;  // NPU_CAPS
+  std::vector<OppInfo> opps;       // DVFS_OPPn_MHZ / _MV, fastest first; empty without a DVFS block
+  uint32_t opp = 0;                // the operating point at probe (DVFS_STATUS)
+  std::array<double, 4> trip_c{};  // THERM_TRIPn, °C: light, moderate, severe, critical (0 without DVFS)
+  PlatformData platform;
+  // The clock at probe, MHz (the board's nominal 1000 MHz without a DVFS block).
+  double clock_mhz() const { return opp < opps.size() ? opps[opp].mhz : 1000.0; }
+};
+
 // The driver's big lock: a sleeping lock over a WaitQueue, held by every ioctl, the bottom half, the
 // watchdog and the thermal thread while they read or change driver state. It is needed because every
 // register and device-memory access takes simulated time, during which other kernel threads run.
@@ -227,7 +260,7 @@ class KernelLock {
 class Driver {
  public:
   // Called by the platform (npu::system::System) when it binds the driver to the hardware.
-  Driver(Hardware hw, Os& os, DriverConfig cfg = {});
+  Driver(Hardware hw, Os& os, DriverConfig cfg = {}, PlatformData platform = {});
   ~Driver();
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
@@ -236,6 +269,9 @@ class Driver {
   // the thermal thread when the NPU has a DVFS block). Called by the platform once, before any client.
   Result<void> probe();
   uint32_t channel_count() const { return channels_; }
+  // The device-info query; valid after probe() (all zero before). Takes no simulated time: it answers
+  // from what probe read.
+  const DeviceInfo& device_info() const { return info_; }
   uint32_t hw_version() const { return hw_version_; }
   // NPU_CAPS.functional: the hardware moves and computes data. Without it (a timing-only model of the
   // NPU) every job runs for timing alone and device memory never holds results.
@@ -418,6 +454,7 @@ class Driver {
   std::unique_ptr<PreemptionPolicy> preemption_;
   std::unique_ptr<ThermalGovernor> governor_;
   uint32_t channels_ = 0;
+  DeviceInfo info_;
   uint32_t hw_version_ = 0;
   uint32_t sram_bytes_ = 0;
   double clock_mhz_ = 1000;

@@ -1,5 +1,6 @@
-// The driver's only ways to reach the hardware and the kernel, in the spirit of NVDLA's
-// dla_reg_read/dla_reg_write portability layer. Each interface says who implements it and who calls it.
+// The driver's only ways to reach the hardware, in the spirit of NVDLA's dla_reg_read/dla_reg_write
+// portability layer; the kernel services it also runs on (Os) are the host runtime's, npu/common/os.h.
+// Each interface says who implements it and who calls it.
 //   implemented by: driver/port/sim (SystemC + TLM sockets of the simulated NPU); unit tests: fakes.
 //   called by:      the portable driver (driver/src) only.
 #pragma once
@@ -8,6 +9,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+
+#include "npu/common/os.h"
 
 namespace npu::drv {
 
@@ -36,27 +39,9 @@ class InterruptLine {
   virtual void set_handler(std::function<void()> handler) = 0;
 };
 
-// A wait queue: a thread sleeps in wait() until another wakes it (always re-check the condition).
-class WaitQueue {
- public:
-  virtual ~WaitQueue() = default;
-  virtual void wait() = 0;
-  // Sleeps until woken or `timeout_ns` passed; returns false on timeout.
-  virtual bool wait_for(uint64_t timeout_ns) = 0;
-  virtual void wake_all() = 0;
-};
-
-// Kernel services: time, sleeping, threads. In the simulation, time is simulated time and threads are
-// SystemC processes, so a run is deterministic.
-class Os {
- public:
-  virtual ~Os() = default;
-  virtual uint64_t now_ns() const = 0;
-  // Charges `ns` of CPU time (or sleeps) on the calling thread.
-  virtual void delay_ns(uint64_t ns) = 0;
-  virtual std::unique_ptr<WaitQueue> make_wait_queue() = 0;
-  virtual void spawn(const std::string& name, std::function<void()> body) = 0;
-};
+// Kernel services (time, sleeping, threads, wait queues) are the host runtime's: npu/common/os.h.
+using npu::Os;
+using npu::WaitQueue;
 
 struct Hardware {
   RegisterBus& regs;

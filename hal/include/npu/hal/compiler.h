@@ -19,7 +19,8 @@
 
 namespace npu::hal {
 
-// What the compiler needs to know of the hardware (read from the driver's probe).
+// What the compiler needs to know of the hardware. A device's comes from the driver's device-info query
+// (hal::target_for, device.h); these defaults, the phone-class preset's, serve compile-only tools and tests.
 struct NpuTarget {
   uint32_t array_rows = 16;
   uint32_t array_cols = 16;

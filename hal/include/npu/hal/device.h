@@ -291,14 +291,18 @@ class CpuDevice : public Device {
   HostCost cost_;
 };
 
+// The compiler's target for the NPU `info` describes (the driver's device-info query, nothing else).
+NpuTarget target_for(const drv::DeviceInfo& info);
+
 class NpuDevice : public Device {
  public:
   // FULL lowers every operation the compiler can; MINIMAL only CONV_2D (as AOSP's sample "minimal"
   // driver), so models exercise partitioning with the rest on the CPU.
   enum class Variant { FULL, MINIMAL };
   // Opens a driver context for (uid, pid) on first use; every prepared model of this device lives in it.
-  NpuDevice(drv::Driver& driver, NpuTarget target, HostCost cost, int uid, int pid,
-            Variant variant = Variant::FULL, HalCosts costs = {});
+  // Compiles for the NPU the driver probed (target_for(driver.device_info())): construct after probe().
+  NpuDevice(drv::Driver& driver, HostCost cost, int uid, int pid, Variant variant = Variant::FULL,
+            HalCosts costs = {});
   ~NpuDevice() override;
   std::string name() const override;
   DeviceType type() const override { return DeviceType::ACCELERATOR; }

@@ -12,14 +12,14 @@
 #include <string>
 #include <utility>
 
-#include "npu/drv/hw.h"
+#include "npu/common/os.h"
 
 namespace npu::hal {
 
 class Executor {
  public:
   // Spawns the thread; it lives as long as the simulation (SystemC threads cannot be joined).
-  Executor(drv::Os& os, std::string name, uint64_t task_cost_ns = 5000);
+  Executor(Os& os, std::string name, uint64_t task_cost_ns = 5000);
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
@@ -27,7 +27,7 @@ class Executor {
   // Runs `task` no earlier than `delay_ns` from now.
   void post_after(uint64_t delay_ns, std::function<void()> task);
 
-  drv::Os& os() { return os_; }
+  Os& os() { return os_; }
   const std::string& name() const { return name_; }
   uint64_t task_cost_ns() const { return task_cost_ns_; }
   size_t pending() const { return tasks_.size(); }
@@ -35,12 +35,12 @@ class Executor {
  private:
   void loop();
 
-  drv::Os& os_;
+  Os& os_;
   std::string name_;
   uint64_t task_cost_ns_;
   uint64_t next_seq_ = 0;
   std::map<std::pair<uint64_t, uint64_t>, std::function<void()>> tasks_;  // (due ns, seq) → task
-  std::unique_ptr<drv::WaitQueue> wake_;
+  std::unique_ptr<WaitQueue> wake_;
 };
 
 }  // namespace npu::hal

@@ -36,6 +36,9 @@ struct SystemConfig {
   mgr::ServiceConfig manager;
   std::string waves_path;  // RTL waveforms, empty = off
   bool trace = false;      // record a Perfetto timeline (System::tracer())
+  // Multiplies the package and skin heat capacities: below 1, minutes of heating happen in seconds of
+  // simulation (scaled scenario runs). The junction's (tens of ms, that of per-frame bursts) stays.
+  double thermal_capacity_scale = 1;
 
   // Declares every parameter of the hardware config file (npu.*, host.*, manager.*).
   void declare(cfg::Schema& schema);

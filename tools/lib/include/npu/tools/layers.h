@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "npu/hal/compiler.h"
 #include "npu/models/model.h"
-#include "npu/system/system.h"
 
 namespace npu::tools {
 
@@ -40,10 +40,10 @@ struct LayerRow {
   double array_utilisation = 0;
 };
 
-// `trace`: Tracer::to_json() of the run (nullptr: no timing). The device is the full NPU device
-// System::npu_device() builds for `config`, or with `on_cpu_device` the CPU reference device (every row
-// "cpu", no jobs, MACs or timing).
-std::vector<LayerRow> layer_table(const models::Model& model, const system::SystemConfig& config,
+// `trace`: Tracer::to_json() of the run (nullptr: no timing). `target`: the full NPU device's compiler
+// target (hal::target_for of the driver's device info), or with `on_cpu_device` the CPU reference device
+// ran the model (every row "cpu", no jobs, MACs or timing).
+std::vector<LayerRow> layer_table(const models::Model& model, const hal::NpuTarget& target,
                                   const nlohmann::json* trace, bool on_cpu_device = false);
 
 }  // namespace npu::tools
