@@ -152,75 +152,83 @@ Result<void> Importer::import_graph(const onnx::GraphProto& g) {
   return {};
 }
 
-const std::map<std::string, Importer::Handler>& mapped_operators() {
-  static const std::map<std::string, Importer::Handler> kMapped = {
-      {"Conv", &Importer::on_conv},
-      {"BatchNormalization", &Importer::on_batch_norm},
-      {"Gemm", &Importer::on_gemm},
-      {"MatMul", &Importer::on_matmul},
-      {"Relu", &Importer::on_unary},
-      {"Sigmoid", &Importer::on_unary},
-      {"Tanh", &Importer::on_unary},
-      {"Clip", &Importer::on_clip},
-      {"LeakyRelu", &Importer::on_leaky_relu},
-      {"Max", &Importer::on_min_max},
-      {"Min", &Importer::on_min_max},
-      {"MaxPool", &Importer::on_pool},
-      {"AveragePool", &Importer::on_pool},
-      {"GlobalAveragePool", &Importer::on_global_pool},
-      {"GlobalMaxPool", &Importer::on_global_pool},
-      {"Add", &Importer::on_binary},
-      {"Sub", &Importer::on_binary},
-      {"Mul", &Importer::on_binary},
-      {"Concat", &Importer::on_concat},
-      {"Reshape", &Importer::on_reshape},
-      {"Flatten", &Importer::on_reshape},
-      {"Squeeze", &Importer::on_reshape},
-      {"Unsqueeze", &Importer::on_reshape},
-      {"Transpose", &Importer::on_transpose},
-      {"Identity", &Importer::on_identity},
-      {"Dropout", &Importer::on_dropout},
-      {"Pad", &Importer::on_pad},
-      {"Softmax", &Importer::on_softmax},
-      {"Resize", &Importer::on_resize},
-      {"Upsample", &Importer::on_resize},
-      {"DequantizeLinear", &Importer::on_dequantize},
-      {"QLinearConv", &Importer::on_qlinear_conv},
-      {"QLinearMatMul", &Importer::on_qlinear_matmul},
-      {"Abs", &Importer::on_unary},
-      {"Exp", &Importer::on_unary},
-      {"Log", &Importer::on_unary},
-      {"Neg", &Importer::on_unary},
-      {"Sqrt", &Importer::on_unary},
-      {"Pow", &Importer::on_pow},
-      {"Div", &Importer::on_div},
-      {"Cast", &Importer::on_cast},
-      {"QuantizeLinear", &Importer::on_quantize},
-      {"Slice", &Importer::on_slice},
-      {"LSTM", &Importer::on_lstm},
-      {"If", &Importer::on_if},
-      {"ReduceMean", &Importer::on_reduce},
-      {"ReduceMax", &Importer::on_reduce},
-      {"ReduceMin", &Importer::on_reduce},
-      {"ReduceSum", &Importer::on_reduce},
+// The one registration table: every ONNX operator the importer knows, with its runtime handler, its
+// constant fold, or both. Operators only the CPU reference runs (no NPU path planned) name their NNAPI
+// operation and import only with cpu_fallback.
+const std::map<std::string, OperatorEntry>& operator_table() {
+  static const std::map<std::string, OperatorEntry> kTable = {
+      // Convolution and matrix operators (ops_conv.cpp).
+      {"Conv", {&Importer::on_conv}},
+      {"BatchNormalization", {&Importer::on_batch_norm}},
+      {"Gemm", {&Importer::on_gemm}},
+      {"MatMul", {&Importer::on_matmul}},
+      {"QLinearConv", {&Importer::on_qlinear_conv}},
+      {"QLinearMatMul", {&Importer::on_qlinear_matmul}},
+      // Elementwise operators (ops_elementwise.cpp).
+      {"Relu", {&Importer::on_unary}},
+      {"Sigmoid", {&Importer::on_unary}},
+      {"Tanh", {&Importer::on_unary}},
+      {"Abs", {&Importer::on_unary}},
+      {"Exp", {&Importer::on_unary}},
+      {"Log", {&Importer::on_unary}},
+      {"Neg", {&Importer::on_unary}},
+      {"Sqrt", {&Importer::on_unary}},
+      {"Floor", {&Importer::on_unary, nullptr, "FLOOR"}},
+      {"Clip", {&Importer::on_clip}},
+      {"LeakyRelu", {&Importer::on_leaky_relu}},
+      {"Max", {&Importer::on_min_max}},
+      {"Min", {&Importer::on_min_max}},
+      {"Add", {&Importer::on_binary, fold_arithmetic}},
+      {"Sub", {&Importer::on_binary, fold_arithmetic}},
+      {"Mul", {&Importer::on_binary, fold_arithmetic}},
+      {"Div", {&Importer::on_div, fold_arithmetic}},
+      {"Pow", {&Importer::on_pow}},
+      {"Cast", {&Importer::on_cast, fold_cast}},
+      {"QuantizeLinear", {&Importer::on_quantize, fold_quantize}},
+      {"DequantizeLinear", {&Importer::on_dequantize, fold_dequantize}},
+      // Layout and shape operators (ops_shape.cpp).
+      {"Concat", {&Importer::on_concat, fold_concat}},
+      {"Reshape", {&Importer::on_reshape, fold_reshape}},
+      {"Flatten", {&Importer::on_reshape, fold_reshape}},
+      {"Squeeze", {&Importer::on_reshape, fold_reshape}},
+      {"Unsqueeze", {&Importer::on_reshape, fold_reshape}},
+      {"Transpose", {&Importer::on_transpose, fold_transpose}},
+      {"Identity", {&Importer::on_identity, fold_identity}},
+      {"Dropout", {&Importer::on_dropout}},
+      {"Pad", {&Importer::on_pad}},
+      {"Slice", {&Importer::on_slice, fold_slice}},
+      {"Resize", {&Importer::on_resize}},
+      {"Upsample", {&Importer::on_resize}},
+      {"DepthToSpace", {&Importer::on_depth_space, nullptr, "DEPTH_TO_SPACE"}},
+      {"SpaceToDepth", {&Importer::on_depth_space, nullptr, "SPACE_TO_DEPTH"}},
+      // Pooling, reductions, normalisation (ops_pool_reduce.cpp).
+      {"MaxPool", {&Importer::on_pool}},
+      {"AveragePool", {&Importer::on_pool}},
+      {"GlobalAveragePool", {&Importer::on_global_pool}},
+      {"GlobalMaxPool", {&Importer::on_global_pool}},
+      {"ReduceMean", {&Importer::on_reduce}},
+      {"ReduceMax", {&Importer::on_reduce}},
+      {"ReduceMin", {&Importer::on_reduce}},
+      {"ReduceSum", {&Importer::on_reduce}},
+      {"Softmax", {&Importer::on_softmax}},
+      {"LRN", {&Importer::on_lrn, nullptr, "LOCAL_RESPONSE_NORMALIZATION"}},
+      // Recurrent layers and control flow (ops_recurrent.cpp, If below).
+      {"LSTM", {&Importer::on_lstm}},
+      {"If", {&Importer::on_if}},
+      // Folded only: imported when every input is a constant (Shape also of a runtime value, below).
+      {"Constant", {nullptr, fold_constant}},
+      {"Shape", {nullptr, fold_shape}},
+      {"ConstantOfShape", {nullptr, fold_constant_of_shape}},
+      {"Gather", {nullptr, fold_gather}},
+      {"Equal", {nullptr, fold_compare}},
+      {"Less", {nullptr, fold_compare}},
+      {"Greater", {nullptr, fold_compare}},
+      {"Not", {nullptr, fold_not}},
   };
-  return kMapped;
-}
-
-// NNAPI operations with a CPU reference kernel and no NPU path planned: imported with cpu_fallback.
-const std::map<std::string, std::pair<Importer::Handler, const char*>>& cpu_only_operators() {
-  static const std::map<std::string, std::pair<Importer::Handler, const char*>> kCpuOnly = {
-      {"Floor", {&Importer::on_unary, "FLOOR"}},
-      {"LRN", {&Importer::on_lrn, "LOCAL_RESPONSE_NORMALIZATION"}},
-      {"DepthToSpace", {&Importer::on_depth_space, "DEPTH_TO_SPACE"}},
-      {"SpaceToDepth", {&Importer::on_depth_space, "SPACE_TO_DEPTH"}},
-  };
-  return kCpuOnly;
+  return kTable;
 }
 
 Result<void> Importer::import_node(const onnx::NodeProto& n) {
-  const auto& kMapped = mapped_operators();
-  const auto& kCpuOnly = cpu_only_operators();
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return make_error("operator domain '" + n.domain() + "' is not supported");
   if (n.op_type() == "If") return on_if(n);
@@ -240,25 +248,23 @@ Result<void> Importer::import_node(const onnx::NodeProto& n) {
     define(n, 0, constant_value(std::move(s)));
     return {};
   }
-  Handler h = nullptr;
-  if (const auto it = kMapped.find(n.op_type()); it != kMapped.end()) {
-    h = it->second;
-  } else if (const auto cpu = kCpuOnly.find(n.op_type()); cpu != kCpuOnly.end()) {
+  const auto& table = operator_table();
+  const auto entry = table.find(n.op_type());
+  if (entry == table.end() || entry->second.handler == nullptr)
+    return make_error("operator " + n.op_type() + " is not supported by the importer");
+  if (const char* cpu_op = entry->second.cpu_only) {
     if (!opt_.cpu_fallback)
       return make_error("operator " + n.op_type() +
                         " is not mapped to an NPU operation (--cpu-fallback runs it on the CPU device as " +
-                        cpu->second.second + ")");
-    h = cpu->second.first;
+                        cpu_op + ")");
     result_.cpu_only_nodes.push_back(n.op_type() + " '" + n.name() + "'");
-  } else {
-    return make_error("operator " + n.op_type() + " is not supported by the importer");
   }
   if (n.output_size() < 1 || (n.output(0).empty() && n.op_type() != "LSTM"))
     return make_error("has no output");
   for (int i = 1; i < n.output_size(); ++i)
     if (!n.output(i).empty() && n.op_type() != "Dropout" && n.op_type() != "MaxPool" && n.op_type() != "LSTM")
       return make_error("only the first output is supported");
-  return (this->*h)(n);
+  return (this->*entry->second.handler)(n);
 }
 
 // A RELU/RELU1/RELU6 whose input is the only use of a convolution's / elementwise op's / pool's output
@@ -413,9 +419,8 @@ using namespace onnx_import;
 
 std::vector<std::string> onnx_mapped_operators(bool cpu_fallback) {
   std::vector<std::string> ops;
-  for (const auto& [name, h] : mapped_operators()) ops.push_back(name);
-  if (cpu_fallback)
-    for (const auto& [name, h] : cpu_only_operators()) ops.push_back(name);
+  for (const auto& [name, entry] : operator_table())
+    if (entry.handler != nullptr && (entry.cpu_only == nullptr || cpu_fallback)) ops.push_back(name);
   std::sort(ops.begin(), ops.end());
   return ops;
 }

@@ -91,19 +91,61 @@ Result<std::vector<AxisSlice>> slice_plan(const std::vector<int64_t>& shape,
                                           std::vector<int64_t> steps);
 
 class Importer;
-const std::map<std::string, Result<void> (Importer::*)(const onnx::NodeProto&)>& mapped_operators();
-const std::map<std::string, std::pair<Result<void> (Importer::*)(const onnx::NodeProto&), const char*>>&
-cpu_only_operators();
+// A runtime mapping: emits the NNAPI operations of one ONNX node.
+using Handler = Result<void> (Importer::*)(const onnx::NodeProto&);
+
+// The inputs of a node whose inputs are all constants (null: an omitted optional input).
+struct FoldInputs {
+  std::vector<const HostTensor*> t;
+  const std::map<std::string, Value>& values;  // Squeeze/Unsqueeze read their axes input by name
+  int64_t opset;
+
+  size_t size() const { return t.size(); }
+  bool empty() const { return t.empty(); }
+  const HostTensor* operator[](size_t i) const { return t[i]; }
+  auto begin() const { return t.begin(); }
+  auto end() const { return t.end(); }
+  // An error unless the first k inputs are present.
+  Result<void> need(size_t k) const;
+};
+
+// Folds a node into `out`; false when this node does not fold (it is then mapped).
+using Folder = Result<bool> (*)(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+
+// How the importer treats one ONNX operator. Operators with a handler are the ones
+// onnx_mapped_operators() lists; one with only a fold imports only when its inputs are constants.
+struct OperatorEntry {
+  Handler handler = nullptr;
+  Folder fold = nullptr;
+  const char* cpu_only = nullptr;  // the NNAPI operation of a handler only the CPU runs (cpu_fallback)
+};
+
+// The registration table, ONNX op_type → entry (importer.cpp).
+const std::map<std::string, OperatorEntry>& operator_table();
+
+// Constant folds (fold.cpp).
+Result<bool> fold_constant(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_shape(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_constant_of_shape(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_identity(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_cast(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_reshape(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_transpose(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_concat(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_gather(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_arithmetic(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_compare(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_not(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_slice(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_quantize(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
+Result<bool> fold_dequantize(const onnx::NodeProto& n, const FoldInputs& in, HostTensor& out);
 
 class Importer {
  public:
   Importer(const onnx::ModelProto& proto, const OnnxImportOptions& options) : proto_(proto), opt_(options) {}
   Result<OnnxImported> run();
 
- public:
-  using Handler = Result<void> (Importer::*)(const onnx::NodeProto&);
-  friend const std::map<std::string, Handler>& mapped_operators();
-  friend const std::map<std::string, std::pair<Handler, const char*>>& cpu_only_operators();
+  friend const std::map<std::string, OperatorEntry>& operator_table();
 
  private:
   // Graph assembly.
