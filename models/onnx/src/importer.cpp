@@ -231,6 +231,7 @@ const std::map<std::string, OperatorEntry>& operator_table() {
 Result<void> Importer::import_node(const onnx::NodeProto& n) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return make_error("operator domain '" + n.domain() + "' is not supported");
+  // Before folding and the output checks: the taken branch, not the inputs, says what an If defines.
   if (n.op_type() == "If") return on_if(n);
   if (n.output_size() < 1) return make_error("has no output");
   auto folded = fold(n);
