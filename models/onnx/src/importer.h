@@ -251,9 +251,8 @@ class Importer {
   std::map<std::string, uint32_t> consumers_;  // ONNX value → nodes (and graph outputs) reading it
   std::set<std::string> graph_outputs_;
   std::map<std::pair<uint32_t, Perm>, uint32_t> transposed_;  // (operand, perm) → TRANSPOSE output
-  std::map<uint32_t, int> act_input_;
-  std::set<uint32_t> unassigned_quant_;  // quant8 graph inputs no operation has read yet // operation → its
-                                         // fused-activation input
+  std::map<uint32_t, int> act_input_;                         // operation → its fused-activation input
+  std::set<uint32_t> unassigned_quant_;                       // quant8 graph inputs no operation has read yet
   // Float convolutions by output operand, for folding a BatchNormalization: filter, bias, channel dim.
   struct ConvInfo {
     uint32_t filter, bias, channel_dim;
