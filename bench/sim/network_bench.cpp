@@ -5,14 +5,14 @@
 // prepareModel and of the inference, the simulated time and NPU cycles, simulated cycles per wall second,
 // and where the operations ran (operations without an NPU lowering run on the host CPU reference, whose
 // wall time is part of the inference's). Wall-clock figures are machine-dependent: a benchmark, never
-// a test. Target (issue 4): a ResNet-18 inference in under 0.1 s of wall time.
+// a test. Target: a ResNet-18 inference in under 0.1 s of wall time.
 //
 // Beside the simulation it times the analytical floor of the same work: one plain loop over the compiled
 // descriptors (compile_for_npu on the device's own target), each costed by its cycle formula alone (the
 // array's tile formula per column block, DMA setup + bytes at the slower of engine and DRAM, the vector
 // unit's timing-only cycles), summed per engine, a job taking its busiest engine, an operation its
 // longest job. That loop is what the simulation would cost with no event kernel, queues or scoreboard;
-// the bench prints both wall times and their ratio (issue 21: the simulation within 3x of the loop).
+// the bench prints both wall times and their ratio (the goal: the simulation within 3x of the loop).
 // The inference is run several times (--runs, default 5) and the median and minimum quoted.
 //
 //   network_bench                       both networks, each in its own process (SystemC cannot restart)

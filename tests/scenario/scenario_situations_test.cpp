@@ -1,7 +1,7 @@
 // The shipped situations beyond camera + LLM, on the whole platform and scaled down to keep each case
 // short — except thermal_critical, whose fault does not scale: it runs the whole 6 s file (two runs,
-// 15–25 s of wall time). Simulated results are deterministic: the bounds are the acceptance
-// figures of issue 9, the comments say what the measured runs showed (docs/scenarios.md has the tables
+// 15–25 s of wall time). Simulated results are deterministic: the bounds are the situations'
+// acceptance figures, the comments say what the measured runs showed (docs/scenarios.md has the tables
 // of the full-length runs).
 #include <gtest/gtest.h>
 
