@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "../support/fake_hw.h"
 #include "hal_test_util.h"
 #include "npu/drv/driver.h"
 #include "npu/hal/compiler.h"
@@ -18,44 +19,17 @@
 namespace npu::hal {
 namespace {
 
-// Registers of an NPU other than any preset, and memory; no thread ever runs (prepare-free test).
-struct FakeNpu : drv::RegisterBus, drv::DeviceMemoryBus, drv::InterruptLine {
-  std::map<uint32_t, uint32_t> regs{
-      {regs::NPU_ID, regs::kNpuIdValue},
-      {regs::NPU_CONFIG,
-       regs::CONFIG_CHANNELS.put(2) | regs::CONFIG_ARRAY_ROWS.put(8) | regs::CONFIG_ARRAY_COLS.put(8)},
-      {regs::NPU_SRAM_KIB, 64},
-      {regs::NPU_CONFIG2, regs::CONFIG2_VECTOR_LANES.put(8) | regs::CONFIG2_SRAM_BANKS.put(4)},
-      {regs::NPU_CAPS, regs::CAPS_FUNCTIONAL}};
-  std::vector<uint8_t> memory = std::vector<uint8_t>(64u << 20);
-
-  uint32_t read32(uint32_t o) override { return regs.count(o) ? regs[o] : 0; }
-  void write32(uint32_t, uint32_t) override {}
-  bool read(uint64_t a, void* d, uint64_t n) override {
-    if (a + n > memory.size()) return false;
-    std::memcpy(d, memory.data() + a, n);
-    return true;
-  }
-  bool write(uint64_t a, const void* s, uint64_t n) override {
-    if (a + n > memory.size()) return false;
-    std::memcpy(memory.data() + a, s, n);
-    return true;
-  }
-  uint64_t size() const override { return memory.size(); }
-  void set_handler(std::function<void()>) override {}
-};
-
-struct FakeOs : drv::Os {
-  struct Queue : drv::WaitQueue {
-    void wait() override { throw std::logic_error("would sleep"); }
-    bool wait_for(uint64_t) override { return false; }
-    void wake_all() override {}
-  };
-  uint64_t now_ns() const override { return 0; }
-  void delay_ns(uint64_t) override {}
-  std::unique_ptr<drv::WaitQueue> make_wait_queue() override { return std::make_unique<Queue>(); }
-  void spawn(const std::string&, std::function<void()>) override {}
-};
+// Registers of an NPU other than any preset; no thread ever runs (nothing is prepared or executed).
+npu::test::FakeHw other_npu() {
+  npu::test::FakeHw hw;
+  hw.regs_read = {{regs::NPU_ID, regs::kNpuIdValue},
+                  {regs::NPU_CONFIG, regs::CONFIG_CHANNELS.put(2) | regs::CONFIG_ARRAY_ROWS.put(8) |
+                                         regs::CONFIG_ARRAY_COLS.put(8)},
+                  {regs::NPU_SRAM_KIB, 64},
+                  {regs::NPU_CONFIG2, regs::CONFIG2_VECTOR_LANES.put(8) | regs::CONFIG2_SRAM_BANKS.put(4)},
+                  {regs::NPU_CAPS, regs::CAPS_FUNCTIONAL}};
+  return hw;
+}
 
 // The largest SRAM offset any DMA of `program` touches, and the most jobs (channels) of one operation.
 struct Footprint {
@@ -80,8 +54,8 @@ Footprint footprint(const Program& program) {
 }
 
 TEST(DeviceInfo, NpuDeviceCompilesForTheNpuTheDriverProbed) {
-  FakeNpu hw;
-  FakeOs os;
+  npu::test::FakeHw hw = other_npu();
+  npu::test::FakeOs os;
   drv::PlatformData board;
   board.dram_gbps = 12.8;
   board.dma_bytes_per_cycle = 16;
@@ -125,8 +99,8 @@ TEST(DeviceInfo, NpuDeviceCompilesForTheNpuTheDriverProbed) {
 }
 
 TEST(DeviceInfo, IsEmptyBeforeProbe) {
-  FakeNpu hw;
-  FakeOs os;
+  npu::test::FakeHw hw = other_npu();
+  npu::test::FakeOs os;
   drv::Driver driver(drv::Hardware{hw, hw, hw}, os);
   EXPECT_EQ(driver.device_info().channels, 0u);
   EXPECT_EQ(driver.device_info().sram_bytes, 0u);
