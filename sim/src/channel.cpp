@@ -544,8 +544,10 @@ void Channel::engine_loop(Engine e) {
     (e == Engine::COMPUTE ? compute_cycles_ : dma_cycles_) += cycles;
     if (epoch != epoch_) continue;  // reset meanwhile: the result is dropped
     if (err == ChannelError::NONE) ++*es.descriptors;
-    span(es.track, desc::opcode_name(op.opcode), t0,
-         {{"index", op.index}, {"id", desc::decode<desc::Header>(op.raw).id}});
+    // Built only when tracing: once per descriptor, the arguments' allocations would show in every run.
+    if (tracer_)
+      span(es.track, desc::opcode_name(op.opcode), t0,
+           {{"index", op.index}, {"id", desc::decode<desc::Header>(op.raw).id}});
     complete(op, err);
   }
 }
