@@ -220,16 +220,19 @@ Result<void> Driver::probe() {
   const uint32_t id = hw_.regs.read32(regs::NPU_ID);
   if (id != regs::kNpuIdValue)
     return make_error("probe: NPU_ID reads 0x" + std::to_string(id) + ", not an npusim NPU");
-  hw_version_ = hw_.regs.read32(regs::NPU_VERSION);
+  info_.hw_version = hw_.regs.read32(regs::NPU_VERSION);
   const uint32_t config = hw_.regs.read32(regs::NPU_CONFIG);
-  channels_ = regs::CONFIG_CHANNELS.get(config);
-  if (channels_ == 0 || channels_ > regs::kMaxChannels)
+  info_.channels = regs::CONFIG_CHANNELS.get(config);
+  info_.array_rows = regs::CONFIG_ARRAY_ROWS.get(config);
+  info_.array_cols = regs::CONFIG_ARRAY_COLS.get(config);
+  if (info_.channels == 0 || info_.channels > regs::kMaxChannels)
     return make_error("probe: NPU_CONFIG reports no channels");
   if (hw_.memory.size() <= cfg_.kernel_reserved_bytes) return make_error("probe: device memory too small");
-  sram_bytes_ = hw_.regs.read32(regs::NPU_SRAM_KIB) * 1024;
+  info_.sram_bytes = uint64_t{hw_.regs.read32(regs::NPU_SRAM_KIB)} * 1024;
   const uint32_t caps = hw_.regs.read32(regs::NPU_CAPS);
-  save_restore_ = caps & regs::CAPS_SAVE_RESTORE;
-  functional_ = caps & regs::CAPS_FUNCTIONAL;
+  info_.save_restore = caps & regs::CAPS_SAVE_RESTORE;
+  info_.functional = caps & regs::CAPS_FUNCTIONAL;
+  info_.fault_injection = caps & regs::CAPS_FAULT_INJECT;
   // The weight-memory region, when the hardware has one; otherwise weights share the general pool.
   const uint64_t mib = 1ull << 20;
   weight_lo_ = static_cast<uint64_t>(hw_.regs.read32(regs::WEIGHT_MEM_BASE_MIB)) * mib;
@@ -240,48 +243,39 @@ Result<void> Driver::probe() {
     return make_error("probe: weight memory region lies outside usable device memory");
   }
   hw_.regs.write32(regs::GLOBAL_CTRL, 1);
-  slots_.assign(channels_, Slot{});
-  pending_irq_.assign(channels_, 0);
+  slots_.assign(info_.channels, Slot{});
+  pending_irq_.assign(info_.channels, 0);
   bottom_half_wake_ = os_.make_wait_queue();
   watchdog_wake_ = os_.make_wait_queue();
   thermal_wake_ = os_.make_wait_queue();
   probe_thermal();
-  info_.hw_version = hw_version_;
-  info_.channels = channels_;
-  info_.array_rows = regs::CONFIG_ARRAY_ROWS.get(config);
-  info_.array_cols = regs::CONFIG_ARRAY_COLS.get(config);
-  info_.sram_bytes = sram_bytes_;
   info_.dram_bytes = hw_.memory.size();
   info_.weight_memory_bytes =
       weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
-  info_.save_restore = save_restore_;
-  info_.functional = functional_;
-  info_.fault_injection = caps & regs::CAPS_FAULT_INJECT;
-  info_.opps = opps_;
   info_.opp = opp_;
-  info_.trip_c = trip_c_;
-  if (!governor_ && cfg_.thermal.governor != "none" && !opps_.empty())
+  if (!governor_ && cfg_.thermal.governor != "none" && !info_.opps.empty())
     return make_error("probe: driver.thermal.governor: cannot build \"" + cfg_.thermal.governor + "\"");
   if (tracer_) {
     for (const char* level : {"REALTIME", "HIGH", "NORMAL", "LOW"})
       queue_tracks_.push_back(tracer_->track("driver", std::string("queue ") + level));
-    for (uint32_t ch = 0; ch < channels_; ++ch)
+    for (uint32_t ch = 0; ch < info_.channels; ++ch)
       channel_tracks_.push_back(tracer_->track("driver", "ch" + std::to_string(ch) + " jobs"));
     thermal_track_ = tracer_->track("driver", "thermal");
   }
   hw_.irq.set_handler([this] { irq_handler(); });
-  hw_.regs.write32(regs::IRQ_MASK, ((1u << channels_) - 1) | (opps_.empty() ? 0 : regs::IRQ_THERMAL));
+  hw_.regs.write32(regs::IRQ_MASK,
+                   ((1u << info_.channels) - 1) | (info_.opps.empty() ? 0 : regs::IRQ_THERMAL));
   os_.spawn("npu_bottom_half", [this] { bottom_half(); });
   os_.spawn("npu_watchdog", [this] { watchdog(); });
   // Even without a governor the thermal thread polls while a trip is asserted: EMERGENCY and SHUTDOWN
   // are crossings of temperature margins that raise no interrupt of their own.
-  if (!opps_.empty()) os_.spawn("npu_thermal", [this] { thermal_loop(); });
+  if (!info_.opps.empty()) os_.spawn("npu_thermal", [this] { thermal_loop(); });
   probed_ = true;
   log->info(
       "probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
       "scheduler {}, preemption {}, governor {}",
-      hw_version_, channels_, info_.array_rows, info_.array_cols, sram_bytes_ / 1024,
-      save_restore_ ? "yes" : "no", scheduler_->name(), preemption_->name(),
+      info_.hw_version, info_.channels, info_.array_rows, info_.array_cols, info_.sram_bytes / 1024,
+      info_.save_restore ? "yes" : "no", scheduler_->name(), preemption_->name(),
       governor_ ? governor_->name() : "none");
   return {};
 }

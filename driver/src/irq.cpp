@@ -39,7 +39,7 @@ uint64_t read64(RegisterBus& regs, uint32_t lo, uint32_t hi) {
 void Driver::irq_handler() {
   os_.delay_ns(cfg_.irq_top_half_ns);
   const uint32_t pending = hw_.regs.read32(regs::IRQ_STATUS);
-  for (uint32_t ch = 0; ch < channels_; ++ch) {
+  for (uint32_t ch = 0; ch < info_.channels; ++ch) {
     if (!((pending >> ch) & 1)) continue;
     const uint32_t base = regs::channel_base(ch);
     const uint32_t bits = hw_.regs.read32(base + regs::CH_IRQ_STATUS);
@@ -59,7 +59,7 @@ void Driver::bottom_half() {
     bool any = false;
     {
       std::lock_guard guard(lock_);
-      for (uint32_t ch = 0; ch < channels_; ++ch) {
+      for (uint32_t ch = 0; ch < info_.channels; ++ch) {
         const uint32_t bits = pending_irq_[ch];
         if (!bits) continue;
         pending_irq_[ch] = 0;

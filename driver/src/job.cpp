@@ -175,10 +175,10 @@ void Driver::set_uid_paused(int uid, bool paused) {
   paused_uids_.insert(uid);
   // Running work of the uid gives its channels up (checkpointed where the hardware can); started jobs
   // with nothing on a channel right now are paused at once.
-  for (uint32_t ch = 0; ch < channels_; ++ch) {
+  for (uint32_t ch = 0; ch < info_.channels; ++ch) {
     Slot& s = slots_[ch];
     if (s.task && !s.preempting && s.task->job->work.original_uid == uid)
-      preempt(ch, save_restore_ ? PreemptMechanism::CHECKPOINT : PreemptMechanism::KILL);
+      preempt(ch, info_.save_restore ? PreemptMechanism::CHECKPOINT : PreemptMechanism::KILL);
   }
   for (auto& [id, job] : jobs_)
     if (job->work.original_uid == uid && job->fence->status == JobStatus::RUNNING && job->running == 0)
@@ -206,7 +206,7 @@ void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason r
   // Queued tasks leave the run queues; running ones are aborted so they stop touching the job's buffers.
   for (auto& q : run_queues_)
     q.erase(std::remove_if(q.begin(), q.end(), [&](Task* t) { return t->job == job.get(); }), q.end());
-  for (uint32_t ch = 0; ch < channels_; ++ch) {
+  for (uint32_t ch = 0; ch < info_.channels; ++ch) {
     if (slots_[ch].task && slots_[ch].task->job == job.get()) abort_channel(ch);
   }
   for (auto& stage : job->tasks) {

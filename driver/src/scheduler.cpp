@@ -49,7 +49,7 @@ TaskView Driver::view(const Task* task, uint32_t channel) const {
   v.order = task->order;
   const uint64_t in_system = now() - job.fence->submit_ns;
   v.waited_ns = in_system > job.fence->device_ns ? in_system - job.fence->device_ns : 0;
-  if (channel < channels_) {
+  if (channel < info_.channels) {
     const Slot& s = slots_[channel];
     const uint32_t done = hw_.regs.read32(regs::channel_base(channel) + regs::CH_PROGRESS);
     v.estimated_remaining_ns = estimate_remaining_ns(task, done);
@@ -103,10 +103,10 @@ void Driver::dispatch() {
       }
     }
     if (waiting.empty()) return;
-    uint32_t free = channels_;
-    for (uint32_t ch = 0; ch < channels_ && free == channels_; ++ch)
+    uint32_t free = info_.channels;
+    for (uint32_t ch = 0; ch < info_.channels && free == info_.channels; ++ch)
       if (!slots_[ch].task) free = ch;
-    if (free < channels_) {
+    if (free < info_.channels) {
       Task* t = waiting[scheduler_->pick(views)];
       auto& q = run_queues_[static_cast<uint32_t>(t->job->level)];
       q.erase(std::find(q.begin(), q.end(), t));
@@ -128,7 +128,7 @@ void Driver::dispatch() {
       }
       std::vector<TaskView> running;
       std::vector<uint32_t> channel_of;
-      for (uint32_t ch = 0; ch < channels_; ++ch) {
+      for (uint32_t ch = 0; ch < info_.channels; ++ch) {
         running.push_back(view(slots_[ch].task, ch));
         channel_of.push_back(ch);
       }
@@ -137,7 +137,7 @@ void Driver::dispatch() {
       const uint32_t ch = channel_of[*v];
       const uint64_t done = hw_.regs.read32(regs::channel_base(ch) + regs::CH_PROGRESS);
       PreemptCosts costs;
-      costs.save_restore = save_restore_;
+      costs.save_restore = info_.save_restore;
       costs.checkpoint_ns = 2 * static_cast<uint64_t>(checkpoint_ns_estimate_);
       costs.kill_lost_ns =
           static_cast<uint64_t>((ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor) *
@@ -205,7 +205,7 @@ PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
   ++st_->preemptions;
   ++t->job->fence->preemptions;  // per job too: the owner's accounting (the stat alone is device-wide)
   if (m == PreemptMechanism::CHECKPOINT && !t->save_area) {
-    auto area = allocate(regs::kSaveAreaHeader + sram_bytes_, 0, cfg_.kernel_reserved_bytes);
+    auto area = allocate(regs::kSaveAreaHeader + info_.sram_bytes, 0, cfg_.kernel_reserved_bytes);
     if (area) {
       t->save_area = *area;
     } else {

@@ -19,24 +19,25 @@ double milli(uint32_t raw) { return static_cast<int32_t>(raw) / 1000.0; }
 }  // namespace
 
 void Driver::probe_thermal() {
-  checkpoint_ns_estimate_ = sram_bytes_ / 16.0;  // until measured: the whole SRAM at 16 B/ns
+  checkpoint_ns_estimate_ = info_.sram_bytes / 16.0;  // until measured: the whole SRAM at 16 B/ns
   const uint32_t config2 = hw_.regs.read32(regs::NPU_CONFIG2);
   info_.vector_lanes = regs::CONFIG2_VECTOR_LANES.get(config2);
   info_.sram_banks = regs::CONFIG2_SRAM_BANKS.get(config2);
   const uint32_t points = regs::CONFIG2_DVFS_POINTS.get(config2);
-  opps_.clear();
+  auto& opps = info_.opps;
+  opps.clear();
   for (uint32_t i = 0; i < points && i < regs::kDvfsPoints; ++i)
-    opps_.push_back({static_cast<double>(hw_.regs.read32(regs::DVFS_OPP_MHZ(i))),
-                     static_cast<double>(hw_.regs.read32(regs::DVFS_OPP_MV(i)))});
-  if (opps_.empty()) return;  // no thermal/DVFS block: nothing to govern
-  clock_mhz_ = opps_.front().mhz;
+    opps.push_back({static_cast<double>(hw_.regs.read32(regs::DVFS_OPP_MHZ(i))),
+                    static_cast<double>(hw_.regs.read32(regs::DVFS_OPP_MV(i)))});
+  if (opps.empty()) return;  // no thermal/DVFS block: nothing to govern
+  clock_mhz_ = opps.front().mhz;
   for (uint32_t i = 0; i < regs::kThermalTrips; ++i) {
-    trip_c_[i] = milli(hw_.regs.read32(regs::THERM_TRIP(i)));
+    info_.trip_c[i] = milli(hw_.regs.read32(regs::THERM_TRIP(i)));
     hysteresis_c_[i] = milli(hw_.regs.read32(regs::THERM_HYST(i)));
   }
   opp_ = hw_.regs.read32(regs::DVFS_STATUS) & 0xF;
   std::string error;
-  governor_ = make_thermal_governor(cfg_.thermal, opps_, &error);
+  governor_ = make_thermal_governor(cfg_.thermal, opps, &error);
   if (!governor_ && !error.empty()) logger()->error("{}", error);
   severity_since_ns_ = now();
 }
@@ -48,7 +49,7 @@ ThermalSample Driver::thermal_sample() {
   s.power_mw = hw_.regs.read32(regs::PWR_POWER_MW);
   s.opp = hw_.regs.read32(regs::DVFS_STATUS) & 0xF;
   s.trip_status = hw_.regs.read32(regs::THERM_TRIP_STATUS) & 0xF;
-  s.trip_c = trip_c_;
+  s.trip_c = info_.trip_c;
   s.hysteresis_c = hysteresis_c_;
   return s;
 }
@@ -65,7 +66,7 @@ void Driver::thermal_event() {
     }
   }
   if (sev == ThermalSeverity::CRITICAL) {
-    const double critical = trip_c_[3], hyst = hysteresis_c_[3];
+    const double critical = info_.trip_c[3], hyst = hysteresis_c_[3];
     auto above = [&](double margin, ThermalSeverity level) {
       const bool was = severity_ >= level;
       return s.temp_c >= critical + margin || (was && s.temp_c >= critical + margin - hyst);

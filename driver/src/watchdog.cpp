@@ -25,7 +25,7 @@ void Driver::watchdog() {
                                   : cfg_.timeouts.watchdog_period_ns);
     std::lock_guard guard(lock_);
     bool acted = false;
-    for (uint32_t ch = 0; ch < channels_; ++ch) {
+    for (uint32_t ch = 0; ch < info_.channels; ++ch) {
       const Slot& s = slots_[ch];
       if (!s.task) continue;
       const uint64_t limit =

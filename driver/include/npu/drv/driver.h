@@ -268,14 +268,14 @@ class Driver {
   // Identifies the NPU, resets it, enables interrupts, starts the bottom-half and watchdog threads (and
   // the thermal thread when the NPU has a DVFS block). Called by the platform once, before any client.
   Result<void> probe();
-  uint32_t channel_count() const { return channels_; }
+  uint32_t channel_count() const { return info_.channels; }
   // The device-info query; valid after probe() (all zero before). Takes no simulated time: it answers
   // from what probe read.
   const DeviceInfo& device_info() const { return info_; }
-  uint32_t hw_version() const { return hw_version_; }
+  uint32_t hw_version() const { return info_.hw_version; }
   // NPU_CAPS.functional: the hardware moves and computes data. Without it (a timing-only model of the
   // NPU) every job runs for timing alone and device memory never holds results.
-  bool functional() const { return functional_; }
+  bool functional() const { return info_.functional; }
   // Device memory the driver keeps for command buffers (driver.kernel_reserved_bytes): a job's command
   // buffers are all placed there when it is submitted, so a job larger than it is refused.
   uint64_t command_space_bytes() const { return cfg_.kernel_reserved_bytes; }
@@ -453,13 +453,8 @@ class Driver {
   std::unique_ptr<SchedulingPolicy> scheduler_;
   std::unique_ptr<PreemptionPolicy> preemption_;
   std::unique_ptr<ThermalGovernor> governor_;
-  uint32_t channels_ = 0;
   DeviceInfo info_;
-  uint32_t hw_version_ = 0;
-  uint32_t sram_bytes_ = 0;
   double clock_mhz_ = 1000;
-  bool save_restore_ = false;
-  bool functional_ = false;
   uint64_t weight_lo_ = 0, weight_hi_ = 0;  // weight-memory region
   bool probed_ = false;
 
@@ -491,8 +486,7 @@ class Driver {
   double checkpoint_ns_estimate_ = 0;  // running average of checkpoint latency (save; restore ≈ same)
 
   // Thermal state.
-  std::vector<OppInfo> opps_;
-  std::array<double, 4> trip_c_{}, hysteresis_c_{};
+  std::array<double, 4> hysteresis_c_{};
   uint32_t opp_ = 0;
   ThermalSeverity severity_ = ThermalSeverity::NONE;
   uint64_t severity_since_ns_ = 0;
