@@ -21,7 +21,7 @@ constexpr uint64_t kScratch = 1ull << 20;  // device address of the 64 KiB area 
 constexpr uint64_t kScratchBytes = 64 * 1024;
 constexpr size_t kMaxOps = 128;
 
-void soft_reset(drv::RegisterBus& r) { r.write32(regs::GLOBAL_CTRL, 1); }
+void soft_reset(drv::RegisterBus& r) { r.write32(regs::GLOBAL_CTRL, regs::GLOBAL_CTRL_SOFT_RESET); }
 
 void program(system::System& s, fuzz::Bytes& in) {
   drv::RegisterBus& r = s.debug_registers();

@@ -24,4 +24,20 @@ std::string register_name(uint32_t offset) {
   return std::string("UNMAPPED@") + hex;
 }
 
+const Register* find_register(uint32_t offset) {
+  for (const auto& r : kGlobalRegisters) {
+    if (r.offset == offset) return &r;
+  }
+  for (const auto& r : kThermalRegisters) {
+    if (r.offset == offset) return &r;
+  }
+  if (offset >= kChannelBase && offset < channel_base(kMaxChannels)) {
+    const uint32_t local = (offset - kChannelBase) % kChannelStride;
+    for (const auto& r : kChannelRegisters) {
+      if (r.offset == local) return &r;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace npu::regs

@@ -242,7 +242,7 @@ Result<void> Driver::probe() {
   } else if (weight_lo_ < cfg_.kernel_reserved_bytes || weight_hi_ > hw_.memory.size()) {
     return make_error("probe: weight memory region lies outside usable device memory");
   }
-  hw_.regs.write32(regs::GLOBAL_CTRL, 1);
+  hw_.regs.write32(regs::GLOBAL_CTRL, regs::GLOBAL_CTRL_SOFT_RESET);
   slots_.assign(info_.channels, Slot{});
   pending_irq_.assign(info_.channels, 0);
   bottom_half_wake_ = os_.make_wait_queue();
@@ -263,8 +263,8 @@ Result<void> Driver::probe() {
     thermal_track_ = tracer_->track("driver", "thermal");
   }
   hw_.irq.set_handler([this] { irq_handler(); });
-  hw_.regs.write32(regs::IRQ_MASK,
-                   ((1u << info_.channels) - 1) | (info_.opps.empty() ? 0 : regs::IRQ_THERMAL));
+  hw_.regs.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.put((1u << info_.channels) - 1) |
+                                       (info_.opps.empty() ? 0 : regs::IRQ_THERMAL));
   os_.spawn("npu_bottom_half", [this] { bottom_half(); });
   os_.spawn("npu_watchdog", [this] { watchdog(); });
   // Even without a governor the thermal thread polls while a trip is asserted: EMERGENCY and SHUTDOWN

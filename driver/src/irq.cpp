@@ -40,7 +40,7 @@ void Driver::irq_handler() {
   os_.delay_ns(cfg_.irq_top_half_ns);
   const uint32_t pending = hw_.regs.read32(regs::IRQ_STATUS);
   for (uint32_t ch = 0; ch < info_.channels; ++ch) {
-    if (!((pending >> ch) & 1)) continue;
+    if (!(pending & regs::IRQ_CHANNELS.bit(ch))) continue;
     const uint32_t base = regs::channel_base(ch);
     const uint32_t bits = hw_.regs.read32(base + regs::CH_IRQ_STATUS);
     hw_.regs.write32(base + regs::CH_IRQ_STATUS, bits);
@@ -92,9 +92,9 @@ void Driver::channel_event(uint32_t ch, uint32_t bits) {
     f.stage_cycles[task.stage] = std::max(f.stage_cycles[task.stage], task.cycles);
   f.energy_pj += read64(hw_.regs, base + regs::CH_ENERGY_LO, base + regs::CH_ENERGY_HI);
   if (bits & regs::CH_IRQ_ERROR) {
-    const uint32_t status = hw_.regs.read32(base + regs::CH_STATUS);
+    const uint32_t error = regs::CH_STATUS_ERROR.get(hw_.regs.read32(base + regs::CH_STATUS));
     const uint32_t index = hw_.regs.read32(base + regs::CH_ERROR_INDEX);
-    switch (static_cast<regs::ChannelError>((status >> 8) & 0xFF)) {
+    switch (static_cast<regs::ChannelError>(error)) {
       case regs::ChannelError::DMA_FAULT:
         ++st_->dma_faults;
         break;
@@ -105,8 +105,8 @@ void Driver::channel_event(uint32_t ch, uint32_t bits) {
         ++st_->other_channel_errors;
         break;
     }
-    task_failed(ch, "channel " + std::to_string(ch) + ": " + error_name((status >> 8) & 0xFF) +
-                        " at descriptor " + std::to_string(index));
+    task_failed(ch, "channel " + std::to_string(ch) + ": " + error_name(error) + " at descriptor " +
+                        std::to_string(index));
   } else if (bits & regs::CH_IRQ_PREEMPTED) {
     task_preempted(ch);
   } else if (bits & regs::CH_IRQ_DONE) {

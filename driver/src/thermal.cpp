@@ -35,7 +35,7 @@ void Driver::probe_thermal() {
     info_.trip_c[i] = milli(hw_.regs.read32(regs::THERM_TRIP(i)));
     hysteresis_c_[i] = milli(hw_.regs.read32(regs::THERM_HYST(i)));
   }
-  opp_ = hw_.regs.read32(regs::DVFS_STATUS) & 0xF;
+  opp_ = regs::DVFS_STATUS_POINT.get(hw_.regs.read32(regs::DVFS_STATUS));
   std::string error;
   governor_ = make_thermal_governor(cfg_.thermal, opps, &error);
   if (!governor_ && !error.empty()) logger()->error("{}", error);
@@ -47,8 +47,8 @@ ThermalSample Driver::thermal_sample() {
   s.now_ns = now();
   s.temp_c = milli(hw_.regs.read32(regs::THERM_TEMP));
   s.power_mw = hw_.regs.read32(regs::PWR_POWER_MW);
-  s.opp = hw_.regs.read32(regs::DVFS_STATUS) & 0xF;
-  s.trip_status = hw_.regs.read32(regs::THERM_TRIP_STATUS) & 0xF;
+  s.opp = regs::DVFS_STATUS_POINT.get(hw_.regs.read32(regs::DVFS_STATUS));
+  s.trip_status = regs::THERM_TRIP_ASSERTED.get(hw_.regs.read32(regs::THERM_TRIP_STATUS));
   s.trip_c = info_.trip_c;
   s.hysteresis_c = hysteresis_c_;
   return s;
@@ -60,7 +60,7 @@ void Driver::thermal_event() {
   // critical trip's hysteresis on the way down).
   ThermalSeverity sev = ThermalSeverity::NONE;
   for (int i = 3; i >= 0; --i) {
-    if ((s.trip_status >> i) & 1) {
+    if (s.trip_status & regs::THERM_TRIP_ASSERTED.bit(static_cast<uint32_t>(i))) {
       sev = static_cast<ThermalSeverity>(i + 1);
       break;
     }

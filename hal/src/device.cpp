@@ -10,6 +10,7 @@
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/extensions.h"
 #include "npu/models/validate.h"
+#include "npu/regmap/npu_regs.h"
 #include "prepared_models.h"
 
 namespace npu::hal {
@@ -418,7 +419,8 @@ std::string NpuDevice::name() const {
 
 std::string NpuDevice::version_string() const {
   char hw[16];
-  std::snprintf(hw, sizeof hw, "%u.%u", driver_.hw_version() >> 16, driver_.hw_version() & 0xFFFF);
+  std::snprintf(hw, sizeof hw, "%u.%u", regs::VERSION_MAJOR.get(driver_.hw_version()),
+                regs::VERSION_MINOR.get(driver_.hw_version()));
   return std::string("npusim-npu hal ") + kHalVersion + " driver " + drv::kDriverVersion + "+" +
          driver_source_digest() + " hw " + hw;
 }

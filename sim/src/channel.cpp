@@ -110,7 +110,8 @@ uint32_t Channel::read_reg(uint32_t offset) const {
     case regs::CH_CMD_COUNT:
       return cmd_count_;
     case regs::CH_STATUS:
-      return static_cast<uint32_t>(state_) | (static_cast<uint32_t>(error_) << 8);
+      return regs::CH_STATUS_STATE.put(static_cast<uint32_t>(state_)) |
+             regs::CH_STATUS_ERROR.put(static_cast<uint32_t>(error_));
     case regs::CH_PROGRESS:
       return progress_;
     case regs::CH_CYCLES_LO:
@@ -181,16 +182,19 @@ void Channel::write_reg(uint32_t offset, uint32_t value) {
         preempt_.notify(sc_core::SC_ZERO_TIME);
       }
       break;
-    case regs::CH_IRQ_STATUS:
-      irq_status_ &= ~value;
-      if (irq_changed_) irq_changed_();
-      break;
     case regs::CH_FAULT_INJECT:
-      arm_fault(static_cast<FaultKind>(value & 0xF), value >> 8, true, (value >> 4) & 0x7);
+      arm_fault(static_cast<FaultKind>(regs::CH_FAULT_INJECT_KIND.get(value)),
+                regs::CH_FAULT_INJECT_INDEX.get(value), true, regs::CH_FAULT_INJECT_SRAM_BIT.get(value));
       break;
     default:
       break;
   }
+}
+
+void Channel::clear_reg(uint32_t offset, uint32_t bits) {
+  if (offset != regs::CH_IRQ_STATUS) return;
+  irq_status_ &= ~bits;
+  if (irq_changed_) irq_changed_();
 }
 
 void Channel::set_tracer(trace::Tracer* tracer) {

@@ -180,7 +180,8 @@ void Npu::on_thermal_sample(const sc_core::sc_time& at) {
 
 uint32_t Npu::irq_status() const {
   uint32_t s = 0;
-  for (uint32_t i = 0; i < channels_.size(); ++i) s |= (channels_[i]->irq_status() ? 1u : 0u) << i;
+  for (uint32_t i = 0; i < channels_.size(); ++i)
+    s |= channels_[i]->irq_status() ? regs::IRQ_CHANNELS.bit(i) : 0u;
   const ThermalSensor& sensor = thermal_->sensor();
   if (sensor.pending() || sensor.rearm_pending()) s |= regs::IRQ_THERMAL;
   if (dvfs_pending_irq_) s |= regs::IRQ_DVFS;
@@ -250,9 +251,9 @@ uint32_t Npu::read_thermal_reg(uint32_t offset) {
     case regs::THERM_SKIN_TEMP:
       return static_cast<uint32_t>(to_mc(thermal_->rc().temperature_c(thermal_->rc().size() - 1)));
     case regs::THERM_TRIP_STATUS:
-      return s.tripped() & 0xF;
+      return regs::THERM_TRIP_ASSERTED.put(s.tripped());
     case regs::THERM_IRQ_STATUS:
-      return (s.pending() & 0xF) | ((s.rearm_pending() & 0xF) << 4);
+      return regs::THERM_IRQ_UP.put(s.pending()) | regs::THERM_IRQ_REARM.put(s.rearm_pending());
     case regs::PWR_POWER_MW:
       return static_cast<uint32_t>(std::lround(thermal_->last_power_w() * 1000.0));
     case regs::PWR_ENERGY_UJ_LO:
@@ -263,7 +264,8 @@ uint32_t Npu::read_thermal_reg(uint32_t offset) {
     case regs::DVFS_OPP:
       return static_cast<uint32_t>(dvfs_->pending_point().value_or(dvfs_->current_point()));
     case regs::DVFS_STATUS:
-      return static_cast<uint32_t>(dvfs_->current_point()) | (dvfs_->pending_point() ? 1u << 8 : 0u);
+      return regs::DVFS_STATUS_POINT.put(static_cast<uint32_t>(dvfs_->current_point())) |
+             regs::DVFS_STATUS_PENDING.put(dvfs_->pending_point() ? 1 : 0);
     default:
       return 0;
   }
@@ -279,13 +281,8 @@ void Npu::write_thermal_reg(uint32_t offset, uint32_t value) {
     if (offset == regs::THERM_HYST(i))
       (void)s.set_trip(i, s.trip(i).threshold_mc, static_cast<int32_t>(value));
   }
-  if (offset == regs::THERM_IRQ_STATUS) {
-    s.acknowledge(value & 0xF);
-    s.acknowledge_rearm((value >> 4) & 0xF);
-    update_irq();
-  } else if (offset == regs::DVFS_OPP) {
-    (void)dvfs_->set_operating_point(value);  // an index outside the table is ignored
-  }
+  // An index outside the table is ignored.
+  if (offset == regs::DVFS_OPP) (void)dvfs_->set_operating_point(value);
 }
 
 void Npu::write_reg(uint32_t offset, uint32_t value) {
@@ -294,12 +291,8 @@ void Npu::write_reg(uint32_t offset, uint32_t value) {
       irq_mask_ = value;
       update_irq();
       return;
-    case regs::IRQ_STATUS:
-      if (value & regs::IRQ_DVFS) dvfs_pending_irq_ = false;
-      update_irq();
-      return;
     case regs::GLOBAL_CTRL:
-      if (value & 1) {
+      if (value & regs::GLOBAL_CTRL_SOFT_RESET) {
         for (auto& ch : channels_) ch->write_reg(regs::CH_CTRL, regs::CH_CTRL_RESET);
       }
       return;
@@ -317,6 +310,54 @@ void Npu::write_reg(uint32_t offset, uint32_t value) {
   }
 }
 
+void Npu::clear_reg(uint32_t offset, uint32_t bits) {
+  if (offset == regs::IRQ_STATUS) {
+    // Only the DVFS bit latches here; channel and thermal bits clear at their source.
+    if (bits & regs::IRQ_DVFS) dvfs_pending_irq_ = false;
+    update_irq();
+  } else if (offset == regs::THERM_IRQ_STATUS) {
+    thermal_->wake();
+    ThermalSensor& s = thermal_->sensor();
+    s.acknowledge(regs::THERM_IRQ_UP.get(bits));
+    s.acknowledge_rearm(regs::THERM_IRQ_REARM.get(bits));
+    update_irq();
+  } else if (offset >= regs::kChannelBase) {
+    const uint32_t ch = (offset - regs::kChannelBase) / regs::kChannelStride;
+    channels_[ch]->clear_reg((offset - regs::kChannelBase) % regs::kChannelStride, bits);
+  }
+}
+
+const regs::Register* Npu::mapped_register(uint32_t offset) const {
+  // A channel block past the configured channels is unmapped, like any other hole.
+  if (offset >= regs::channel_base(channel_count())) return nullptr;
+  return regs::find_register(offset);
+}
+
+bool Npu::access(bool write, uint32_t offset, uint32_t& value) {
+  const regs::Register* reg = mapped_register(offset);
+  if (!reg) {
+    // Unmapped: reads 0 (read_reg's default), writes are dropped.
+    if (!write) value = read_reg(offset);
+    return true;
+  }
+  if (!write) {
+    value = reg->access == regs::Access::WO ? 0 : read_reg(offset);
+    return true;
+  }
+  switch (reg->access) {
+    case regs::Access::RO:
+      return false;  // no effect
+    case regs::Access::W1C:
+      clear_reg(offset, value);
+      return true;
+    case regs::Access::RW:
+    case regs::Access::WO:
+      write_reg(offset, value);
+      return true;
+  }
+  return true;
+}
+
 void Npu::update_irq() {
   irq_level_ = (irq_status() & irq_mask_) != 0;
   irq_update_.notify(sc_core::SC_ZERO_TIME);
@@ -331,17 +372,19 @@ void Npu::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   }
   const auto offset = static_cast<uint32_t>(gp.get_address());
   uint32_t v = 0;
+  bool ok = true;
   if (gp.is_read()) {
-    v = read_reg(offset);
+    ok = access(false, offset, v);
     std::memcpy(gp.get_data_ptr(), &v, 4);
     ++mmio_reads_;
   } else if (gp.is_write()) {
     std::memcpy(&v, gp.get_data_ptr(), 4);
-    write_reg(offset, v);
+    ok = access(true, offset, v);
     ++mmio_writes_;
   }
+  // A refused write still took its bus cycle.
   delay += sc_core::sc_time(cfg_.mmio_access_ns, sc_core::SC_NS);
-  gp.set_response_status(tlm::TLM_OK_RESPONSE);
+  gp.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
 }
 
 }  // namespace npu::sim

@@ -345,7 +345,8 @@ TEST(DriverOnNpu, CrossContextAccessIsRefused) {
 // Arms a fault on `channel` for its next command buffer, through the debug register.
 void inject(system::System& s, uint32_t channel, regs::FaultKind kind, uint32_t at_descriptor) {
   s.debug_registers().write32(regs::channel_base(channel) + regs::CH_FAULT_INJECT,
-                              static_cast<uint32_t>(kind) | (at_descriptor << 8));
+                              regs::CH_FAULT_INJECT_KIND.put(static_cast<uint32_t>(kind)) |
+                                  regs::CH_FAULT_INJECT_INDEX.put(at_descriptor));
 }
 
 // A hang on channel 0 is detected by the watchdog, the channel reset and the buffer retried; another

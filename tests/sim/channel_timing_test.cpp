@@ -67,8 +67,8 @@ TEST(ChannelTiming, DmaOutsideMemoryRaisesError) {
   });
   sc_core::sc_start();
   EXPECT_EQ(irq, regs::CH_IRQ_ERROR);
-  EXPECT_EQ(status & 0xF, static_cast<uint32_t>(regs::ChannelState::ERROR));
-  EXPECT_EQ(status >> 8, static_cast<uint32_t>(regs::ChannelError::DMA_FAULT));
+  EXPECT_EQ(regs::CH_STATUS_STATE.get(status), static_cast<uint32_t>(regs::ChannelState::ERROR));
+  EXPECT_EQ(regs::CH_STATUS_ERROR.get(status), static_cast<uint32_t>(regs::ChannelError::DMA_FAULT));
   EXPECT_EQ(index, 1u);
 }
 

@@ -22,7 +22,7 @@ std::vector<desc::Raw> tile_program() {
 }
 
 uint32_t fault_word(regs::FaultKind kind, uint32_t index) {
-  return static_cast<uint32_t>(kind) | (index << 8);
+  return regs::CH_FAULT_INJECT_KIND.put(static_cast<uint32_t>(kind)) | regs::CH_FAULT_INJECT_INDEX.put(index);
 }
 
 TEST(Faults, HangStopsTheChannelWithoutAnInterruptUntilReset) {
@@ -31,7 +31,7 @@ TEST(Faults, HangStopsTheChannelWithoutAnInterruptUntilReset) {
   Firmware fw("fw", npu);
   uint32_t status_hung = 0, progress_hung = 0, irq_hung = 99, after_reset = 99, next = 0;
   sc_core::sc_spawn([&] {
-    fw.write32(regs::IRQ_MASK, 1);
+    fw.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.bit(0));
     fw.set_ch_reg(0, regs::CH_FAULT_INJECT, fault_word(regs::FaultKind::HANG, 2));
     fw.load(0, 0x1000, tile_program());
     fw.ring(0);
@@ -69,8 +69,8 @@ TEST(Faults, DmaErrorRaisesErrorWithTheDescriptorIndex) {
   });
   sc_core::sc_start();
   EXPECT_EQ(irq, regs::CH_IRQ_ERROR);
-  EXPECT_EQ(status & 0xF, static_cast<uint32_t>(regs::ChannelState::ERROR));
-  EXPECT_EQ(status >> 8, static_cast<uint32_t>(regs::ChannelError::DMA_FAULT));
+  EXPECT_EQ(regs::CH_STATUS_STATE.get(status), static_cast<uint32_t>(regs::ChannelState::ERROR));
+  EXPECT_EQ(regs::CH_STATUS_ERROR.get(status), static_cast<uint32_t>(regs::ChannelError::DMA_FAULT));
   EXPECT_EQ(index, 3u);
   EXPECT_EQ(next, regs::CH_IRQ_DONE);
   EXPECT_FALSE(npu.inject_fault(7, regs::FaultKind::HANG, 0)) << "no channel 7";
@@ -90,7 +90,7 @@ TEST(Faults, SramEccFromTheConfigStrikesTheFirstSramReader) {
   });
   sc_core::sc_start();
   EXPECT_EQ(irq, regs::CH_IRQ_ERROR);
-  EXPECT_EQ(status >> 8, static_cast<uint32_t>(regs::ChannelError::SRAM_ECC));
+  EXPECT_EQ(regs::CH_STATUS_ERROR.get(status), static_cast<uint32_t>(regs::ChannelError::SRAM_ECC));
   EXPECT_EQ(index, 2u);
 }
 
@@ -110,7 +110,8 @@ TEST(Faults, SramUpsetWithoutEccCorruptsOneBitSilently) {
     fw.write_mem(0x200000, band.data(), band.size());
     irq_clean = fw.run(0, 0x1000, tile_program());
     clean = fw.read_mem(0x300000, 1024);
-    fw.set_ch_reg(0, regs::CH_FAULT_INJECT, fault_word(regs::FaultKind::SRAM_ECC, 3) | (3u << 4));
+    fw.set_ch_reg(0, regs::CH_FAULT_INJECT,
+                  fault_word(regs::FaultKind::SRAM_ECC, 3) | regs::CH_FAULT_INJECT_SRAM_BIT.put(3));
     irq_upset = fw.run(0, 0x1000, tile_program());
     status_upset = fw.ch_reg(0, regs::CH_STATUS);
     upset = fw.read_mem(0x300000, 1024);
@@ -121,7 +122,7 @@ TEST(Faults, SramUpsetWithoutEccCorruptsOneBitSilently) {
   sc_core::sc_start();
   EXPECT_EQ(irq_clean, regs::CH_IRQ_DONE);
   EXPECT_EQ(irq_upset, regs::CH_IRQ_DONE);
-  EXPECT_EQ(status_upset & 0xF, static_cast<uint32_t>(regs::ChannelState::DONE));
+  EXPECT_EQ(regs::CH_STATUS_STATE.get(status_upset), static_cast<uint32_t>(regs::ChannelState::DONE));
   ASSERT_EQ(upset.size(), clean.size());
   std::vector<uint8_t> expected = clean;
   expected[0] ^= 1u << 3;
@@ -169,7 +170,7 @@ TEST(Faults, ThermalRunawayFromTheConfigHeatsThroughTheTrips) {
   });
   sc_core::sc_start();
   EXPECT_EQ(before, 0u);
-  EXPECT_EQ(after, 0xFu);
+  EXPECT_EQ(after, regs::THERM_TRIP_ASSERTED.mask());
   EXPECT_GE(power_mw, 30000u);
   EXPECT_DOUBLE_EQ(*stats.find_value("npu.thermal.injected_w"), 30.0);
 }

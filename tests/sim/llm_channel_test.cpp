@@ -181,7 +181,7 @@ TEST(LlmChannel, GatherFetchesIndexedRowsAndRefusesOutOfRange) {
     for (uint32_t i = 0; i < 8; ++i) want.push_back(static_cast<uint8_t>(10 * r + i));
   EXPECT_EQ(out, want);
   EXPECT_EQ(irq, regs::CH_IRQ_ERROR);
-  EXPECT_EQ(status >> 8, static_cast<uint32_t>(regs::ChannelError::INDEX_OUT_OF_RANGE));
+  EXPECT_EQ(regs::CH_STATUS_ERROR.get(status), static_cast<uint32_t>(regs::ChannelError::INDEX_OUT_OF_RANGE));
   EXPECT_EQ(index, 1u);
   EXPECT_EQ(*stats.find_counter("npu.ch0.dma.bytes_in"), 12u + 24);
 }

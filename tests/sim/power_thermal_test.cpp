@@ -126,7 +126,7 @@ TEST(Thermal, TripInterruptsOncePerCrossingRespectingHysteresis) {
     steer(5.0, [](double t) { return t >= 40.5; });
     steer(0.0, [](double t) { return t <= 39.0; });
     steer(5.0, [](double t) { return t >= 40.5; });
-    EXPECT_EQ(fw.read32(regs::THERM_TRIP_STATUS), 1u);
+    EXPECT_EQ(fw.read32(regs::THERM_TRIP_STATUS), regs::THERM_TRIP_ASSERTED.bit(0));
     steer(0.0, [](double t) { return t < 37.9; });
     EXPECT_EQ(fw.read32(regs::THERM_TRIP_STATUS), 0u);
     steer(5.0, [](double t) { return t >= 40.5; });
@@ -147,7 +147,9 @@ TEST(Thermal, TripInterruptsOncePerCrossingRespectingHysteresis) {
   });
   sc_core::sc_start();
   ASSERT_TRUE(done);
-  EXPECT_EQ(events, (std::vector<uint32_t>{1u, 1u << 4, 1u}));
+  // Trip 0 up, trip 0 re-armed, trip 0 up again.
+  EXPECT_EQ(events, (std::vector<uint32_t>{regs::THERM_IRQ_UP.bit(0), regs::THERM_IRQ_REARM.bit(0),
+                                           regs::THERM_IRQ_UP.bit(0)}));
   EXPECT_EQ(*stats.find_counter("npu.thermal.trips.light.raised"), 2u);
 }
 
@@ -195,7 +197,7 @@ TEST(Dvfs, HalvingTheClockDoublesComputeTimeAndLowersPower) {
     *energy = fw.read64(regs::channel_base(0) + regs::CH_ENERGY_LO);
   };
   sc_core::sc_spawn([&] {
-    fw.write32(regs::IRQ_MASK, 1 | regs::IRQ_DVFS);
+    fw.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.bit(0) | regs::IRQ_DVFS);
     run(&t_full, &cyc_full, &e_full);
     mw_full = fw.read32(regs::PWR_POWER_MW);  // the last sample period was all compute
     fw.write32(regs::DVFS_OPP, 2);
@@ -208,7 +210,7 @@ TEST(Dvfs, HalvingTheClockDoublesComputeTimeAndLowersPower) {
     sc_core::sc_stop();
   });
   sc_core::sc_start();
-  EXPECT_EQ(dvfs_status, 2u);
+  EXPECT_EQ(dvfs_status, regs::DVFS_STATUS_POINT.put(2));  // and no transition pending
   // t0 is the doorbell's time and the line rises at completion: the spans are the arithmetic above.
   EXPECT_NEAR(t_full, 2369645, 1);
   EXPECT_NEAR(t_half, 4739188, 1);

@@ -138,7 +138,7 @@ TEST(Preemption, LatencyIsAtMostOneDescriptorPlusTheSave) {
   uint32_t resume = 0, saved = 0;
   sc_core::sc_spawn([&] {
     write_operands(fw, 2);
-    fw.write32(regs::IRQ_MASK, 1);
+    fw.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.bit(0));
     fw.set_ch_reg(0, regs::CH_SAVE_BASE_LO, static_cast<uint32_t>(kSave));
     fw.load(0, 0x1000, cmds);
     fw.ring(0);
@@ -205,7 +205,7 @@ TEST(Reset, ResetWhileBusyAbortsAndTheChannelAcceptsNewWork) {
   std::vector<uint8_t> out, reference;
   sc_core::sc_spawn([&] {
     write_operands(fw, 4);
-    fw.write32(regs::IRQ_MASK, 1);
+    fw.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.bit(0));
     fw.load(0, 0x1000, conv_program(4, true));
     fw.ring(0);
     sc_core::wait(900, sc_core::SC_NS);  // mid-CONV, with the next band loading
@@ -242,13 +242,13 @@ TEST(Reset, GlobalResetAbortsEveryChannel) {
   uint32_t s0 = 99, s1 = 99, pending = 99;
   sc_core::sc_spawn([&] {
     write_operands(fw, 4);
-    fw.write32(regs::IRQ_MASK, 3);
+    fw.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.put(0x3));
     fw.load(0, 0x1000, conv_program(4, true));
     fw.load(1, 0x3000, conv_program(4, true));
     fw.ring(0);
     fw.ring(1);
     sc_core::wait(600, sc_core::SC_NS);
-    fw.write32(regs::GLOBAL_CTRL, 1);
+    fw.write32(regs::GLOBAL_CTRL, regs::GLOBAL_CTRL_SOFT_RESET);
     s0 = fw.ch_reg(0, regs::CH_STATUS);
     s1 = fw.ch_reg(1, regs::CH_STATUS);
     sc_core::wait(20, sc_core::SC_US);
@@ -277,7 +277,7 @@ TEST(Preemption, RestoreFromAnInvalidSaveAreaRaisesError) {
   });
   sc_core::sc_start();
   EXPECT_EQ(irq, regs::CH_IRQ_ERROR);
-  EXPECT_EQ(status >> 8, static_cast<uint32_t>(regs::ChannelError::BAD_DESCRIPTOR));
+  EXPECT_EQ(regs::CH_STATUS_ERROR.get(status), static_cast<uint32_t>(regs::ChannelError::BAD_DESCRIPTOR));
 }
 
 }  // namespace

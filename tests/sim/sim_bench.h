@@ -88,8 +88,8 @@ struct Firmware : sc_core::sc_module {
   void ring(uint32_t ch, uint32_t bits = regs::CH_DOORBELL_START) { set_ch_reg(ch, regs::CH_DOORBELL, bits); }
   // Waits until channel `ch` has an interrupt pending; returns and acknowledges its CH_IRQ_STATUS.
   uint32_t wait_channel(uint32_t ch) {
-    write32(regs::IRQ_MASK, read32(regs::IRQ_MASK) | (1u << ch));
-    while (!(read32(regs::IRQ_STATUS) & (1u << ch))) sc_core::wait(irq.posedge_event());
+    write32(regs::IRQ_MASK, read32(regs::IRQ_MASK) | regs::IRQ_CHANNELS.bit(ch));
+    while (!(read32(regs::IRQ_STATUS) & regs::IRQ_CHANNELS.bit(ch))) sc_core::wait(irq.posedge_event());
     const uint32_t bits = ch_reg(ch, regs::CH_IRQ_STATUS);
     set_ch_reg(ch, regs::CH_IRQ_STATUS, bits);
     return bits;

@@ -80,6 +80,8 @@ class Channel : public sc_core::sc_module {
   // Register block access (offset relative to channel_base); called by the register file.
   uint32_t read_reg(uint32_t offset) const;
   void write_reg(uint32_t offset, uint32_t value);
+  // A write-1-to-clear register (CH_IRQ_STATUS): clears exactly `bits`.
+  void clear_reg(uint32_t offset, uint32_t bits);
 
   uint32_t irq_status() const { return irq_status_; }
   bool busy() const { return state_ == regs::ChannelState::BUSY; }

@@ -6,6 +6,8 @@
 // Interrupt sources (IRQ_STATUS): bit n < 16 channel n (its CH_IRQ_STATUS), bit 16 the thermal sensor
 // (THERM_IRQ_STATUS: trip crossings up, re-arms down), bit 17 a DVFS transition completed (cleared by
 // writing 1 to IRQ_STATUS bit 17; the other bits are cleared at their source).
+// Register access follows the table's access kinds (npu_regs.h): a write to a read-only register has no
+// effect and answers TLM_COMMAND_ERROR_RESPONSE, a write-only register reads 0.
 // The thermal monitor samples every npu.thermal.sample_period_us while any channel works and pauses when
 // all are idle and no trip is asserted (catching up exactly on wake), so a finished simulation runs out
 // of events; with a trip asserted or fault power injected it keeps sampling: end such runs with a time
@@ -81,8 +83,14 @@ class Npu : public sc_core::sc_module {
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // The one place the table's access kinds are enforced: RO writes are refused (false), WO reads 0, W1C
+  // writes go to clear_reg, RW and WO writes to write_reg. Unmapped offsets read 0 and drop writes.
+  bool access(bool write, uint32_t offset, uint32_t& value);
+  const regs::Register* mapped_register(uint32_t offset) const;
+  // Per-register hooks, called by access() only for what the register's access kind allows.
   uint32_t read_reg(uint32_t offset);
   void write_reg(uint32_t offset, uint32_t value);
+  void clear_reg(uint32_t offset, uint32_t bits);
   uint32_t read_thermal_reg(uint32_t offset);
   void write_thermal_reg(uint32_t offset, uint32_t value);
   uint32_t irq_status() const;
