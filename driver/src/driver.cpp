@@ -2,6 +2,7 @@
 #include "npu/drv/driver.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 
 #include "driver_stats.h"
@@ -208,9 +209,11 @@ Driver::~Driver() = default;
 Result<void> Driver::probe() {
   auto log = logger();
   scheduler_ = make_scheduling_policy(cfg_.scheduler, cfg_.sched);
-  if (!scheduler_) return make_error("probe: driver.scheduler: unknown policy \"" + cfg_.scheduler + "\"");
+  if (!scheduler_)
+    return make_error("probe: driver.scheduler: unknown policy \"" + cfg_.scheduler + "\"", EINVAL);
   preemption_ = make_preemption_policy(cfg_.preemption);
-  if (!preemption_) return make_error("probe: driver.preemption: unknown policy \"" + cfg_.preemption + "\"");
+  if (!preemption_)
+    return make_error("probe: driver.preemption: unknown policy \"" + cfg_.preemption + "\"", EINVAL);
   if (!stats_) {
     own_stats_ = std::make_unique<stats::Registry>();
     stats_ = own_stats_.get();
@@ -219,15 +222,16 @@ Result<void> Driver::probe() {
 
   const uint32_t id = hw_.regs.read32(regs::NPU_ID);
   if (id != regs::kNpuIdValue)
-    return make_error("probe: NPU_ID reads 0x" + std::to_string(id) + ", not an npusim NPU");
+    return make_error("probe: NPU_ID reads 0x" + std::to_string(id) + ", not an npusim NPU", ENODEV);
   info_.hw_version = hw_.regs.read32(regs::NPU_VERSION);
   const uint32_t config = hw_.regs.read32(regs::NPU_CONFIG);
   info_.channels = regs::CONFIG_CHANNELS.get(config);
   info_.array_rows = regs::CONFIG_ARRAY_ROWS.get(config);
   info_.array_cols = regs::CONFIG_ARRAY_COLS.get(config);
   if (info_.channels == 0 || info_.channels > regs::kMaxChannels)
-    return make_error("probe: NPU_CONFIG reports no channels");
-  if (hw_.memory.size() <= cfg_.kernel_reserved_bytes) return make_error("probe: device memory too small");
+    return make_error("probe: NPU_CONFIG reports no channels", ENODEV);
+  if (hw_.memory.size() <= cfg_.kernel_reserved_bytes)
+    return make_error("probe: device memory too small", ENODEV);
   info_.sram_bytes = uint64_t{hw_.regs.read32(regs::NPU_SRAM_KIB)} * 1024;
   const uint32_t caps = hw_.regs.read32(regs::NPU_CAPS);
   info_.save_restore = caps & regs::CAPS_SAVE_RESTORE;
@@ -240,7 +244,7 @@ Result<void> Driver::probe() {
   if (weight_hi_ == weight_lo_) {
     weight_lo_ = weight_hi_ = hw_.memory.size();
   } else if (weight_lo_ < cfg_.kernel_reserved_bytes || weight_hi_ > hw_.memory.size()) {
-    return make_error("probe: weight memory region lies outside usable device memory");
+    return make_error("probe: weight memory region lies outside usable device memory", ENODEV);
   }
   hw_.regs.write32(regs::GLOBAL_CTRL, regs::GLOBAL_CTRL_SOFT_RESET);
   slots_.assign(info_.channels, Slot{});
@@ -254,7 +258,8 @@ Result<void> Driver::probe() {
       weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
   info_.opp = opp_;
   if (!governor_ && cfg_.thermal.governor != "none" && !info_.opps.empty())
-    return make_error("probe: driver.thermal.governor: cannot build \"" + cfg_.thermal.governor + "\"");
+    return make_error("probe: driver.thermal.governor: cannot build \"" + cfg_.thermal.governor + "\"",
+                      EINVAL);
   if (tracer_) {
     for (const char* level : {"REALTIME", "HIGH", "NORMAL", "LOW"})
       queue_tracks_.push_back(tracer_->track("driver", std::string("queue ") + level));
@@ -283,7 +288,7 @@ Result<void> Driver::probe() {
 Result<ContextId> Driver::open_context(int uid, int pid) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  if (!probed_) return make_error("open_context: device not probed");
+  if (!probed_) return make_error("open_context: device not probed", ENODEV);
   const ContextId id = next_ctx_++;
   contexts_[id] = Context{uid, pid, {}};
   logger()->debug("context {} opened for uid {} pid {}", id, uid, pid);
@@ -298,7 +303,7 @@ size_t Driver::live_bos() const {
 
 Result<Driver::Context*> Driver::context(ContextId ctx) {
   auto it = contexts_.find(ctx);
-  if (it == contexts_.end()) return make_error("no context " + std::to_string(ctx));
+  if (it == contexts_.end()) return make_error("no context " + std::to_string(ctx), ENOENT);
   return &it->second;
 }
 
@@ -306,7 +311,7 @@ Result<void> Driver::close_context(ContextId ctx) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto c = context(ctx);
-  if (!c) return make_error("close_context: " + c.error());
+  if (!c) return with_context("close_context: ", c);
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
     if (job->ctx == ctx) doomed.push_back(job);
@@ -326,8 +331,10 @@ Result<uint64_t> Driver::allocate(uint64_t size, uint64_t lo, uint64_t hi) {
     if (addr >= hi || addr >= cursor + size) break;
     cursor = align_up(addr + len);
   }
+  // More than the whole range can never fit (ENOSPC); less may once other buffers are freed (ENOMEM).
   if (cursor + size > hi || cursor + size < cursor)
-    return make_error(std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes)");
+    return make_error(std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes)",
+                      size > hi - std::min(lo, hi) ? ENOSPC : ENOMEM);
   allocations_[cursor] = size;
   return cursor;
 }
@@ -351,18 +358,19 @@ Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto c = context(ctx);
-  if (!c) return make_error("alloc_bo: " + c.error());
-  if (size == 0) return make_error("alloc_bo: size 0");
+  if (!c) return with_context("alloc_bo: ", c);
+  if (size == 0) return make_error("alloc_bo: size 0", EINVAL);
   if (alloc_fail_every_ && ++allocs_since_failure_ >= alloc_fail_every_) {
     allocs_since_failure_ = 0;
     ++injected_alloc_failures_;
-    return make_error("alloc_bo: " + std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) +
-                      " bytes, injected)");
+    return make_error(
+        "alloc_bo: " + std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes, injected)",
+        ENOMEM);
   }
   const bool region = weights && weight_hi_ > weight_lo_;
   auto addr = region ? allocate(size, weight_lo_, weight_hi_)
                      : allocate(size, cfg_.kernel_reserved_bytes, weight_lo_);
-  if (!addr) return make_error(std::string("alloc_bo: ") + (region ? "weight memory: " : "") + addr.error());
+  if (!addr) return with_context(std::string("alloc_bo: ") + (region ? "weight memory: " : ""), addr);
   BufferObject b{next_bo_++, *addr, size, region};
   (*c)->bos[b.handle] = b;
   return b;
@@ -372,12 +380,13 @@ Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, 0, 0);
-  if (!b) return make_error("free_bo: " + b.error());
+  if (!b) return with_context("free_bo: ", b);
   // A buffer an unfinished job still reads or writes must outlive it: refuse rather than corrupt.
   for (const auto& [id, job] : jobs_) {
     if (job->ctx == ctx && job->bos.count(handle))
-      return make_error("free_bo: buffer " + std::to_string(handle) + " is in use by unfinished job " +
-                        std::to_string(id));
+      return make_error(
+          "free_bo: buffer " + std::to_string(handle) + " is in use by unfinished job " + std::to_string(id),
+          EBUSY);
   }
   release((*b)->device_address);
   contexts_[ctx].bos.erase(handle);
@@ -386,13 +395,14 @@ Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
 
 Result<BufferObject*> Driver::bo(ContextId ctx, BoHandle handle, uint64_t offset, uint64_t len) {
   auto c = context(ctx);
-  if (!c) return make_error(c.error());
+  if (!c) return with_context("", c);
   auto it = (*c)->bos.find(handle);
   if (it == (*c)->bos.end())
-    return make_error("context " + std::to_string(ctx) + " owns no buffer " + std::to_string(handle));
+    return make_error("context " + std::to_string(ctx) + " owns no buffer " + std::to_string(handle), ENOENT);
   if (offset > it->second.size || len > it->second.size - offset)
     return make_error("range [" + std::to_string(offset) + ", +" + std::to_string(len) + ") outside buffer " +
-                      std::to_string(handle) + " of " + std::to_string(it->second.size) + " bytes");
+                          std::to_string(handle) + " of " + std::to_string(it->second.size) + " bytes",
+                      EINVAL);
   return &it->second;
 }
 
@@ -401,8 +411,9 @@ Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, c
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, offset, len);
-  if (!b) return make_error("write_bo: " + b.error());
-  if (!hw_.memory.write((*b)->device_address + offset, src, len)) return make_error("write_bo: bus error");
+  if (!b) return with_context("write_bo: ", b);
+  if (!hw_.memory.write((*b)->device_address + offset, src, len))
+    return make_error("write_bo: bus error", EIO);
   return {};
 }
 
@@ -410,8 +421,8 @@ Result<void> Driver::read_bo(ContextId ctx, BoHandle handle, uint64_t offset, vo
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   auto b = bo(ctx, handle, offset, len);
-  if (!b) return make_error("read_bo: " + b.error());
-  if (!hw_.memory.read((*b)->device_address + offset, dst, len)) return make_error("read_bo: bus error");
+  if (!b) return with_context("read_bo: ", b);
+  if (!hw_.memory.read((*b)->device_address + offset, dst, len)) return make_error("read_bo: bus error", EIO);
   return {};
 }
 

@@ -1,6 +1,7 @@
 // Job lifecycle: validation and submission, cancellation, pausing, the end of a job (exactly once) and
 // the WorkInfo events the scheduling HAL is built from.
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 
 #include "driver_stats.h"
@@ -26,8 +27,9 @@ Result<void> Driver::validate_commands(const Context& c, const std::vector<desc:
   for (size_t i = 0; i < commands.size(); ++i) {
     const auto op = desc::opcode_of(commands[i]);
     if (static_cast<uint32_t>(op) >= desc::kOpcodeCount)
-      return make_error("descriptor " + std::to_string(i) + ": unknown opcode " +
-                        std::to_string(static_cast<uint32_t>(op)));
+      return make_error(
+          "descriptor " + std::to_string(i) + ": unknown opcode " + std::to_string(static_cast<uint32_t>(op)),
+          EINVAL);
     if (op != desc::Opcode::DMA_IN && op != desc::Opcode::DMA_OUT && op != desc::Opcode::DMA_GATHER)
       continue;  // the rest touch only SRAM
     const auto d = desc::decode<desc::Dma>(commands[i]);
@@ -36,13 +38,14 @@ Result<void> Driver::validate_commands(const Context& c, const std::vector<desc:
     if (op == desc::Opcode::DMA_GATHER) {  // any row of the whole table may be read
       const auto g = desc::decode<desc::DmaGather>(commands[i]);
       if (g.table_rows == 0)
-        return make_error("descriptor " + std::to_string(i) + ": gather from an empty table");
+        return make_error("descriptor " + std::to_string(i) + ": gather from an empty table", EINVAL);
       span = static_cast<uint64_t>(g.table_rows - 1) * g.dev_stride + g.row_bytes;
     }
     const BufferObject* b = owning_bo(d.dev, span);
     if (!b)
       return make_error("descriptor " + std::to_string(i) + ": DMA range 0x" + std::to_string(d.dev) + "+" +
-                        std::to_string(span) + " is outside the context's buffers");
+                            std::to_string(span) + " is outside the context's buffers",
+                        EINVAL);
     used->insert(b->handle);
   }
   return {};
@@ -51,36 +54,39 @@ Result<void> Driver::validate_commands(const Context& c, const std::vector<desc:
 Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  auto refuse = [this](std::string why) {
+  auto refuse = [this](std::string why, int code) {
     if (st_) ++st_->submits_refused;
-    return make_error("submit: " + std::move(why));
+    return make_error("submit: " + std::move(why), code);
   };
-  if (!probed_) return refuse("device not probed");
-  if (halted_) return refuse("NPU halted by a thermal shutdown; it takes work again below the critical trip");
+  if (!probed_) return refuse("device not probed", ENODEV);
+  if (halted_)
+    return refuse("NPU halted by a thermal shutdown; it takes work again below the critical trip", EAGAIN);
   auto c = context(ctx);
-  if (!c) return refuse(c.error());
+  if (!c) return refuse(c.error(), c.error_code());
   const int uid = (*c)->uid;
   const SchedulingConfig* own = scheduling_config(uid);
   if (own && !own->has_direct_access)
-    return refuse("uid " + std::to_string(uid) + " has no direct NPU access");
+    return refuse("uid " + std::to_string(uid) + " has no direct NPU access", EPERM);
   int work_uid = uid;
   if (request.attributed_uid >= 0 && request.attributed_uid != uid) {
     if (!own || !own->can_attribute_other_uid)
       return refuse("uid " + std::to_string(uid) + " may not attribute work to uid " +
-                    std::to_string(request.attributed_uid));
+                        std::to_string(request.attributed_uid),
+                    EPERM);
     work_uid = request.attributed_uid;
   }
   if (request.job_priority < kHighestPriority || request.job_priority > kLowestPriority)
-    return refuse("job priority " + std::to_string(request.job_priority) + " outside [0, 1000]");
-  if (request.stages.empty()) return refuse("no stages");
+    return refuse("job priority " + std::to_string(request.job_priority) + " outside [0, 1000]", EINVAL);
+  if (request.stages.empty()) return refuse("no stages", EINVAL);
   std::set<BoHandle> used;
   for (size_t s = 0; s < request.stages.size(); ++s) {
-    if (request.stages[s].empty()) return refuse("stage " + std::to_string(s) + " has no command buffers");
+    if (request.stages[s].empty())
+      return refuse("stage " + std::to_string(s) + " has no command buffers", EINVAL);
     for (size_t b = 0; b < request.stages[s].size(); ++b) {
       const auto& cmds = request.stages[s][b];
       const std::string where = "stage " + std::to_string(s) + " buffer " + std::to_string(b);
-      if (cmds.empty()) return refuse(where + ": empty command buffer");
-      if (auto v = validate_commands(**c, cmds, &used); !v) return refuse(where + ": " + v.error());
+      if (cmds.empty()) return refuse(where + ": empty command buffer", EINVAL);
+      if (auto v = validate_commands(**c, cmds, &used); !v) return refuse(where + ": " + v.error(), EINVAL);
     }
   }
 
@@ -98,7 +104,7 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
       if (!addr) {
         for (auto& stage : job->tasks)
           for (auto& t : stage) release(t.cmd_address);
-        return refuse("command buffer space: " + addr.error());
+        return refuse("command buffer space: " + addr.error(), addr.error_code());
       }
       hw_.memory.write(*addr, cmds.data(), bytes);
       Task t;
@@ -147,8 +153,8 @@ Result<void> Driver::cancel(ContextId ctx, JobId id) {
   os_.delay_ns(cfg_.ioctl_ns);
   auto it = jobs_.find(id);
   if (it == jobs_.end() || it->second->ctx != ctx)
-    return make_error("cancel: context " + std::to_string(ctx) + " has no unfinished job " +
-                      std::to_string(id));
+    return make_error(
+        "cancel: context " + std::to_string(ctx) + " has no unfinished job " + std::to_string(id), ENOENT);
   end_job(it->second, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "cancelled by the client");
   dispatch();
   return {};

@@ -1,6 +1,7 @@
 #include "npu/hal/device.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -456,7 +457,7 @@ Status NpuDevice::supported_operations(const models::Model& model, std::vector<b
 Result<drv::ContextId> NpuDevice::context() {
   if (!ctx_) {
     auto c = driver_.open_context(uid_, pid_);
-    if (!c) return make_error(c.error());
+    if (!c) return c;
     ctx_ = *c;
   }
   return *ctx_;
@@ -466,7 +467,7 @@ Status NpuDevice::close() {
   if (!ctx_) return {};
   const drv::ContextId ctx = *ctx_;
   ctx_.reset();
-  if (auto c = driver_.close_context(ctx); !c) return {ErrorStatus::GENERAL_FAILURE, c.error()};
+  if (auto c = driver_.close_context(ctx); !c) return driver_failure(c);
   return {};
 }
 
@@ -583,13 +584,9 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
   // executions report timing and no output values, as a timing-only model's do.
   if (!driver_.functional()) program.timing_only = true;
   auto ctx = context();
-  if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
+  if (!ctx) return {driver_failure(ctx), nullptr};
   auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
-  if (!weights)
-    return {{drv::out_of_device_memory(weights.error()) ? ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT
-                                                        : ErrorStatus::GENERAL_FAILURE,
-             weights.error()},
-            nullptr};
+  if (!weights) return {driver_failure(weights), nullptr};
   // Loading costs the copy even when the image is not materialised (timing-only): the real weights
   // would be copied.
   os().delay_ns(copy_ns(cost_, program.weights.size()));
@@ -597,7 +594,7 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
     const auto& bytes = program.weights.bytes();
     if (auto w = driver_.write_bo(*ctx, weights->handle, 0, bytes.data(), bytes.size()); !w) {
       (void)driver_.free_bo(*ctx, weights->handle);
-      return {{ErrorStatus::GENERAL_FAILURE, w.error()}, nullptr};
+      return {driver_failure(w), nullptr};
     }
   }
   return {{},
@@ -609,14 +606,23 @@ AllocateResult NpuDevice::allocate_buffer(const models::Operand& operand) {
   if (!operand.fully_specified())
     return {{ErrorStatus::INVALID_ARGUMENT, "the operand has unknown dimensions"}, nullptr};
   auto ctx = context();
-  if (!ctx) return {{ErrorStatus::DEVICE_UNAVAILABLE, ctx.error()}, nullptr};
+  if (!ctx) return {driver_failure(ctx), nullptr};
   auto bo = driver_.alloc_bo(*ctx, std::max<uint64_t>(operand.byte_size(), 1));
-  if (!bo)
-    return {{drv::out_of_device_memory(bo.error()) ? ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT
-                                                   : ErrorStatus::GENERAL_FAILURE,
-             bo.error()},
-            nullptr};
+  if (!bo) return {driver_failure(bo), nullptr};
   return {{}, std::make_shared<NpuDeviceBuffer>(driver_, *ctx, *bo, operand, cost_)};
+}
+
+ErrorStatus status_for_driver_error(int code) {
+  switch (code) {
+    case ENOMEM:
+      return ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT;
+    case ENOSPC:
+      return ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT;
+    case ENODEV:
+      return ErrorStatus::DEVICE_UNAVAILABLE;
+    default:
+      return ErrorStatus::GENERAL_FAILURE;
+  }
 }
 
 }  // namespace npu::hal

@@ -106,7 +106,7 @@ Result<drv::BufferObject> NpuPreparedModel::acquire_arena() {
     return bo;
   }
   auto bo = driver_.alloc_bo(ctx_, std::max<uint64_t>(program_.arena_bytes, 1));
-  if (!bo) return make_error(bo.error());
+  if (!bo) return bo;
   all_arenas_.push_back(bo->handle);
   return *bo;
 }
@@ -176,9 +176,7 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
   auto arena_bo = acquire_arena();
   if (!arena_bo) {
     // Out of memory may pass; a context that is gone (the client closed it) will not.
-    r.status = {drv::out_of_device_memory(arena_bo.error()) ? ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT
-                                                            : ErrorStatus::GENERAL_FAILURE,
-                "activation arena: " + arena_bo.error()};
+    r.status = driver_failure(arena_bo, "activation arena: ");
     return r;
   }
   ArenaLease arena(*this, *arena_bo);
@@ -193,7 +191,7 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
     os.delay_ns(copy_ns(cost_, t.data.size()));
     r.host_copy_bytes += t.data.size();
     if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w) {
-      r.status = {ErrorStatus::GENERAL_FAILURE, w.error()};
+      r.status = driver_failure(w);
       return r;
     }
   }
@@ -245,7 +243,7 @@ ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptio
     models::Tensor t = models::make_tensor(op, op.dimensions);
     const Location at = locate(idx, arena.bo(), request);
     if (auto rd = driver_.read_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !rd) {
-      r.status = {ErrorStatus::GENERAL_FAILURE, rd.error()};
+      r.status = driver_failure(rd);
       return r;
     }
     os.delay_ns(copy_ns(cost_, t.data.size()));
@@ -278,7 +276,7 @@ Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::Bu
   }
   r.stages += static_cast<uint32_t>(last - first);
   auto fence = driver_.submit(ctx_, std::move(job));
-  if (!fence) return {ErrorStatus::GENERAL_FAILURE, fence.error()};
+  if (!fence) return driver_failure(fence);
   ++r.jobs;
   drv::Fence& f = **fence;
   drv::Os& os = driver_.os();
@@ -344,7 +342,7 @@ Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject&
     models::Tensor t = models::make_tensor(op, op.dimensions);
     const Location at = locate(original, arena, request);
     if (auto rd = driver_.read_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !rd)
-      return {ErrorStatus::GENERAL_FAILURE, rd.error()};
+      return driver_failure(rd);
     os.delay_ns(copy_ns(cost_, t.data.size()));
     r.host_copy_bytes += t.data.size();
     inputs[stage.cpu_model.main.input_indexes[i]] = std::move(t);
@@ -363,7 +361,7 @@ Status NpuPreparedModel::run_on_cpu(const Stage& stage, const drv::BufferObject&
     os.delay_ns(copy_ns(cost_, t.data.size()));
     r.host_copy_bytes += t.data.size();
     if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w)
-      return {ErrorStatus::GENERAL_FAILURE, w.error()};
+      return driver_failure(w);
   }
   return {};
 }
@@ -421,7 +419,7 @@ Status NpuPreparedModel::run_control_flow(const Stage& stage, const drv::BufferO
     *t = models::make_tensor(o, o.dimensions);
     const Location at = locate(idx, arena, request);
     if (auto rd = driver_.read_bo(ctx_, at.bo, at.offset, t->data.data(), t->data.size()); !rd)
-      return {ErrorStatus::GENERAL_FAILURE, rd.error()};
+      return driver_failure(rd);
     os.delay_ns(copy_ns(cost_, t->data.size()));
     r.host_copy_bytes += t->data.size();
     return {};
@@ -475,7 +473,7 @@ Status NpuPreparedModel::run_control_flow(const Stage& stage, const drv::BufferO
     os.delay_ns(copy_ns(cost_, t.data.size()));
     r.host_copy_bytes += t.data.size();
     if (auto w = driver_.write_bo(ctx_, at.bo, at.offset, t.data.data(), t.data.size()); !w)
-      return {ErrorStatus::GENERAL_FAILURE, w.error()};
+      return driver_failure(w);
   }
   return {};
 }
@@ -489,14 +487,14 @@ Status NpuDeviceBuffer::copy_from(const models::Tensor& value) {
                                                std::to_string(operand_.byte_size())};
   driver_.os().delay_ns(copy_ns(cost_, value.data.size()));
   if (auto w = driver_.write_bo(ctx_, bo_.handle, 0, value.data.data(), value.data.size()); !w)
-    return {ErrorStatus::GENERAL_FAILURE, w.error()};
+    return driver_failure(w);
   return {};
 }
 
 Status NpuDeviceBuffer::copy_to(models::Tensor* value) {
   *value = models::make_tensor(operand_, operand_.dimensions);
   if (auto rd = driver_.read_bo(ctx_, bo_.handle, 0, value->data.data(), value->data.size()); !rd)
-    return {ErrorStatus::GENERAL_FAILURE, rd.error()};
+    return driver_failure(rd);
   driver_.os().delay_ns(copy_ns(cost_, value->data.size()));
   return {};
 }

@@ -24,6 +24,15 @@ Status check_output_capacity(const models::Model& model, const Request& request,
                              std::vector<OutputShape>* shapes);
 
 uint64_t copy_ns(const HostCost& cost, uint64_t bytes);
+
+// The status a client sees for a failed driver call, decided here only, by the driver's errno code: out of
+// memory now → RESOURCE_EXHAUSTED_TRANSIENT (a retry may succeed), larger than the whole pool →
+// RESOURCE_EXHAUSTED_PERSISTENT, no device → DEVICE_UNAVAILABLE, anything else GENERAL_FAILURE.
+ErrorStatus status_for_driver_error(int code);
+template <class T>
+Status driver_failure(const Result<T>& failed, const std::string& context = {}) {
+  return {status_for_driver_error(failed.error_code()), context + failed.error()};
+}
 // Multiply-accumulates of the convolution-like operations, for the CPU cost model; other operations
 // count one operation per output element.
 uint64_t estimated_macs(const models::Model& m);

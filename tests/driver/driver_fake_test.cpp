@@ -2,6 +2,7 @@
 // validation, checked through the register writes it makes.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -106,6 +107,40 @@ TEST_F(DriverTest, UnknownOpcodeIsRefused) {
   auto r = driver.submit(*ctx, one_buffer({raw}, "junk"));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("unknown opcode"), std::string::npos);
+}
+
+// A failed ioctl carries an errno code, so the HAL decides by it (a shortage that may pass, one that
+// never will, no device) and not by the message's words. 64 MiB of fake memory, 16 MiB kept for command
+// buffers: a 48 MiB general pool, no weight region.
+TEST_F(DriverTest, FailedCallsCarryTheirErrnoCode) {
+  auto early = driver.open_context(1000, 1);
+  ASSERT_FALSE(early.ok());
+  EXPECT_EQ(early.error_code(), ENODEV) << early.error();
+  ASSERT_TRUE(driver.probe().ok());
+  auto ctx = driver.open_context(1000, 1);
+  ASSERT_TRUE(ctx.ok());
+
+  auto never = driver.alloc_bo(*ctx, 49ull << 20);
+  ASSERT_FALSE(never.ok());
+  EXPECT_EQ(never.error_code(), ENOSPC) << never.error();
+  EXPECT_NE(never.error().find(drv::kOutOfDeviceMemory), std::string::npos) << never.error();
+  auto first = driver.alloc_bo(*ctx, 30ull << 20);
+  ASSERT_TRUE(first.ok()) << first.error();
+  auto not_now = driver.alloc_bo(*ctx, 30ull << 20);
+  ASSERT_FALSE(not_now.ok());
+  EXPECT_EQ(not_now.error_code(), ENOMEM) << not_now.error();
+  ASSERT_TRUE(driver.free_bo(*ctx, first->handle).ok());
+  EXPECT_TRUE(driver.alloc_bo(*ctx, 30ull << 20).ok()) << "the ENOMEM shortage passed once memory was freed";
+
+  EXPECT_EQ(driver.alloc_bo(*ctx, 0).error_code(), EINVAL);
+  EXPECT_EQ(driver.alloc_bo(*ctx + 99, 4096).error_code(), ENOENT);
+  EXPECT_EQ(driver.free_bo(*ctx, 12345).error_code(), ENOENT);
+  EXPECT_EQ(driver.cancel(*ctx, 777).error_code(), ENOENT);
+  auto bad = one_buffer({desc::encode(desc::Fence{{desc::Opcode::FENCE, 1}, 1})}, "bad priority");
+  bad.job_priority = 5000;
+  auto refused = driver.submit(*ctx, bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error_code(), EINVAL) << refused.error();
 }
 
 TEST(QueueLevels, PriorityMapsToFourLevels) {

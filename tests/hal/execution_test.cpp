@@ -53,6 +53,40 @@ TEST(HalExecution, ExecutionAfterTheContextClosedIsAGeneralFailureNotOutOfMemory
   });
 }
 
+// The driver's errno decides the client's status: a shortage now (ENOMEM) may pass, so it is TRANSIENT; a
+// buffer larger than the whole pool (ENOSPC) never fits, so it is PERSISTENT. On 48 MiB of device memory
+// without a weight region (16 MiB kept for command buffers) a 6144x6144 FULLY_CONNECTED's 36 MiB of weights
+// can never be loaded; the small model's can once the injected shortage stops.
+TEST(HalExecution, DriverShortagesAreTransientOrPersistentByTheirErrno) {
+  run_on_phone(
+      [](system::System& s) {
+        models::ModelBuilder b(3);
+        const models::QuantParams q{0.02f, 128}, w_q{0.01f, 120}, out_q{0.05f, 100};
+        const uint32_t in = b.input(models::OperandType::TENSOR_QUANT8_ASYMM, {1, 6144}, q);
+        b.mark_output(b.fully_connected(in, 6144, fx::FusedActivation::NONE, w_q, out_q));
+        auto huge = s.npu_device().prepare_model(b.take());
+        EXPECT_EQ(huge.status.code, ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
+            << to_string(huge.status.code) << ": " << huge.status.message;
+        EXPECT_NE(huge.status.message.find(drv::kOutOfDeviceMemory), std::string::npos) << huge.status.message;
+
+        auto t = conv_fc_quant8();
+        s.driver().inject_alloc_failures(1);
+        auto refused = s.npu_device().prepare_model(t.model);
+        EXPECT_EQ(refused.status.code, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
+            << to_string(refused.status.code) << ": " << refused.status.message;
+        s.driver().inject_alloc_failures(0);
+        auto p = s.npu_device().prepare_model(t.model);
+        ASSERT_TRUE(p.status.ok()) << p.status.message;
+        s.driver().inject_alloc_failures(1);  // the first execution's activation arena
+        const auto r = p.model->execute_synchronously(t.inputs, false);
+        EXPECT_EQ(r.status.code, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
+            << to_string(r.status.code) << ": " << r.status.message;
+        s.driver().inject_alloc_failures(0);
+        EXPECT_TRUE(p.model->execute_synchronously(t.inputs, false).status.ok()) << "the shortage passed";
+      },
+      {"npu.dram.size_mib=48", "npu.weight_memory.mib=0"});
+}
+
 TEST(HalExecution, AsynchronousCallbackRunsOnItsOwnThreadWithTheSameOutputs) {
   run_on_phone([](system::System& s) {
     auto t = conv_fc_quant8();

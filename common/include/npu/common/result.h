@@ -1,5 +1,7 @@
-// Result<T>: a value or an error message. Errors cross layer boundaries as values, never as exceptions
-// or crashes; each layer may wrap the message with its own context (file, JSON path, operand index).
+// Result<T>: a value or an error. Errors cross layer boundaries as values, never as exceptions or crashes;
+// each layer may wrap the message with its own context (file, JSON path, operand index). An error may
+// carry a code (an errno value, as the driver's ioctls return) so the layer above decides by the code,
+// never by matching the message; wrapping keeps it (with_context).
 #pragma once
 
 #include <optional>
@@ -11,6 +13,7 @@ namespace npu {
 
 struct Error {
   std::string message;
+  int code = 0;  // errno value; 0: none given
 };
 
 template <class T>
@@ -29,6 +32,7 @@ class [[nodiscard]] Result {
   T& operator*() { return value(); }
   const T& operator*() const { return value(); }
   const std::string& error() const { return std::get<1>(v_).message; }
+  int error_code() const { return std::get<1>(v_).code; }
 
  private:
   std::variant<T, Error> v_;
@@ -38,15 +42,22 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error.message)) {}  // NOLINT: implicit by design
+  Result(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
   bool ok() const { return !error_.has_value(); }
   explicit operator bool() const { return ok(); }
-  const std::string& error() const { return *error_; }
+  const std::string& error() const { return error_->message; }
+  int error_code() const { return error_->code; }
 
  private:
-  std::optional<std::string> error_;
+  std::optional<Error> error_;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message, int code = 0) { return Error{std::move(message), code}; }
+
+// The error of a failed `r`, its message prefixed with `context`, its code kept.
+template <class T>
+Error with_context(std::string context, const Result<T>& r) {
+  return Error{std::move(context) + r.error(), r.error_code()};
+}
 
 }  // namespace npu

@@ -125,12 +125,8 @@ class ThermalObserver {
   virtual void on_thermal_severity(ThermalSeverity severity, double junction_c) = 0;
 };
 
-// Every alloc_bo error for lack of device memory says so in these words; other alloc_bo errors (no such
-// context, size 0) are not a shortage, and the HAL must not tell a client to retry them later.
+// Every alloc_bo error for lack of device memory says so in these words (code ENOMEM or ENOSPC).
 inline constexpr const char* kOutOfDeviceMemory = "device memory exhausted";
-inline bool out_of_device_memory(const std::string& alloc_error) {
-  return alloc_error.find(kOutOfDeviceMemory) != std::string::npos;
-}
 
 struct BufferObject {
   BoHandle handle = 0;
@@ -282,7 +278,13 @@ class Driver {
   Os& os() { return os_; }
 
   // --- Client ioctls. Called by the HAL (hal::NpuDevice, prepared models, memory domains) and by tests
-  // acting as a client, from simulated host threads.
+  // acting as a client, from simulated host threads. A failed call's error carries an errno code, as an
+  // ioctl's return does; callers decide by it (Result::error_code), never by the message:
+  //   ENODEV  not probed, or not this NPU       ENOENT  no such context, buffer or unfinished job
+  //   EINVAL  bad argument or command buffer    EPERM   the uid may not submit (SchedulingConfig)
+  //   ENOMEM  out of memory now (a free may help) ENOSPC  larger than the whole memory pool: never fits
+  //   EBUSY   buffer in use by an unfinished job EAGAIN  halted by a thermal shutdown, try again later
+  //   EIO     device memory bus error
   Result<ContextId> open_context(int uid, int pid);
   Result<void> close_context(ContextId ctx);  // frees the context's BOs; its jobs are cancelled
 

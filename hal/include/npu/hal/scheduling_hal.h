@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "npu/common/executor.h"
 #include "npu/drv/driver.h"
-#include "npu/hal/executor.h"
 
 namespace npu::hal {
 

@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <string>
 
+#include "npu/common/executor.h"
 #include "npu/drv/driver.h"
-#include "npu/hal/executor.h"
 
 namespace npu::mgr {
 
 // Clients' callbacks run on an Executor: a simulated thread.
-using Executor = hal::Executor;
+using Executor = npu::Executor;
 using ThermalSeverity = drv::ThermalSeverity;
 
 enum class SizeClass { LESS_THAN_1GB, BETWEEN_1GB_AND_2GB, GREATER_THAN_2G };

@@ -1,6 +1,6 @@
-#include "npu/hal/executor.h"
+#include "npu/common/executor.h"
 
-namespace npu::hal {
+namespace npu {
 
 Executor::Executor(Os& os, std::string name, uint64_t task_cost_ns)
     : os_(os), name_(std::move(name)), task_cost_ns_(task_cost_ns), wake_(os.make_wait_queue()) {
@@ -32,4 +32,4 @@ void Executor::loop() {
   }
 }
 
-}  // namespace npu::hal
+}  // namespace npu
