@@ -67,7 +67,8 @@ TEST(HalExecution, DriverShortagesAreTransientOrPersistentByTheirErrno) {
         auto huge = s.npu_device().prepare_model(b.take());
         EXPECT_EQ(huge.status.code, ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT)
             << to_string(huge.status.code) << ": " << huge.status.message;
-        EXPECT_NE(huge.status.message.find(drv::kOutOfDeviceMemory), std::string::npos) << huge.status.message;
+        EXPECT_NE(huge.status.message.find(drv::kOutOfDeviceMemory), std::string::npos)
+            << huge.status.message;
 
         auto t = conv_fc_quant8();
         s.driver().inject_alloc_failures(1);

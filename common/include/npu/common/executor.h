@@ -1,8 +1,9 @@
 // A simulated thread that runs posted tasks one at a time, in order: immediately posted tasks in
 // posting order, delayed tasks at their due time (ties in posting order). It is the java.util.concurrent
 // Executor of the NPU manager's clients and the thread on which the scheduling HAL and the `npu`
-// service deliver callbacks; a host-runtime service like Os, so it lives below the driver. Each task charges `task_cost_ns` of CPU time on the thread before it runs.
-// Not modelled: CPU contention between threads (every executor has a core of its own), priorities.
+// service deliver callbacks; a host-runtime service like Os, so it lives below the driver. Each task charges
+// `task_cost_ns` of CPU time on the thread before it runs. Not modelled: CPU contention between threads
+// (every executor has a core of its own), priorities.
 #pragma once
 
 #include <cstdint>
