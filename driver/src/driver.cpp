@@ -5,15 +5,16 @@
 #include <cerrno>
 #include <mutex>
 
+#include "contexts.h"
+#include "device_memory.h"
 #include "driver_stats.h"
+#include "interrupts.h"
 #include "npu/common/log.h"
 #include "npu/regmap/npu_regs.h"
+#include "thermal_manager.h"
 
 namespace npu::drv {
 namespace {
-
-constexpr uint64_t kAlignment = 256;
-uint64_t align_up(uint64_t v) { return (v + kAlignment - 1) & ~(kAlignment - 1); }
 
 std::shared_ptr<spdlog::logger> logger() { return log::get("driver"); }
 
@@ -157,7 +158,7 @@ void DriverConfig::declare(cfg::Schema& s) {
   thermal.declare(s, "driver.thermal");
 }
 
-Driver::Stats::Stats(stats::Registry& r)
+DriverStats::DriverStats(stats::Registry& r)
     : jobs_submitted(r.counter("driver.jobs.submitted", "", "Jobs accepted by submit")),
       jobs_completed(r.counter("driver.jobs.completed", "", "Jobs ended COMPLETED")),
       jobs_failed(r.counter("driver.jobs.failed", "", "Jobs ended FAILED")),
@@ -201,7 +202,19 @@ Driver::Stats::Stats(stats::Registry& r)
 }
 
 Driver::Driver(Hardware hw, Os& os, DriverConfig cfg, PlatformData platform)
-    : hw_(hw), os_(os), cfg_(std::move(cfg)), lock_(os) {
+    : hw_(hw),
+      os_(os),
+      cfg_(std::move(cfg)),
+      lock_(os),
+      memory_(std::make_unique<DeviceMemory>()),
+      contexts_(std::make_unique<ContextTable>(*memory_)),
+      thermal_(std::make_unique<ThermalManager>(
+          hw_.regs, os_, lock_, cfg_.thermal,
+          ThermalManager::Hooks{[this](const std::string& why) { fail_all(why); }, [this] { dispatch(); }})),
+      interrupts_(std::make_unique<Interrupts>(
+          hw_, os_, lock_, cfg_,
+          Interrupts::Handlers{[this](uint32_t ch, uint32_t bits) { channel_event(ch, bits); },
+                               [this] { thermal_->event(); }, [this] { dispatch(); }})) {
   info_.platform = platform;
 }
 Driver::~Driver() = default;
@@ -218,7 +231,7 @@ Result<void> Driver::probe() {
     own_stats_ = std::make_unique<stats::Registry>();
     stats_ = own_stats_.get();
   }
-  st_ = std::make_unique<Stats>(*stats_);
+  st_ = std::make_unique<DriverStats>(*stats_);
 
   const uint32_t id = hw_.regs.read32(regs::NPU_ID);
   if (id != regs::kNpuIdValue)
@@ -239,25 +252,25 @@ Result<void> Driver::probe() {
   info_.fault_injection = caps & regs::CAPS_FAULT_INJECT;
   // The weight-memory region, when the hardware has one; otherwise weights share the general pool.
   const uint64_t mib = 1ull << 20;
-  weight_lo_ = static_cast<uint64_t>(hw_.regs.read32(regs::WEIGHT_MEM_BASE_MIB)) * mib;
-  weight_hi_ = weight_lo_ + static_cast<uint64_t>(hw_.regs.read32(regs::WEIGHT_MEM_MIB)) * mib;
-  if (weight_hi_ == weight_lo_) {
-    weight_lo_ = weight_hi_ = hw_.memory.size();
-  } else if (weight_lo_ < cfg_.kernel_reserved_bytes || weight_hi_ > hw_.memory.size()) {
-    return make_error("probe: weight memory region lies outside usable device memory", ENODEV);
-  }
+  const uint64_t weight_base = static_cast<uint64_t>(hw_.regs.read32(regs::WEIGHT_MEM_BASE_MIB)) * mib;
+  const uint64_t weight_bytes = static_cast<uint64_t>(hw_.regs.read32(regs::WEIGHT_MEM_MIB)) * mib;
+  if (auto m = memory_->configure(hw_.memory.size(), cfg_.kernel_reserved_bytes, weight_base, weight_bytes);
+      !m)
+    return make_error("probe: " + m.error(), ENODEV);
   hw_.regs.write32(regs::GLOBAL_CTRL, regs::GLOBAL_CTRL_SOFT_RESET);
   slots_.assign(info_.channels, Slot{});
-  pending_irq_.assign(info_.channels, 0);
-  bottom_half_wake_ = os_.make_wait_queue();
+  interrupts_->probe(info_.channels);
   watchdog_wake_ = os_.make_wait_queue();
-  thermal_wake_ = os_.make_wait_queue();
-  probe_thermal();
+  checkpoint_ns_estimate_ = info_.sram_bytes / 16.0;  // until measured: the whole SRAM at 16 B/ns
+  const uint32_t config2 = hw_.regs.read32(regs::NPU_CONFIG2);
+  info_.vector_lanes = regs::CONFIG2_VECTOR_LANES.get(config2);
+  info_.sram_banks = regs::CONFIG2_SRAM_BANKS.get(config2);
+  thermal_->set_stats(st_.get());
+  thermal_->probe(regs::CONFIG2_DVFS_POINTS.get(config2), info_);
   info_.dram_bytes = hw_.memory.size();
-  info_.weight_memory_bytes =
-      weight_hi_ > weight_lo_ ? weight_hi_ - weight_lo_ : weight_lo_ - cfg_.kernel_reserved_bytes;
-  info_.opp = opp_;
-  if (!governor_ && cfg_.thermal.governor != "none" && !info_.opps.empty())
+  info_.weight_memory_bytes = memory_->weight_pool_bytes();
+  info_.opp = thermal_->opp();
+  if (!thermal_->governor() && cfg_.thermal.governor != "none" && !info_.opps.empty())
     return make_error("probe: driver.thermal.governor: cannot build \"" + cfg_.thermal.governor + "\"",
                       EINVAL);
   if (tracer_) {
@@ -265,23 +278,21 @@ Result<void> Driver::probe() {
       queue_tracks_.push_back(tracer_->track("driver", std::string("queue ") + level));
     for (uint32_t ch = 0; ch < info_.channels; ++ch)
       channel_tracks_.push_back(tracer_->track("driver", "ch" + std::to_string(ch) + " jobs"));
-    thermal_track_ = tracer_->track("driver", "thermal");
   }
-  hw_.irq.set_handler([this] { irq_handler(); });
+  thermal_->set_tracer(tracer_);
+  interrupts_->install();
   hw_.regs.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.put((1u << info_.channels) - 1) |
                                        (info_.opps.empty() ? 0 : regs::IRQ_THERMAL));
-  os_.spawn("npu_bottom_half", [this] { bottom_half(); });
+  interrupts_->start();
   os_.spawn("npu_watchdog", [this] { watchdog(); });
-  // Even without a governor the thermal thread polls while a trip is asserted: EMERGENCY and SHUTDOWN
-  // are crossings of temperature margins that raise no interrupt of their own.
-  if (!info_.opps.empty()) os_.spawn("npu_thermal", [this] { thermal_loop(); });
+  thermal_->start();
   probed_ = true;
   log->info(
       "probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
       "scheduler {}, preemption {}, governor {}",
       info_.hw_version, info_.channels, info_.array_rows, info_.array_cols, info_.sram_bytes / 1024,
       info_.save_restore ? "yes" : "no", scheduler_->name(), preemption_->name(),
-      governor_ ? governor_->name() : "none");
+      thermal_->governor() ? thermal_->governor()->name() : "none");
   return {};
 }
 
@@ -289,57 +300,26 @@ Result<ContextId> Driver::open_context(int uid, int pid) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   if (!probed_) return make_error("open_context: device not probed", ENODEV);
-  const ContextId id = next_ctx_++;
-  contexts_[id] = Context{uid, pid, {}};
+  const ContextId id = contexts_->open(uid, pid);
+  slowdown_[id] = Slowdown{};
   logger()->debug("context {} opened for uid {} pid {}", id, uid, pid);
   return id;
-}
-
-size_t Driver::live_bos() const {
-  size_t n = 0;
-  for (const auto& [id, c] : contexts_) n += c.bos.size();
-  return n;
-}
-
-Result<Driver::Context*> Driver::context(ContextId ctx) {
-  auto it = contexts_.find(ctx);
-  if (it == contexts_.end()) return make_error("no context " + std::to_string(ctx), ENOENT);
-  return &it->second;
 }
 
 Result<void> Driver::close_context(ContextId ctx) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  auto c = context(ctx);
-  if (!c) return with_context("close_context: ", c);
+  if (auto c = contexts_->find(ctx); !c) return with_context("close_context: ", c);
   std::vector<std::shared_ptr<Job>> doomed;
   for (auto& [id, job] : jobs_)
     if (job->ctx == ctx) doomed.push_back(job);
   for (auto& job : doomed)
     end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "context closed");
-  for (auto& [h, b] : (*c)->bos) release(b.device_address);
-  contexts_.erase(ctx);
+  contexts_->close(ctx);
+  slowdown_.erase(ctx);
   dispatch();
   return {};
 }
-
-Result<uint64_t> Driver::allocate(uint64_t size, uint64_t lo, uint64_t hi) {
-  size = align_up(std::max<uint64_t>(size, 1));
-  uint64_t cursor = lo;
-  for (const auto& [addr, len] : allocations_) {
-    if (addr + len <= cursor) continue;
-    if (addr >= hi || addr >= cursor + size) break;
-    cursor = align_up(addr + len);
-  }
-  // More than the whole range can never fit (ENOSPC); less may once other buffers are freed (ENOMEM).
-  if (cursor + size > hi || cursor + size < cursor)
-    return make_error(std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes)",
-                      size > hi - std::min(lo, hi) ? ENOSPC : ENOMEM);
-  allocations_[cursor] = size;
-  return cursor;
-}
-
-void Driver::release(uint64_t address) { allocations_.erase(address); }
 
 uint64_t Driver::running_ns(int uid) const {
   uint64_t ns = 0;
@@ -348,39 +328,22 @@ uint64_t Driver::running_ns(int uid) const {
   return ns;
 }
 
-uint64_t Driver::allocated_bytes() const {
-  uint64_t total = 0;
-  for (const auto& [addr, len] : allocations_) total += len;
-  return total;
-}
+uint64_t Driver::allocated_bytes() const { return memory_->allocated_bytes(); }
+size_t Driver::live_contexts() const { return contexts_->live_contexts(); }
+size_t Driver::live_bos() const { return contexts_->live_bos(); }
+void Driver::inject_alloc_failures(uint32_t every) { memory_->inject_failures(every); }
+uint64_t Driver::injected_alloc_failures() const { return memory_->injected_failures(); }
 
 Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  auto c = context(ctx);
-  if (!c) return with_context("alloc_bo: ", c);
-  if (size == 0) return make_error("alloc_bo: size 0", EINVAL);
-  if (alloc_fail_every_ && ++allocs_since_failure_ >= alloc_fail_every_) {
-    allocs_since_failure_ = 0;
-    ++injected_alloc_failures_;
-    return make_error(
-        "alloc_bo: " + std::string(kOutOfDeviceMemory) + " (" + std::to_string(size) + " bytes, injected)",
-        ENOMEM);
-  }
-  const bool region = weights && weight_hi_ > weight_lo_;
-  auto addr = region ? allocate(size, weight_lo_, weight_hi_)
-                     : allocate(size, cfg_.kernel_reserved_bytes, weight_lo_);
-  if (!addr) return with_context(std::string("alloc_bo: ") + (region ? "weight memory: " : ""), addr);
-  BufferObject b{next_bo_++, *addr, size, region};
-  (*c)->bos[b.handle] = b;
-  return b;
+  return contexts_->alloc_bo(ctx, size, weights);
 }
 
 Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  auto b = bo(ctx, handle, 0, 0);
-  if (!b) return with_context("free_bo: ", b);
+  if (auto b = contexts_->bo(ctx, handle, 0, 0); !b) return with_context("free_bo: ", b);
   // A buffer an unfinished job still reads or writes must outlive it: refuse rather than corrupt.
   for (const auto& [id, job] : jobs_) {
     if (job->ctx == ctx && job->bos.count(handle))
@@ -388,29 +351,14 @@ Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
           "free_bo: buffer " + std::to_string(handle) + " is in use by unfinished job " + std::to_string(id),
           EBUSY);
   }
-  release((*b)->device_address);
-  contexts_[ctx].bos.erase(handle);
-  return {};
-}
-
-Result<BufferObject*> Driver::bo(ContextId ctx, BoHandle handle, uint64_t offset, uint64_t len) {
-  auto c = context(ctx);
-  if (!c) return with_context("", c);
-  auto it = (*c)->bos.find(handle);
-  if (it == (*c)->bos.end())
-    return make_error("context " + std::to_string(ctx) + " owns no buffer " + std::to_string(handle), ENOENT);
-  if (offset > it->second.size || len > it->second.size - offset)
-    return make_error("range [" + std::to_string(offset) + ", +" + std::to_string(len) + ") outside buffer " +
-                          std::to_string(handle) + " of " + std::to_string(it->second.size) + " bytes",
-                      EINVAL);
-  return &it->second;
+  return contexts_->free_bo(ctx, handle);
 }
 
 Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, const void* src,
                               uint64_t len) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  auto b = bo(ctx, handle, offset, len);
+  auto b = contexts_->bo(ctx, handle, offset, len);
   if (!b) return with_context("write_bo: ", b);
   if (!hw_.memory.write((*b)->device_address + offset, src, len))
     return make_error("write_bo: bus error", EIO);
@@ -420,7 +368,7 @@ Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, c
 Result<void> Driver::read_bo(ContextId ctx, BoHandle handle, uint64_t offset, void* dst, uint64_t len) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  auto b = bo(ctx, handle, offset, len);
+  auto b = contexts_->bo(ctx, handle, offset, len);
   if (!b) return with_context("read_bo: ", b);
   if (!hw_.memory.read((*b)->device_address + offset, dst, len)) return make_error("read_bo: bus error", EIO);
   return {};
@@ -434,6 +382,18 @@ void Driver::clear_scheduling_configs() { sched_configs_.clear(); }
 const SchedulingConfig* Driver::scheduling_config(int uid) const {
   auto it = sched_configs_.find(uid);
   return it == sched_configs_.end() ? nullptr : &it->second;
+}
+
+void Driver::set_thermal_observer(ThermalObserver* observer) { thermal_->set_observer(observer); }
+ThermalSeverity Driver::thermal_severity() const { return thermal_->severity(); }
+bool Driver::thermal_halted() const { return thermal_->halted(); }
+void Driver::update_stats() { thermal_->update_stats(); }
+
+void Driver::fail_all(const std::string& why) {
+  log::get("driver.thermal")->error("{}; failing {} unfinished jobs", why, jobs_.size());
+  std::vector<std::shared_ptr<Job>> doomed;
+  for (auto& [id, job] : jobs_) doomed.push_back(job);
+  for (auto& job : doomed) end_job(job, JobStatus::FAILED, WorkEndReason::FAILED, why);
 }
 
 }  // namespace npu::drv

@@ -9,8 +9,8 @@
 
 namespace npu::drv {
 
-struct Driver::Stats {
-  explicit Stats(stats::Registry& r);
+struct DriverStats {
+  explicit DriverStats(stats::Registry& r);
 
   uint64_t& jobs_submitted;
   uint64_t& jobs_completed;

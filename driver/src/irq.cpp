@@ -1,5 +1,5 @@
-// Interrupts: the top half only records and acknowledges; the bottom half (a kernel thread) turns the
-// recorded events into job progress, failures, preemptions and thermal decisions.
+// What a channel's interrupt means for its job (the bottom half hands each recorded event here, see
+// interrupts.h): progress and energy, completion, a checkpoint taken, or a failure.
 #include <mutex>
 
 #include "driver_stats.h"
@@ -35,50 +35,6 @@ uint64_t read64(RegisterBus& regs, uint32_t lo, uint32_t hi) {
 }
 
 }  // namespace
-
-void Driver::irq_handler() {
-  os_.delay_ns(cfg_.irq_top_half_ns);
-  const uint32_t pending = hw_.regs.read32(regs::IRQ_STATUS);
-  for (uint32_t ch = 0; ch < info_.channels; ++ch) {
-    if (!(pending & regs::IRQ_CHANNELS.bit(ch))) continue;
-    const uint32_t base = regs::channel_base(ch);
-    const uint32_t bits = hw_.regs.read32(base + regs::CH_IRQ_STATUS);
-    hw_.regs.write32(base + regs::CH_IRQ_STATUS, bits);
-    pending_irq_[ch] |= bits;
-  }
-  if (pending & regs::IRQ_THERMAL) {
-    const uint32_t bits = hw_.regs.read32(regs::THERM_IRQ_STATUS);
-    hw_.regs.write32(regs::THERM_IRQ_STATUS, bits);
-    pending_thermal_ |= bits;
-  }
-  bottom_half_wake_->wake_all();
-}
-
-void Driver::bottom_half() {
-  for (;;) {
-    bool any = false;
-    {
-      std::lock_guard guard(lock_);
-      for (uint32_t ch = 0; ch < info_.channels; ++ch) {
-        const uint32_t bits = pending_irq_[ch];
-        if (!bits) continue;
-        pending_irq_[ch] = 0;
-        any = true;
-        os_.delay_ns(cfg_.bottom_half_ns);
-        channel_event(ch, bits);
-      }
-      if (pending_thermal_) {
-        pending_thermal_ = 0;
-        any = true;
-        os_.delay_ns(cfg_.bottom_half_ns);
-        thermal_event();
-      }
-      if (any) dispatch();
-    }
-    // No yield between the last check and the wait, so a top half cannot slip in between.
-    if (!any) bottom_half_wake_->wait();
-  }
-}
 
 void Driver::channel_event(uint32_t ch, uint32_t bits) {
   if (!slots_[ch].task) return;  // the buffer was aborted after it raised this

@@ -4,10 +4,13 @@
 #include <cerrno>
 #include <mutex>
 
+#include "contexts.h"
+#include "device_memory.h"
 #include "driver_stats.h"
 #include "npu/common/log.h"
 #include "npu/drv/driver.h"
 #include "npu/regmap/npu_regs.h"
+#include "thermal_manager.h"
 
 namespace npu::drv {
 namespace {
@@ -15,41 +18,6 @@ namespace {
 std::shared_ptr<spdlog::logger> logger() { return log::get("driver"); }
 
 }  // namespace
-
-Result<void> Driver::validate_commands(const Context& c, const std::vector<desc::Raw>& commands,
-                                       std::set<BoHandle>* used) const {
-  auto owning_bo = [&](uint64_t addr, uint64_t len) -> const BufferObject* {
-    for (const auto& [h, b] : c.bos) {
-      if (addr >= b.device_address && len <= b.size && addr - b.device_address <= b.size - len) return &b;
-    }
-    return nullptr;
-  };
-  for (size_t i = 0; i < commands.size(); ++i) {
-    const auto op = desc::opcode_of(commands[i]);
-    if (static_cast<uint32_t>(op) >= desc::kOpcodeCount)
-      return make_error(
-          "descriptor " + std::to_string(i) + ": unknown opcode " + std::to_string(static_cast<uint32_t>(op)),
-          EINVAL);
-    if (op != desc::Opcode::DMA_IN && op != desc::Opcode::DMA_OUT && op != desc::Opcode::DMA_GATHER)
-      continue;  // the rest touch only SRAM
-    const auto d = desc::decode<desc::Dma>(commands[i]);
-    if (d.rows == 0 || d.row_bytes == 0) continue;
-    uint64_t span = static_cast<uint64_t>(d.rows - 1) * d.dev_stride + d.row_bytes;
-    if (op == desc::Opcode::DMA_GATHER) {  // any row of the whole table may be read
-      const auto g = desc::decode<desc::DmaGather>(commands[i]);
-      if (g.table_rows == 0)
-        return make_error("descriptor " + std::to_string(i) + ": gather from an empty table", EINVAL);
-      span = static_cast<uint64_t>(g.table_rows - 1) * g.dev_stride + g.row_bytes;
-    }
-    const BufferObject* b = owning_bo(d.dev, span);
-    if (!b)
-      return make_error("descriptor " + std::to_string(i) + ": DMA range 0x" + std::to_string(d.dev) + "+" +
-                            std::to_string(span) + " is outside the context's buffers",
-                        EINVAL);
-    used->insert(b->handle);
-  }
-  return {};
-}
 
 Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request) {
   std::lock_guard guard(lock_);
@@ -59,9 +27,9 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
     return make_error("submit: " + std::move(why), code);
   };
   if (!probed_) return refuse("device not probed", ENODEV);
-  if (halted_)
+  if (thermal_->halted())
     return refuse("NPU halted by a thermal shutdown; it takes work again below the critical trip", EAGAIN);
-  auto c = context(ctx);
+  auto c = contexts_->find(ctx);
   if (!c) return refuse(c.error(), c.error_code());
   const int uid = (*c)->uid;
   const SchedulingConfig* own = scheduling_config(uid);
@@ -86,7 +54,8 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
       const auto& cmds = request.stages[s][b];
       const std::string where = "stage " + std::to_string(s) + " buffer " + std::to_string(b);
       if (cmds.empty()) return refuse(where + ": empty command buffer", EINVAL);
-      if (auto v = validate_commands(**c, cmds, &used); !v) return refuse(where + ": " + v.error(), EINVAL);
+      if (auto v = contexts_->validate_dma(**c, cmds, &used); !v)
+        return refuse(where + ": " + v.error(), EINVAL);
     }
   }
 
@@ -100,10 +69,10 @@ Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request)
     for (uint32_t b = 0; b < request.stages[s].size(); ++b) {
       const auto& cmds = request.stages[s][b];
       const uint64_t bytes = cmds.size() * desc::kDescriptorBytes;
-      auto addr = allocate(bytes, 0, cfg_.kernel_reserved_bytes);
+      auto addr = memory_->allocate(bytes, DeviceMemory::Pool::KERNEL);
       if (!addr) {
         for (auto& stage : job->tasks)
-          for (auto& t : stage) release(t.cmd_address);
+          for (auto& t : stage) memory_->release(t.cmd_address);
         return refuse("command buffer space: " + addr.error(), addr.error_code());
       }
       hw_.memory.write(*addr, cmds.data(), bytes);
@@ -202,7 +171,7 @@ void Driver::note_paused(Job& job) {
 }
 
 void Driver::release_save_area(Task* task) {
-  if (task->save_area) release(task->save_area);
+  if (task->save_area) memory_->release(task->save_area);
   task->save_area = 0;
   task->saved_bytes = 0;
 }
@@ -217,7 +186,7 @@ void Driver::end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason r
   }
   for (auto& stage : job->tasks) {
     for (auto& t : stage) {
-      release(t.cmd_address);
+      memory_->release(t.cmd_address);
       release_save_area(&t);
     }
   }

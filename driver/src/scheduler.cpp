@@ -2,10 +2,13 @@
 // checkpoint, kill or drain when more urgent work waits and no channel is free.
 #include <algorithm>
 
+#include "device_memory.h"
 #include "driver_stats.h"
+#include "interrupts.h"
 #include "npu/common/log.h"
 #include "npu/drv/driver.h"
 #include "npu/regmap/npu_regs.h"
+#include "thermal_manager.h"
 
 namespace npu::drv {
 namespace {
@@ -69,7 +72,7 @@ TaskView Driver::view(const Task* task, uint32_t channel) const {
   }
   v.job_remaining_ns = v.estimated_remaining_ns + static_cast<uint64_t>(per * static_cast<double>(later));
   v.job_total_ns = std::max<uint64_t>(static_cast<uint64_t>(per * static_cast<double>(total)), 1);
-  if (auto c = contexts_.find(job.ctx); c != contexts_.end()) v.context_slowdown = c->second.slowdown;
+  if (auto c = slowdown_.find(job.ctx); c != slowdown_.end()) v.context_slowdown = c->second.slowdown;
   return v;
 }
 
@@ -77,21 +80,21 @@ TaskView Driver::view(const Task* task, uint32_t channel) const {
 // app's own jobs calibrate the prediction, so a context whose jobs are always slower than predicted (fixed
 // overheads) is not taken for a slowed one.
 void Driver::note_slowdown(const Job& job) {
-  auto c = contexts_.find(job.ctx);
-  if (c == contexts_.end() || cfg_.sched.history <= 0) return;
+  auto c = slowdown_.find(job.ctx);
+  if (c == slowdown_.end() || cfg_.sched.history <= 0) return;
   const double per = ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor;
   double predicted = 0;
   for (uint32_t d : job.stage_descriptors) predicted += per * d;
   if (predicted <= 0) return;
   const double ratio = static_cast<double>(job.fence->end_ns - job.fence->submit_ns) / predicted;
-  Context& ctx = c->second;
+  Slowdown& ctx = c->second;
   ctx.best_ratio = ctx.best_ratio > 0 ? std::min(ctx.best_ratio, ratio) : ratio;
   const double slowdown = ctx.best_ratio > 0 ? ratio / ctx.best_ratio : 1.0;
   ctx.slowdown += cfg_.sched.history * (slowdown - ctx.slowdown);
 }
 
 void Driver::dispatch() {
-  if (!probed_ || halted_) return;
+  if (!probed_ || thermal_->halted()) return;
   for (;;) {
     std::vector<Task*> waiting;
     std::vector<TaskView> views;
@@ -205,7 +208,7 @@ PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
   ++st_->preemptions;
   ++t->job->fence->preemptions;  // per job too: the owner's accounting (the stat alone is device-wide)
   if (m == PreemptMechanism::CHECKPOINT && !t->save_area) {
-    auto area = allocate(regs::kSaveAreaHeader + info_.sram_bytes, 0, cfg_.kernel_reserved_bytes);
+    auto area = memory_->allocate(regs::kSaveAreaHeader + info_.sram_bytes, DeviceMemory::Pool::KERNEL);
     if (area) {
       t->save_area = *area;
     } else {
@@ -249,7 +252,7 @@ PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
 // nothing afterwards; events the top half already recorded for the old buffer are dropped here.
 void Driver::abort_channel(uint32_t ch) {
   hw_.regs.write32(regs::channel_base(ch) + regs::CH_CTRL, regs::CH_CTRL_RESET);
-  pending_irq_[ch] = 0;
+  interrupts_->drop(ch);
   ++st_->channel_resets;
   leave_channel(ch);
 }

@@ -249,10 +249,18 @@ class KernelLock {
   std::unique_ptr<WaitQueue> wake_;
 };
 
-// Implemented by driver/src (driver.cpp: probe and memory; job.cpp: submission and lifecycle;
-// scheduler.cpp: run queues, dispatch, preemption; irq.cpp: top and bottom half; watchdog.cpp;
-// thermal.cpp). The ioctls and system controls take the big lock and charge their CPU cost in simulated
-// time.
+// The facade over the driver's parts, each an object with its own state in driver/src: DeviceMemory
+// (the allocator) and ContextTable (contexts, buffer objects), ThermalManager (trips, governor, DVFS,
+// severity, shutdown), Interrupts (top and bottom half); job submission and lifecycle (job.cpp),
+// scheduling and preemption (scheduler.cpp), channel events (irq.cpp) and the watchdog (watchdog.cpp) are
+// still the driver's own. The ioctls and system
+// controls take the big lock and charge their CPU cost in simulated time.
+class DeviceMemory;
+class ContextTable;
+class ThermalManager;
+class Interrupts;
+struct DriverStats;
+
 class Driver {
  public:
   // Called by the platform (npu::system::System) when it binds the driver to the hardware.
@@ -316,10 +324,10 @@ class Driver {
   // the hardware has none; 0 before probe().
   uint64_t weight_memory_bytes() const;
   void set_work_observer(WorkObserver* observer) { work_observer_ = observer; }
-  void set_thermal_observer(ThermalObserver* observer) { thermal_observer_ = observer; }
-  ThermalSeverity thermal_severity() const { return severity_; }
+  void set_thermal_observer(ThermalObserver* observer);
+  ThermalSeverity thermal_severity() const;
   // True from reaching SHUTDOWN severity until the junction is back below the critical trip.
-  bool thermal_halted() const { return halted_; }
+  bool thermal_halted() const;
 
   // --- Observability. Called by the platform and tools (npusim, tests).
   // Records queue waits per run-queue level and jobs per channel (nullptr = off). Call before probe().
@@ -332,16 +340,13 @@ class Driver {
   size_t unfinished_jobs() const { return jobs_.size(); }
   // What clients hold open right now, for leak checks after every client has gone: contexts, buffer
   // objects over all contexts, and fences handed out by submit() that are not signalled yet.
-  size_t live_contexts() const { return contexts_.size(); }
+  size_t live_contexts() const;
   size_t live_bos() const;
   size_t unsignalled_fences() const { return jobs_.size(); }
   // Fault injection for stress tests: from now on every `every`-th alloc_bo fails as if device memory
   // were full (0 turns it off). Error paths that allocate several buffers must free what they got.
-  void inject_alloc_failures(uint32_t every) {
-    alloc_fail_every_ = every;
-    allocs_since_failure_ = 0;
-  }
-  uint64_t injected_alloc_failures() const { return injected_alloc_failures_; }
+  void inject_alloc_failures(uint32_t every);
+  uint64_t injected_alloc_failures() const;
   // Channel-nanoseconds the command buffers done for `uid` that are on channels right now have run so
   // far. A fence adds a buffer's cycles only when it ends, so accounting at an arbitrary instant (the end
   // of a scenario) needs this for the buffers still running.
@@ -350,10 +355,8 @@ class Driver {
   void update_stats();
 
  private:
-  struct Context {
-    int uid = 0, pid = 0;
-    std::map<BoHandle, BufferObject> bos;
-    // Slowdown history of its completed jobs (TaskView::context_slowdown).
+  // A context's slowdown history over its completed jobs (TaskView::context_slowdown).
+  struct Slowdown {
     double best_ratio = 0;  // least turnaround / predicted length seen
     double slowdown = 1.0;  // moving average of turnaround / predicted length over best_ratio
   };
@@ -397,16 +400,7 @@ class Driver {
     PreemptMechanism mechanism = PreemptMechanism::CHECKPOINT;
     uint64_t preempt_ns = 0;
   };
-  struct Stats;
 
-  Result<Context*> context(ContextId ctx);
-  Result<BufferObject*> bo(ContextId ctx, BoHandle handle, uint64_t offset, uint64_t len);
-  // Checks every DMA range lies in one of the context's buffers; adds those buffers to `used`.
-  Result<void> validate_commands(const Context& c, const std::vector<desc::Raw>& commands,
-                                 std::set<BoHandle>* used) const;
-  Result<uint64_t> allocate(uint64_t size, uint64_t lo, uint64_t hi);
-  void release(uint64_t address);
-  void probe_thermal();
   uint64_t now() const { return os_.now_ns(); }
 
   // Scheduling (scheduler.cpp).
@@ -422,9 +416,7 @@ class Driver {
   void abort_channel(uint32_t channel);
   void leave_channel(uint32_t channel);
 
-  // Interrupts (irq.cpp).
-  void irq_handler();
-  void bottom_half();
+  // A channel's interrupt, from the bottom half (irq.cpp).
   void channel_event(uint32_t channel, uint32_t bits);
   void task_done(uint32_t channel);
   void task_preempted(uint32_t channel);
@@ -437,16 +429,11 @@ class Driver {
   void note_slowdown(const Job& job);
   void release_save_area(Task* task);
 
-  // Watchdog and thermal (watchdog.cpp, thermal.cpp).
+  // Watchdog (watchdog.cpp).
   void watchdog();
   void hang(uint32_t channel, const std::string& why);
-  void thermal_event();
-  void thermal_loop();
-  void set_severity(ThermalSeverity s, double temp_c);
-  // SHUTDOWN severity halts the NPU (every unfinished job fails, submissions are refused) until the
-  // junction is back below the critical trip.
-  void thermal_shutdown(double temp_c);
-  ThermalSample thermal_sample();
+  // SHUTDOWN severity (ThermalManager) halts the NPU: every unfinished job fails with `why`.
+  void fail_all(const std::string& why);
 
   Hardware hw_;
   Os& os_;
@@ -454,53 +441,34 @@ class Driver {
   KernelLock lock_;
   std::unique_ptr<SchedulingPolicy> scheduler_;
   std::unique_ptr<PreemptionPolicy> preemption_;
-  std::unique_ptr<ThermalGovernor> governor_;
   DeviceInfo info_;
-  double clock_mhz_ = 1000;
-  uint64_t weight_lo_ = 0, weight_hi_ = 0;  // weight-memory region
   bool probed_ = false;
 
-  std::map<ContextId, Context> contexts_;
-  ContextId next_ctx_ = 1;
-  BoHandle next_bo_ = 1;
+  // Memory: device memory's allocator, and the contexts with their buffer objects placed in it.
+  std::unique_ptr<DeviceMemory> memory_;
+  std::unique_ptr<ContextTable> contexts_;
+  std::map<ContextId, Slowdown> slowdown_;  // per open context
   JobId next_job_ = 1;
   uint64_t next_order_ = 1;
   std::map<int, SchedulingConfig> sched_configs_;
   std::set<int> paused_uids_;
   WorkObserver* work_observer_ = nullptr;
-  ThermalObserver* thermal_observer_ = nullptr;
-
-  // First-fit allocator over device memory: address → size of each allocation.
-  std::map<uint64_t, uint64_t> allocations_;
-  uint32_t alloc_fail_every_ = 0;  // inject_alloc_failures()
-  uint32_t allocs_since_failure_ = 0;
-  uint64_t injected_alloc_failures_ = 0;
 
   std::map<JobId, std::shared_ptr<Job>> jobs_;  // not yet ended
   std::array<std::deque<Task*>, kQueueLevels> run_queues_;
-  std::vector<Slot> slots_;            // per channel
-  std::vector<uint32_t> pending_irq_;  // per channel, recorded by the top half
-  uint32_t pending_thermal_ = 0;       // THERM_IRQ_STATUS bits recorded by the top half
-  std::unique_ptr<WaitQueue> bottom_half_wake_;
+  std::vector<Slot> slots_;  // per channel
   std::unique_ptr<WaitQueue> watchdog_wake_;
-  std::unique_ptr<WaitQueue> thermal_wake_;
   double ns_per_descriptor_ = 0;       // running average of channel time per descriptor (predictions)
   double checkpoint_ns_estimate_ = 0;  // running average of checkpoint latency (save; restore ≈ same)
 
-  // Thermal state.
-  std::array<double, 4> hysteresis_c_{};
-  uint32_t opp_ = 0;
-  ThermalSeverity severity_ = ThermalSeverity::NONE;
-  uint64_t severity_since_ns_ = 0;
-  bool thermal_active_ = false;
-  bool halted_ = false;  // thermal shutdown in force
+  std::unique_ptr<ThermalManager> thermal_;
+  std::unique_ptr<Interrupts> interrupts_;
 
   stats::Registry* stats_ = nullptr;
   std::unique_ptr<stats::Registry> own_stats_;
-  std::unique_ptr<Stats> st_;
+  std::unique_ptr<DriverStats> st_;
   trace::Tracer* tracer_ = nullptr;
   std::vector<uint32_t> queue_tracks_, channel_tracks_;
-  uint32_t thermal_track_ = 0;
 };
 
 }  // namespace npu::drv
