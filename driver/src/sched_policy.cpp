@@ -360,10 +360,7 @@ class AdaptiveMechanism final : public PreemptionPolicy {
   }
 };
 
-}  // namespace
-
-namespace {
-
+// One row per policy: creation and the schema's choices both read these rows.
 using SchedulingRow = factory::Row<std::unique_ptr<SchedulingPolicy> (*)(const SchedulerParams&)>;
 using PreemptionRow = factory::Row<std::unique_ptr<PreemptionPolicy> (*)()>;
 

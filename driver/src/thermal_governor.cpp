@@ -95,10 +95,7 @@ class PowerAllocator final : public ThermalGovernor {
   bool has_last_ = false;
 };
 
-}  // namespace
-
-namespace {
-
+// One row per governor: creation and the schema's choices both read these rows.
 using GovernorRow = factory::Row<std::unique_ptr<ThermalGovernor> (*)(const ThermalGovernorConfig&,
                                                                       const std::vector<OppInfo>&)>;
 
