@@ -105,7 +105,13 @@ Schema& Schema::choice(std::string path, std::string* field, std::string def,
                        return make_error("expected " + expected + ", got " + shown(v));
                      },
                      [=] { return nlohmann::json(*field); }});
+  choices_[params_.back().path] = std::move(allowed);
   return *this;
+}
+
+std::vector<std::string> Schema::choices(const std::string& path) const {
+  const auto it = choices_.find(path);
+  return it == choices_.end() ? std::vector<std::string>{} : it->second;
 }
 
 const Schema::Param* Schema::find(const std::string& path) const {

@@ -36,60 +36,6 @@ int effective_priority(const SchedulingConfig* cfg, int job_priority) {
   return app + std::clamp(job, lo, hi);
 }
 
-const char* to_string(JobStatus s) {
-  switch (s) {
-    case JobStatus::PENDING:
-      return "PENDING";
-    case JobStatus::RUNNING:
-      return "RUNNING";
-    case JobStatus::COMPLETED:
-      return "COMPLETED";
-    case JobStatus::FAILED:
-      return "FAILED";
-    case JobStatus::CANCELLED:
-      return "CANCELLED";
-  }
-  return "?";
-}
-
-const char* to_string(WorkStartReason r) { return r == WorkStartReason::INITIAL ? "INITIAL" : "RESUMED"; }
-
-const char* to_string(WorkEndReason r) {
-  switch (r) {
-    case WorkEndReason::COMPLETED:
-      return "COMPLETED";
-    case WorkEndReason::CANCELLED_USER:
-      return "CANCELLED_USER";
-    case WorkEndReason::CANCELLED_SYSTEM:
-      return "CANCELLED_SYSTEM";
-    case WorkEndReason::FAILED:
-      return "FAILED";
-    case WorkEndReason::PAUSED:
-      return "PAUSED";
-  }
-  return "?";
-}
-
-const char* to_string(ThermalSeverity s) {
-  switch (s) {
-    case ThermalSeverity::NONE:
-      return "NONE";
-    case ThermalSeverity::LIGHT:
-      return "LIGHT";
-    case ThermalSeverity::MODERATE:
-      return "MODERATE";
-    case ThermalSeverity::SEVERE:
-      return "SEVERE";
-    case ThermalSeverity::CRITICAL:
-      return "CRITICAL";
-    case ThermalSeverity::EMERGENCY:
-      return "EMERGENCY";
-    case ThermalSeverity::SHUTDOWN:
-      return "SHUTDOWN";
-  }
-  return "?";
-}
-
 void DriverConfig::declare(cfg::Schema& s) {
   s.choice(
       "driver.scheduler", &scheduler, "priority", scheduling_policy_names(),

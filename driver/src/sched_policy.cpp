@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "npu/common/factory_table.h"
+
 namespace npu::drv {
 namespace {
 
@@ -358,48 +360,76 @@ class AdaptiveMechanism final : public PreemptionPolicy {
   }
 };
 
-}  // namespace
+// One row per policy: creation and the schema's choices both read these rows.
+using SchedulingRow = factory::Row<std::unique_ptr<SchedulingPolicy> (*)(const SchedulerParams&)>;
+using PreemptionRow = factory::Row<std::unique_ptr<PreemptionPolicy> (*)()>;
 
-const char* to_string(PreemptMechanism m) {
-  switch (m) {
-    case PreemptMechanism::CHECKPOINT:
-      return "checkpoint";
-    case PreemptMechanism::KILL:
-      return "kill";
-    case PreemptMechanism::DRAIN:
-      return "drain";
-  }
-  return "?";
-}
+constexpr SchedulingRow kSchedulingPolicies[] = {
+    {"priority", "preemptive highest-priority-first, FIFO within a level",
+     [](const SchedulerParams&) -> std::unique_ptr<SchedulingPolicy> {
+       return std::make_unique<PriorityPolicy>();
+     }},
+    {"fcfs", "non-preemptive, submit order, priorities ignored",
+     [](const SchedulerParams&) -> std::unique_ptr<SchedulingPolicy> {
+       return std::make_unique<FcfsPolicy>();
+     }},
+    {"prema", "PREMA tokens: priority x normalised waiting, shortest predicted job among the candidates",
+     [](const SchedulerParams&) -> std::unique_ptr<SchedulingPolicy> {
+       return std::make_unique<PremaPolicy>();
+     }},
+    {"rr", "time slices per level, round robin over every waiting buffer",
+     [](const SchedulerParams& p) -> std::unique_ptr<SchedulingPolicy> {
+       return std::make_unique<RoundRobinPolicy>(p);
+     }},
+    {"edf", "earliest deadline first, jobs without a deadline after, by priority",
+     [](const SchedulerParams&) -> std::unique_ptr<SchedulingPolicy> {
+       return std::make_unique<EdfPolicy>();
+     }},
+    {"adaptive", "the shortest remaining work among fair candidates, deadlines kept by slack stealing",
+     [](const SchedulerParams& p) -> std::unique_ptr<SchedulingPolicy> {
+       return std::make_unique<AdaptivePolicy>(p);
+     }},
+};
+
+constexpr PreemptionRow kPreemptionPolicies[] = {
+    {"checkpoint", "save the live SRAM, resume later",
+     []() -> std::unique_ptr<PreemptionPolicy> {
+       return std::make_unique<FixedMechanism>("checkpoint", PreemptMechanism::CHECKPOINT);
+     }},
+    {"kill", "drop progress, restart from the first descriptor",
+     []() -> std::unique_ptr<PreemptionPolicy> {
+       return std::make_unique<FixedMechanism>("kill", PreemptMechanism::KILL);
+     }},
+    {"drain", "let the running buffer finish",
+     []() -> std::unique_ptr<PreemptionPolicy> {
+       return std::make_unique<FixedMechanism>("drain", PreemptMechanism::DRAIN);
+     }},
+    {"predictive", "PREMA's dynamic choice of drain, kill or checkpoint",
+     []() -> std::unique_ptr<PreemptionPolicy> { return std::make_unique<PredictiveMechanism>(); }},
+    {"adaptive", "the cheapest way per case, deadlines respected",
+     []() -> std::unique_ptr<PreemptionPolicy> { return std::make_unique<AdaptiveMechanism>(); }},
+};
+
+}  // namespace
 
 std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name,
                                                          const SchedulerParams& params) {
-  if (name == "priority") return std::make_unique<PriorityPolicy>();
-  if (name == "fcfs") return std::make_unique<FcfsPolicy>();
-  if (name == "prema") return std::make_unique<PremaPolicy>();
-  if (name == "rr") return std::make_unique<RoundRobinPolicy>(params);
-  if (name == "edf") return std::make_unique<EdfPolicy>();
-  if (name == "adaptive") return std::make_unique<AdaptivePolicy>(params);
-  return nullptr;
+  const auto* row = factory::find(kSchedulingPolicies, name);
+  return row ? row->make(params) : nullptr;
 }
 
 std::unique_ptr<PreemptionPolicy> make_preemption_policy(const std::string& name) {
-  if (name == "checkpoint")
-    return std::make_unique<FixedMechanism>("checkpoint", PreemptMechanism::CHECKPOINT);
-  if (name == "kill") return std::make_unique<FixedMechanism>("kill", PreemptMechanism::KILL);
-  if (name == "drain") return std::make_unique<FixedMechanism>("drain", PreemptMechanism::DRAIN);
-  if (name == "predictive") return std::make_unique<PredictiveMechanism>();
-  if (name == "adaptive") return std::make_unique<AdaptiveMechanism>();
-  return nullptr;
+  const auto* row = factory::find(kPreemptionPolicies, name);
+  return row ? row->make() : nullptr;
 }
 
 const std::vector<std::string>& scheduling_policy_names() {
-  static const std::vector<std::string> names{"priority", "fcfs", "prema", "rr", "edf", "adaptive"};
+  static const std::vector<std::string> names = factory::names(kSchedulingPolicies);
   return names;
 }
 
 const std::vector<std::string>& preemption_policy_names() {
-  static const std::vector<std::string> names{"checkpoint", "kill", "drain", "predictive", "adaptive"};
+  static const std::vector<std::string> names = factory::names(kPreemptionPolicies);
   return names;
 }
 

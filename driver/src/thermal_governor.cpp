@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "npu/common/factory_table.h"
+
 namespace npu::drv {
 
 void ThermalGovernorConfig::declare(cfg::Schema& s, const std::string& p) {
-  s.choice(p + ".governor", &governor, "step_wise", {"step_wise", "power_allocator", "none"},
+  s.choice(p + ".governor", &governor, "step_wise", thermal_governor_names(),
            "Thermal governor driving DVFS from the sensor");
   s.u64(p + ".poll_ns", &poll_ns, 100'000'000, "ns", "Governor sampling period while a trip is asserted",
         1000, 10'000'000'000ull);
@@ -93,17 +95,37 @@ class PowerAllocator final : public ThermalGovernor {
   bool has_last_ = false;
 };
 
+// One row per governor: creation and the schema's choices both read these rows.
+using GovernorRow = factory::Row<std::unique_ptr<ThermalGovernor> (*)(const ThermalGovernorConfig&,
+                                                                      const std::vector<OppInfo>&)>;
+
+// "none" has no constructor: the driver then never changes the operating point.
+constexpr GovernorRow kGovernors[] = {
+    {"step_wise", "one operating point at a time towards the control trip",
+     [](const ThermalGovernorConfig& cfg, const std::vector<OppInfo>& opps)
+         -> std::unique_ptr<ThermalGovernor> { return std::make_unique<StepWise>(cfg, opps.size()); }},
+    {"power_allocator", "PID power budget, the fastest point that fits it",
+     [](const ThermalGovernorConfig& cfg, const std::vector<OppInfo>& opps)
+         -> std::unique_ptr<ThermalGovernor> { return std::make_unique<PowerAllocator>(cfg, opps); }},
+    {"none", "no governor", nullptr},
+};
+
 }  // namespace
+
+const std::vector<std::string>& thermal_governor_names() {
+  static const std::vector<std::string> names = factory::names(kGovernors);
+  return names;
+}
 
 std::unique_ptr<ThermalGovernor> make_thermal_governor(const ThermalGovernorConfig& cfg,
                                                        const std::vector<OppInfo>& opps, std::string* error) {
-  if (cfg.governor == "none") return nullptr;
+  const auto* row = factory::find(kGovernors, cfg.governor);
+  if (row && !row->make) return nullptr;
   if (opps.empty() || opps.front().mhz <= 0 || opps.front().mv <= 0) {
     *error = "thermal governor: the NPU reports no DVFS operating points";
     return nullptr;
   }
-  if (cfg.governor == "step_wise") return std::make_unique<StepWise>(cfg, opps.size());
-  if (cfg.governor == "power_allocator") return std::make_unique<PowerAllocator>(cfg, opps);
+  if (row) return row->make(cfg, opps);
   *error = "thermal governor: unknown governor \"" + cfg.governor + "\"";
   return nullptr;
 }

@@ -44,8 +44,6 @@ uint64_t systolic_cycles(uint64_t rows, uint64_t cols, uint64_t m, uint64_t k) {
 
 }  // namespace
 
-const char* to_string(LoopOrder o) { return o == LoopOrder::BLOCK_OUTER ? "block-outer" : "band-outer"; }
-
 uint64_t int8_array_cycles(uint32_t rows, uint32_t cols, uint64_t m, uint64_t k, uint64_t n) {
   return div_up(n, cols) * systolic_cycles(rows, cols, m, k);
 }

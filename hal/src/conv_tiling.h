@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "npu/common/enum_table.h"
 #include "npu/common/fixed_point.h"
 #include "npu/common/result.h"
 #include "npu/hal/compiler.h"
@@ -42,7 +43,10 @@ struct ConvSpec {
 };
 
 enum class LoopOrder : uint8_t { BLOCK_OUTER, BAND_OUTER };
-const char* to_string(LoopOrder o);
+inline constexpr enums::Entry<LoopOrder> kLoopOrderNames[] = {{LoopOrder::BLOCK_OUTER, "block-outer"},
+                                                              {LoopOrder::BAND_OUTER, "band-outer"}};
+constexpr const auto& enum_table(LoopOrder) { return kLoopOrderNames; }
+inline const char* to_string(LoopOrder o) { return enums::to_string(o); }
 
 struct ConvPlan {
   uint32_t row_band = 1, cout_block = 1;

@@ -119,56 +119,6 @@ uint64_t model_fingerprint(const models::Model& model) {
 
 const char* hal_version() { return kHalVersion; }
 
-const char* to_string(ErrorStatus s) {
-  switch (s) {
-    case ErrorStatus::NONE:
-      return "NONE";
-    case ErrorStatus::DEVICE_UNAVAILABLE:
-      return "DEVICE_UNAVAILABLE";
-    case ErrorStatus::GENERAL_FAILURE:
-      return "GENERAL_FAILURE";
-    case ErrorStatus::OUTPUT_INSUFFICIENT_SIZE:
-      return "OUTPUT_INSUFFICIENT_SIZE";
-    case ErrorStatus::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case ErrorStatus::MISSED_DEADLINE_TRANSIENT:
-      return "MISSED_DEADLINE_TRANSIENT";
-    case ErrorStatus::MISSED_DEADLINE_PERSISTENT:
-      return "MISSED_DEADLINE_PERSISTENT";
-    case ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT:
-      return "RESOURCE_EXHAUSTED_TRANSIENT";
-    case ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT:
-      return "RESOURCE_EXHAUSTED_PERSISTENT";
-  }
-  return "?";
-}
-
-const char* to_string(DeviceType t) {
-  switch (t) {
-    case DeviceType::OTHER:
-      return "OTHER";
-    case DeviceType::CPU:
-      return "CPU";
-    case DeviceType::GPU:
-      return "GPU";
-    case DeviceType::ACCELERATOR:
-      return "ACCELERATOR";
-  }
-  return "?";
-}
-
-const char* to_string(Priority p) {
-  switch (p) {
-    case Priority::LOW:
-      return "LOW";
-    case Priority::MEDIUM:
-      return "MEDIUM";
-    case Priority::HIGH:
-      return "HIGH";
-  }
-  return "?";
-}
-
 int to_job_priority(Priority p) {
   switch (p) {
     case Priority::HIGH:

@@ -11,10 +11,6 @@ std::shared_ptr<spdlog::logger> logger() { return log::get("scheduling"); }
 
 }  // namespace
 
-const char* to_string(BinderException e) {
-  return e == BinderException::ILLEGAL_ARGUMENT ? "EX_ILLEGAL_ARGUMENT" : "EX_NONE";
-}
-
 AidlStatus validate_scheduling_configs(const std::vector<SchedulingConfig>& configs) {
   std::map<int, size_t> seen;
   for (size_t i = 0; i < configs.size(); ++i) {

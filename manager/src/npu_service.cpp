@@ -46,8 +46,7 @@ void ServiceConfig::declare(cfg::Schema& s) {
         "Time a client asked to unload has before its work is cancelled and its memory reclaimed", 1);
   s.u32("manager.debounce_ms", &debounce_ms, hal::kDebounceDurationMs, "ms",
         "Debounce of the service's scheduling-HAL callback", 0, 10'000);
-  s.choice("manager.policy", &policy, "THERMAL_PRIORITY",
-           {"STATUS_QUO", "TURN_TAKING", "BUDGET", "THERMAL_PRIORITY"}, "Model-load policy");
+  s.choice("manager.policy", &policy, "THERMAL_PRIORITY", policy_names(), "Model-load policy");
   for (size_t i = 0; i < bands.size(); ++i) {
     const std::string base = std::string("manager.band.") + kImportanceKeys[i];
     auto& b = bands[i];

@@ -1,5 +1,7 @@
 #include "npu/mgr/policy.h"
 
+#include "npu/common/factory_table.h"
+
 namespace npu::mgr {
 namespace {
 
@@ -20,24 +22,6 @@ constexpr Factory kFactories[] = {
 
 }  // namespace
 
-const char* to_string(RequestState s) {
-  switch (s) {
-    case RequestState::PENDING:
-      return "PENDING";
-    case RequestState::WAIT_FOR_UNLOAD:
-      return "WAIT_FOR_UNLOAD";
-    case RequestState::NOT_PRIORITIZED:
-      return "NOT_PRIORITIZED";
-    case RequestState::APPROVED:
-      return "APPROVED";
-    case RequestState::LOADED:
-      return "LOADED";
-    case RequestState::UNLOADING:
-      return "UNLOADING";
-  }
-  return "?";
-}
-
 bool is_waiting(RequestState s) {
   return s == RequestState::PENDING || s == RequestState::WAIT_FOR_UNLOAD ||
          s == RequestState::NOT_PRIORITIZED;
@@ -45,32 +29,15 @@ bool is_waiting(RequestState s) {
 
 bool holds_memory(RequestState s) { return !is_waiting(s); }
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::KEEP:
-      return "KEEP";
-    case Verdict::ADMIT:
-      return "ADMIT";
-    case Verdict::WAIT_FOR_UNLOAD:
-      return "WAIT_FOR_UNLOAD";
-    case Verdict::NOT_PRIORITIZED:
-      return "NOT_PRIORITIZED";
-    case Verdict::CANCEL:
-      return "CANCEL";
-    case Verdict::UNLOAD:
-      return "UNLOAD";
-  }
-  return "?";
-}
-
 Result<std::unique_ptr<LoadPolicy>> make_policy(const std::string& name, const nlohmann::json& params) {
   if (!params.is_object()) return make_error("policy " + name + ": parameters must be a JSON object");
-  std::string known;
-  for (const auto& f : kFactories) {
-    if (name == f.name) return f.make(params);
-    known += std::string(known.empty() ? "" : ", ") + f.name;
-  }
-  return make_error("unknown policy '" + name + "' (known: " + known + ")");
+  if (const auto* f = factory::find(kFactories, name)) return f->make(params);
+  return make_error("unknown policy '" + name + "' (known: " + factory::joined_names(kFactories) + ")");
+}
+
+const std::vector<std::string>& policy_names() {
+  static const std::vector<std::string> names = factory::names(kFactories);
+  return names;
 }
 
 std::string explain_policies() {

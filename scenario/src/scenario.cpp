@@ -61,10 +61,9 @@ class ObjectReader {
     if (!v->is_string()) return fail(path_of(key), "expected a string");
     *out = v->get<std::string>();
   }
-  // A string that must be one of `names`; returns its index.
+  // A string that must be one of the names in Enum's table.
   template <class Enum>
-  void choice(const std::string& key, Enum* out, const std::vector<std::string>& names,
-              bool required = false) {
+  void choice(const std::string& key, Enum* out, bool required = false) {
     std::string s;
     if (!has(key) && !required) {
       seen_.insert(key);
@@ -72,9 +71,9 @@ class ObjectReader {
     }
     string(key, &s, required);
     if (!ok()) return;
-    auto it = std::find(names.begin(), names.end(), s);
-    if (it == names.end()) return fail(path_of(key), "\"" + s + "\" is not one of " + join(names));
-    *out = static_cast<Enum>(it - names.begin());
+    const auto v = enums::parse<Enum>(s);
+    if (!v) return fail(path_of(key), "\"" + s + "\" is not one of " + enums::joined_names<Enum>());
+    *out = *v;
   }
   void finish() {
     if (!ok() || !node_.is_object()) return;
@@ -108,14 +107,9 @@ class ObjectReader {
 
 constexpr double kInf = 1e300;
 
-const std::vector<std::string> kImportance = {"FOREGROUND", "VISIBLE", "SERVICE", "BACKGROUND", "CACHED"};
-const std::vector<std::string> kSizeClass = {"LESS_THAN_1GB", "BETWEEN_1GB_AND_2GB", "GREATER_THAN_2G"};
-const std::vector<std::string> kLoadPriority = {"NORMAL", "BACKGROUND", "OPPORTUNISTIC"};
-const std::vector<std::string> kWorkloads = {"periodic", "bursty", "poisson", "llm", "batch"};
-
 void parse_workload(const json& node, const std::string& path, WorkloadSpec* w, std::string* error) {
   ObjectReader r(node, path, error);
-  r.choice("type", &w->kind, kWorkloads, true);
+  r.choice("type", &w->kind, true);
   r.number("start_s", &w->start_s, 0, kInf);
   r.number("stop_s", &w->stop_s, 0, kInf);
   r.number("deadline_ms", &w->deadline_ms, 0, kInf);
@@ -194,7 +188,7 @@ void parse_app(const json& node, const std::string& path, AppSpec* a, std::strin
         ObjectReader ir(list[i], ip, error);
         ImportanceChange c;
         ir.number("at_s", &c.at_s, 0, kInf, true);
-        ir.choice("importance", &c.importance, kImportance, true);
+        ir.choice("importance", &c.importance, true);
         ir.finish();
         if (ir.ok() && !a->importance.empty() && c.at_s <= a->importance.back().at_s)
           ir.fail(ip + ".at_s", "must be later than the previous change");
@@ -214,8 +208,8 @@ void parse_app(const json& node, const std::string& path, AppSpec* a, std::strin
                     : bytes > (1ull << 30) ? mgr::SizeClass::BETWEEN_1GB_AND_2GB
                                            : mgr::SizeClass::LESS_THAN_1GB;
   }
-  r.choice("size_class", &a->size_class, kSizeClass);
-  r.choice("load_priority", &a->load_priority, kLoadPriority);
+  r.choice("size_class", &a->size_class);
+  r.choice("load_priority", &a->load_priority);
   r.integer("job_priority", &a->job_priority, 0, 1000);
   r.number("rerequest_delay_ms", &a->rerequest_delay_ms, 0, kInf);
   if (const json* w = r.raw("workload", true)) parse_workload(*w, r.path_of("workload"), &a->workload, error);
@@ -241,22 +235,6 @@ double expected_arrivals(const WorkloadSpec& w, double duration_s) {
       return w.kind == WorkloadKind::BATCH && w.jobs ? w.jobs : 0;
   }
   return 0;
-}
-
-const char* to_string(WorkloadKind k) {
-  switch (k) {
-    case WorkloadKind::PERIODIC:
-      return "periodic";
-    case WorkloadKind::BURSTY:
-      return "bursty";
-    case WorkloadKind::POISSON:
-      return "poisson";
-    case WorkloadKind::LLM:
-      return "llm";
-    case WorkloadKind::BATCH:
-      return "batch";
-  }
-  return "?";
 }
 
 uint64_t DecoderShape::weight_bytes() const {

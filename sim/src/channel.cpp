@@ -13,18 +13,6 @@ using regs::ChannelError;
 using regs::ChannelState;
 using regs::FaultKind;
 
-const char* to_string(Engine e) {
-  switch (e) {
-    case Engine::DMA_IN:
-      return "dma_in";
-    case Engine::COMPUTE:
-      return "compute";
-    case Engine::DMA_OUT:
-      return "dma_out";
-  }
-  return "?";
-}
-
 namespace {
 
 std::string stat(const sc_core::sc_module& m, const std::string& leaf) {

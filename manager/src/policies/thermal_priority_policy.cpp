@@ -25,12 +25,11 @@
 namespace npu::mgr {
 namespace {
 
-const std::vector<std::string> kSeverityNames{"NONE",     "LIGHT",     "MODERATE", "SEVERE",
-                                              "CRITICAL", "EMERGENCY", "SHUTDOWN"};
+const std::vector<std::string> kSeverityNames = enums::names<ThermalSeverity>();
 
+// The schema has already checked the name.
 ThermalSeverity severity_named(const std::string& name) {
-  auto it = std::find(kSeverityNames.begin(), kSeverityNames.end(), name);
-  return static_cast<ThermalSeverity>(it - kSeverityNames.begin());
+  return enums::parse<ThermalSeverity>(name).value_or(ThermalSeverity::NONE);
 }
 
 struct ThermalPriorityParams {

@@ -38,18 +38,6 @@ std::string trip_key(const std::string& prefix, size_t i, const char* leaf) {
 
 }  // namespace
 
-const char* to_string(DataType t) {
-  switch (t) {
-    case DataType::Int8:
-      return "int8";
-    case DataType::Fp16:
-      return "fp16";
-    case DataType::Fp32:
-      return "fp32";
-  }
-  return "?";
-}
-
 double PowerParams::mac_pj(DataType t) const {
   switch (t) {
     case DataType::Int8:

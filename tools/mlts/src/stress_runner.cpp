@@ -27,20 +27,6 @@ void append_tail(std::string* s, const char* data, size_t n, size_t limit) {
 
 }  // namespace
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::SUCCESS:
-      return "SUCCESS";
-    case Verdict::FAILURE:
-      return "FAILURE";
-    case Verdict::HANG:
-      return "HANG";
-    case Verdict::CRASH:
-      return "CRASH";
-  }
-  return "?";
-}
-
 ChildRun run_child(const std::vector<std::string>& argv, double timeout_s) {
   ChildRun r;
   if (argv.empty()) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ class Schema {
   std::string explain() const;
   // Effective values as a nested JSON object.
   nlohmann::json values() const;
+  // The allowed values of the choice at `path`; empty when `path` is not a choice.
+  std::vector<std::string> choices(const std::string& path) const;
 
  private:
   struct Param {
@@ -51,6 +54,7 @@ class Schema {
   bool is_prefix(const std::string& path) const;
   Result<void> walk(const nlohmann::json& node, const std::string& path, const std::string& source);
   std::vector<Param> params_;
+  std::map<std::string, std::vector<std::string>> choices_;  // by path
 };
 
 }  // namespace npu::cfg

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "npu/common/config.h"
+#include "npu/common/enum_table.h"
 #include "npu/common/result.h"
 #include "npu/common/stats.h"
 #include "npu/common/trace.h"
@@ -53,7 +54,13 @@ inline constexpr uint32_t kQueueLevels = 4;
 QueueLevel queue_level_for(int effective_priority);
 
 enum class JobStatus { PENDING, RUNNING, COMPLETED, FAILED, CANCELLED };
-const char* to_string(JobStatus s);
+inline constexpr enums::Entry<JobStatus> kJobStatusNames[] = {{JobStatus::PENDING, "PENDING"},
+                                                              {JobStatus::RUNNING, "RUNNING"},
+                                                              {JobStatus::COMPLETED, "COMPLETED"},
+                                                              {JobStatus::FAILED, "FAILED"},
+                                                              {JobStatus::CANCELLED, "CANCELLED"}};
+constexpr const auto& enum_table(JobStatus) { return kJobStatusNames; }
+inline const char* to_string(JobStatus s) { return enums::to_string(s); }
 
 // Priorities on the scheduling HAL's scale (android.hardware.npu SchedulingConfig.MIN_PRIORITY /
 // MAX_PRIORITY). An effective priority is the sum of two of them, so it spans [0, 2000].
@@ -100,8 +107,18 @@ struct WorkInfo {
 
 enum class WorkStartReason { INITIAL, RESUMED };
 enum class WorkEndReason { COMPLETED, CANCELLED_USER, CANCELLED_SYSTEM, FAILED, PAUSED };
-const char* to_string(WorkStartReason r);
-const char* to_string(WorkEndReason r);
+inline constexpr enums::Entry<WorkStartReason> kWorkStartReasonNames[] = {
+    {WorkStartReason::INITIAL, "INITIAL"}, {WorkStartReason::RESUMED, "RESUMED"}};
+inline constexpr enums::Entry<WorkEndReason> kWorkEndReasonNames[] = {
+    {WorkEndReason::COMPLETED, "COMPLETED"},
+    {WorkEndReason::CANCELLED_USER, "CANCELLED_USER"},
+    {WorkEndReason::CANCELLED_SYSTEM, "CANCELLED_SYSTEM"},
+    {WorkEndReason::FAILED, "FAILED"},
+    {WorkEndReason::PAUSED, "PAUSED"}};
+constexpr const auto& enum_table(WorkStartReason) { return kWorkStartReasonNames; }
+constexpr const auto& enum_table(WorkEndReason) { return kWorkEndReasonNames; }
+inline const char* to_string(WorkStartReason r) { return enums::to_string(r); }
+inline const char* to_string(WorkEndReason r) { return enums::to_string(r); }
 
 // Work lifecycle, per job: requested → started(INITIAL) → [ended(PAUSED) → started(RESUMED)]* →
 // ended(COMPLETED | CANCELLED_USER | CANCELLED_SYSTEM | FAILED); a job cancelled or failed before it
@@ -117,7 +134,13 @@ class WorkObserver {
 
 // Android thermal status levels, as the thermal governor derives them from the trip points.
 enum class ThermalSeverity { NONE, LIGHT, MODERATE, SEVERE, CRITICAL, EMERGENCY, SHUTDOWN };
-const char* to_string(ThermalSeverity s);
+inline constexpr enums::Entry<ThermalSeverity> kThermalSeverityNames[] = {
+    {ThermalSeverity::NONE, "NONE"},         {ThermalSeverity::LIGHT, "LIGHT"},
+    {ThermalSeverity::MODERATE, "MODERATE"}, {ThermalSeverity::SEVERE, "SEVERE"},
+    {ThermalSeverity::CRITICAL, "CRITICAL"}, {ThermalSeverity::EMERGENCY, "EMERGENCY"},
+    {ThermalSeverity::SHUTDOWN, "SHUTDOWN"}};
+constexpr const auto& enum_table(ThermalSeverity) { return kThermalSeverityNames; }
+inline const char* to_string(ThermalSeverity s) { return enums::to_string(s); }
 
 class ThermalObserver {
  public:

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "npu/common/enum_table.h"
+
 namespace npu::drv {
 
 // A snapshot of one command buffer, waiting or running.
@@ -70,7 +72,12 @@ struct SchedulerParams {
 };
 
 enum class PreemptMechanism { CHECKPOINT, KILL, DRAIN };
-const char* to_string(PreemptMechanism m);
+inline constexpr enums::Entry<PreemptMechanism> kPreemptMechanismNames[] = {
+    {PreemptMechanism::CHECKPOINT, "checkpoint"},
+    {PreemptMechanism::KILL, "kill"},
+    {PreemptMechanism::DRAIN, "drain"}};
+constexpr const auto& enum_table(PreemptMechanism) { return kPreemptMechanismNames; }
+inline const char* to_string(PreemptMechanism m) { return enums::to_string(m); }
 
 class SchedulingPolicy {
  public:
@@ -119,6 +126,7 @@ std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const std::string& name
 // costs, else checkpoint.
 std::unique_ptr<PreemptionPolicy> make_preemption_policy(const std::string& name);
 
+// The names of the rows of each family's factory table, in table order (the schema's choices).
 const std::vector<std::string>& scheduling_policy_names();
 const std::vector<std::string>& preemption_policy_names();
 

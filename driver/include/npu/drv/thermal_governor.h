@@ -62,6 +62,8 @@ class ThermalGovernor {
   virtual uint32_t update(const ThermalSample& s) = 0;
 };
 
+// The governors' names, from their factory table ("none" among them): the schema's choices.
+const std::vector<std::string>& thermal_governor_names();
 // nullptr for "none"; error text in `error` for an unknown name.
 std::unique_ptr<ThermalGovernor> make_thermal_governor(const ThermalGovernorConfig& cfg,
                                                        const std::vector<OppInfo>& opps, std::string* error);

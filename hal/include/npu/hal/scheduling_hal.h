@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "npu/common/enum_table.h"
 #include "npu/common/executor.h"
 #include "npu/drv/driver.h"
 
@@ -43,7 +44,10 @@ inline constexpr int kDebounceDurationMs = 50;              // ISchedulingCallba
 
 // Binder exception codes an IScheduling call can end with.
 enum class BinderException { NONE, ILLEGAL_ARGUMENT };
-const char* to_string(BinderException e);
+inline constexpr enums::Entry<BinderException> kBinderExceptionNames[] = {
+    {BinderException::NONE, "EX_NONE"}, {BinderException::ILLEGAL_ARGUMENT, "EX_ILLEGAL_ARGUMENT"}};
+constexpr const auto& enum_table(BinderException) { return kBinderExceptionNames; }
+inline const char* to_string(BinderException e) { return enums::to_string(e); }
 
 struct AidlStatus {
   BinderException exception = BinderException::NONE;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "npu/common/enum_table.h"
+
 namespace npu::hal {
 
 enum class ErrorStatus {
@@ -22,10 +24,26 @@ enum class ErrorStatus {
   RESOURCE_EXHAUSTED_TRANSIENT,
   RESOURCE_EXHAUSTED_PERSISTENT,
 };
-const char* to_string(ErrorStatus s);
+inline constexpr enums::Entry<ErrorStatus> kErrorStatusNames[] = {
+    {ErrorStatus::NONE, "NONE"},
+    {ErrorStatus::DEVICE_UNAVAILABLE, "DEVICE_UNAVAILABLE"},
+    {ErrorStatus::GENERAL_FAILURE, "GENERAL_FAILURE"},
+    {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, "OUTPUT_INSUFFICIENT_SIZE"},
+    {ErrorStatus::INVALID_ARGUMENT, "INVALID_ARGUMENT"},
+    {ErrorStatus::MISSED_DEADLINE_TRANSIENT, "MISSED_DEADLINE_TRANSIENT"},
+    {ErrorStatus::MISSED_DEADLINE_PERSISTENT, "MISSED_DEADLINE_PERSISTENT"},
+    {ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "RESOURCE_EXHAUSTED_TRANSIENT"},
+    {ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "RESOURCE_EXHAUSTED_PERSISTENT"}};
+constexpr const auto& enum_table(ErrorStatus) { return kErrorStatusNames; }
+inline const char* to_string(ErrorStatus s) { return enums::to_string(s); }
 
 enum class DeviceType { OTHER = 1, CPU = 2, GPU = 3, ACCELERATOR = 4 };
-const char* to_string(DeviceType t);
+inline constexpr enums::Entry<DeviceType> kDeviceTypeNames[] = {{DeviceType::OTHER, "OTHER"},
+                                                                {DeviceType::CPU, "CPU"},
+                                                                {DeviceType::GPU, "GPU"},
+                                                                {DeviceType::ACCELERATOR, "ACCELERATOR"}};
+constexpr const auto& enum_table(DeviceType) { return kDeviceTypeNames; }
+inline const char* to_string(DeviceType t) { return enums::to_string(t); }
 
 // Microseconds; kNoTiming when not measured (NNAPI's UINT64_MAX).
 inline constexpr uint64_t kNoTiming = UINT64_MAX;
@@ -48,7 +66,10 @@ struct Status {
 
 // NNAPI Priority of a prepared model: mapped onto the driver's job priority (see to_job_priority()).
 enum class Priority { LOW, MEDIUM, HIGH };
-const char* to_string(Priority p);
+inline constexpr enums::Entry<Priority> kPriorityNames[] = {
+    {Priority::LOW, "LOW"}, {Priority::MEDIUM, "MEDIUM"}, {Priority::HIGH, "HIGH"}};
+constexpr const auto& enum_table(Priority) { return kPriorityNames; }
+inline const char* to_string(Priority p) { return enums::to_string(p); }
 // Job priority on the scheduling HAL's scale (0 = most urgent … 1000): HIGH 0, MEDIUM 500, LOW 1000.
 int to_job_priority(Priority p);
 

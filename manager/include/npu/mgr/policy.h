@@ -35,7 +35,15 @@ enum class RequestState {
   LOADED,           // notifyModelLoaded received
   UNLOADING,        // asked to unload, memory still held until notifyModelUnloaded
 };
-const char* to_string(RequestState s);
+inline constexpr enums::Entry<RequestState> kRequestStateNames[] = {
+    {RequestState::PENDING, "PENDING"},
+    {RequestState::WAIT_FOR_UNLOAD, "WAIT_FOR_UNLOAD"},
+    {RequestState::NOT_PRIORITIZED, "NOT_PRIORITIZED"},
+    {RequestState::APPROVED, "APPROVED"},
+    {RequestState::LOADED, "LOADED"},
+    {RequestState::UNLOADING, "UNLOADING"}};
+constexpr const auto& enum_table(RequestState) { return kRequestStateNames; }
+inline const char* to_string(RequestState s) { return enums::to_string(s); }
 bool is_waiting(RequestState s);
 bool holds_memory(RequestState s);
 
@@ -58,7 +66,14 @@ struct ServiceView {
 };
 
 enum class Verdict { KEEP, ADMIT, WAIT_FOR_UNLOAD, NOT_PRIORITIZED, CANCEL, UNLOAD };
-const char* to_string(Verdict v);
+inline constexpr enums::Entry<Verdict> kVerdictNames[] = {{Verdict::KEEP, "KEEP"},
+                                                          {Verdict::ADMIT, "ADMIT"},
+                                                          {Verdict::WAIT_FOR_UNLOAD, "WAIT_FOR_UNLOAD"},
+                                                          {Verdict::NOT_PRIORITIZED, "NOT_PRIORITIZED"},
+                                                          {Verdict::CANCEL, "CANCEL"},
+                                                          {Verdict::UNLOAD, "UNLOAD"}};
+constexpr const auto& enum_table(Verdict) { return kVerdictNames; }
+inline const char* to_string(Verdict v) { return enums::to_string(v); }
 
 struct Ruling {
   Verdict verdict = Verdict::KEEP;
@@ -84,6 +99,8 @@ class LoadPolicy {
 Result<std::unique_ptr<LoadPolicy>> make_policy(const std::string& name, const nlohmann::json& params);
 // Every policy with its parameters (default, unit, description), one per line.
 std::string explain_policies();
+// The policies' names, from their factory table: the schema's choices for manager.policy.
+const std::vector<std::string>& policy_names();
 
 // The individual factories and parameter lists (one file each under policies/).
 Result<std::unique_ptr<LoadPolicy>> make_status_quo_policy(const nlohmann::json& params);

@@ -12,13 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "npu/common/enum_table.h"
 #include "npu/common/result.h"
 #include "npu/mgr/types.h"
 
 namespace npu::scenario {
 
 enum class WorkloadKind { PERIODIC, BURSTY, POISSON, LLM, BATCH };
-const char* to_string(WorkloadKind k);
+inline constexpr enums::Entry<WorkloadKind> kWorkloadKindNames[] = {{WorkloadKind::PERIODIC, "periodic"},
+                                                                    {WorkloadKind::BURSTY, "bursty"},
+                                                                    {WorkloadKind::POISSON, "poisson"},
+                                                                    {WorkloadKind::LLM, "llm"},
+                                                                    {WorkloadKind::BATCH, "batch"}};
+constexpr const auto& enum_table(WorkloadKind) { return kWorkloadKindNames; }
+inline const char* to_string(WorkloadKind k) { return enums::to_string(k); }
 
 // How requests arrive. Times in the file are in ms (durations) and s (start/stop).
 struct WorkloadSpec {

@@ -51,6 +51,7 @@
 #include <systemc>
 #include <vector>
 
+#include "npu/common/enum_table.h"
 #include "npu/common/stats.h"
 #include "npu/common/trace.h"
 #include "npu/regmap/descriptors.h"
@@ -68,7 +69,10 @@ namespace npu::sim {
 
 enum class Engine : uint8_t { DMA_IN = 0, COMPUTE = 1, DMA_OUT = 2 };
 inline constexpr size_t kEngines = 3;
-const char* to_string(Engine e);
+inline constexpr enums::Entry<Engine> kEngineNames[] = {
+    {Engine::DMA_IN, "dma_in"}, {Engine::COMPUTE, "compute"}, {Engine::DMA_OUT, "dma_out"}};
+constexpr const auto& enum_table(Engine) { return kEngineNames; }
+inline const char* to_string(Engine e) { return enums::to_string(e); }
 
 class Channel : public sc_core::sc_module {
  public:

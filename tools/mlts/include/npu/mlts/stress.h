@@ -17,12 +17,18 @@
 #include <string>
 #include <vector>
 
+#include "npu/common/enum_table.h"
 #include "npu/common/result.h"
 
 namespace npu::mlts {
 
 enum class Verdict { SUCCESS, FAILURE, HANG, CRASH };
-const char* to_string(Verdict v);
+inline constexpr enums::Entry<Verdict> kVerdictNames[] = {{Verdict::SUCCESS, "SUCCESS"},
+                                                          {Verdict::FAILURE, "FAILURE"},
+                                                          {Verdict::HANG, "HANG"},
+                                                          {Verdict::CRASH, "CRASH"}};
+constexpr const auto& enum_table(Verdict) { return kVerdictNames; }
+inline const char* to_string(Verdict v) { return enums::to_string(v); }
 
 struct StressOptions {
   double scale = 1;  // multiplies every case's iteration counts (at least one of each)

@@ -19,13 +19,17 @@
 #include <vector>
 
 #include "npu/common/config.h"
+#include "npu/common/enum_table.h"
 #include "npu/common/result.h"
 
 namespace npu::sim {
 
 // Operand type of a multiply-accumulate, for energy accounting.
 enum class DataType { Int8, Fp16, Fp32 };
-const char* to_string(DataType t);
+inline constexpr enums::Entry<DataType> kDataTypeNames[] = {
+    {DataType::Int8, "int8"}, {DataType::Fp16, "fp16"}, {DataType::Fp32, "fp32"}};
+constexpr const auto& enum_table(DataType) { return kDataTypeNames; }
+inline const char* to_string(DataType t) { return enums::to_string(t); }
 
 // Effective energy and leakage figures of one NPU at its process node's nominal voltage.
 struct PowerParams {
