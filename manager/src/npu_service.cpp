@@ -415,8 +415,8 @@ void NpuService::note_held() {
   const uint64_t held = held_bytes();
   max_held_ = std::max(max_held_, held);
   if (tracer_ && held != last_traced_held_) {
-    tracer_->counter("manager", "held weight memory MiB", hal_.os().now_ns(),
-                     static_cast<double>(held / kMiB));
+    const uint64_t whole_mib = held / kMiB;  // the counter is in whole MiB
+    tracer_->counter("manager", "held weight memory MiB", hal_.os().now_ns(), static_cast<double>(whole_mib));
     last_traced_held_ = held;
   }
 }
