@@ -26,7 +26,6 @@ class ContextTable {
   // Frees every buffer of the context and forgets it.
   void close(ContextId ctx);
   Result<Context*> find(ContextId ctx);
-  bool contains(ContextId ctx) const { return contexts_.count(ctx) != 0; }
 
   // weights: from the weight-memory region (or the general pool without one).
   Result<BufferObject> alloc_bo(ContextId ctx, uint64_t size, bool weights);
