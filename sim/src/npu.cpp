@@ -6,17 +6,28 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "npu/common/factory_table.h"
 #include "npu/sim/core/tlm_compute_core.h"
 
 namespace npu::sim {
 
-std::unique_ptr<ComputeCore> make_tlm_compute_core(const std::string&, const ChannelConfig& cfg,
-                                                   const ClockDomain& clock, std::string* error) {
-  if (cfg.compute_core != "tlm") {
-    *error = "npu.channel.compute_core.model: \"" + cfg.compute_core + "\" is not available in this build";
-    return nullptr;
-  }
-  return std::make_unique<TlmComputeCore>(ArrayGeometry{cfg.array_rows, cfg.array_cols}, clock);
+std::unique_ptr<ComputeCore> make_tlm_compute_core(const ComputeCoreArgs& args, std::string*) {
+  return std::make_unique<TlmComputeCore>(ArrayGeometry{args.channel.array_rows, args.channel.array_cols},
+                                          args.clock);
+}
+
+ComputeCoreFactory compute_core_factory(ComputeCoreTable cores, std::string waves_prefix) {
+  return [cores, waves_prefix = std::move(waves_prefix)](const std::string& name, const ChannelConfig& cfg,
+                                                         const ClockDomain& clock,
+                                                         std::string* error) -> std::unique_ptr<ComputeCore> {
+    const ComputeCoreRow* row = factory::find(cores, cfg.compute_core);
+    if (!row) {
+      *error = "npu.channel.compute_core.model: unknown compute core \"" + cfg.compute_core +
+               "\" (one of: " + factory::joined_names(cores) + ")";
+      return nullptr;
+    }
+    return row->make({name, cfg, clock, waves_prefix}, error);
+  };
 }
 
 namespace {

@@ -2,7 +2,7 @@
 
 namespace npu::sim {
 
-void NpuConfig::declare(cfg::Schema& s) {
+void NpuConfig::declare(cfg::Schema& s, ComputeCoreTable cores) {
   s.u32("npu.channels", &channels, 4, "", "Execution channels (each a MAC array + vector unit + SRAM + DMA)",
         1, 16);
   s.f64("npu.mmio_access_ns", &mmio_access_ns, 20.0, "ns", "Latency of one register access from the host",
@@ -18,8 +18,8 @@ void NpuConfig::declare(cfg::Schema& s) {
         1, 256);
   s.u32("npu.channel.array.cols", &channel.array_cols, 16, "PEs",
         "MAC array columns (output channels per tile)", 1, 256);
-  s.choice("npu.channel.compute_core.model", &channel.compute_core, "tlm", {"tlm", "rtl"},
-           "Compute core implementation: cycle-formula TLM model or verilated RTL");
+  s.choice("npu.channel.compute_core.model", &channel.compute_core, kTlmComputeCore.name,
+           factory::names(cores), "Compute core implementation: cycle-formula TLM model or verilated RTL");
   s.u32("npu.channel.vector.fp32_macs_per_cycle", &channel.fp32_macs_per_cycle, 64, "MAC/cycle",
         "Float32 multiply-accumulates per cycle of the vector unit", 1, 4096);
   s.u32("npu.channel.vector.lanes", &channel.vector_lanes, 64, "elements/cycle",

@@ -15,8 +15,41 @@
 
 namespace npu::system {
 
+namespace {
+
+#ifdef NPUSIM_WITH_RTL
+std::unique_ptr<sim::ComputeCore> make_rtl_core(const sim::ComputeCoreArgs& args, std::string* error) {
+  const std::string waves =
+      args.waves_prefix.empty() ? "" : args.waves_prefix + "." + args.instance_name + ".vcd";
+  const sim::ClockDomain& clock = args.clock;
+  try {
+    return rtl::make_rtl_compute_core(
+        args.instance_name.c_str(), sim::ArrayGeometry{args.channel.array_rows, args.channel.array_cols},
+        [&clock] { return clock.period(); }, waves);
+  } catch (const std::invalid_argument& e) {
+    *error = std::string("npu.channel.compute_core.model=rtl: ") + e.what();
+    return nullptr;
+  }
+}
+#else
+// Kept as a row without rtl/ so a config naming it stays valid and fails only when built.
+std::unique_ptr<sim::ComputeCore> make_rtl_core(const sim::ComputeCoreArgs&, std::string* error) {
+  *error = "npu.channel.compute_core.model: \"rtl\" is not available in this build";
+  return nullptr;
+}
+#endif
+
+constexpr sim::ComputeCoreRow kComputeCores[] = {
+    sim::kTlmComputeCore,
+    {"rtl", "verilated RTL (4x4 and 16x16 arrays; for verification and waveforms)", make_rtl_core},
+};
+
+}  // namespace
+
+sim::ComputeCoreTable compute_cores() { return kComputeCores; }
+
 void SystemConfig::declare(cfg::Schema& s) {
-  npu.declare(s);
+  npu.declare(s, compute_cores());
   s.f64("host.cpu_gmacs", &host.cpu_gmacs, 8.0, "GMAC/s", "Host CPU throughput of the reference kernels",
         0.001, 10000.0);
   s.f64("host.memcpy_gbps", &host.memcpy_gbps, 10.0, "GB/s", "Host copies into and out of device memory",
@@ -98,27 +131,6 @@ std::string explain_system_config() {
 
 namespace {
 
-std::unique_ptr<sim::ComputeCore> make_core(const SystemConfig& cfg, const std::string& name,
-                                            const sim::ChannelConfig& ch, const sim::ClockDomain& clock,
-                                            std::string* error) {
-#ifdef NPUSIM_WITH_RTL
-  if (ch.compute_core == "rtl") {
-    const std::string waves = cfg.waves_path.empty() ? "" : cfg.waves_path + "." + name + ".vcd";
-    try {
-      return rtl::make_rtl_compute_core(
-          name.c_str(), sim::ArrayGeometry{ch.array_rows, ch.array_cols}, [&clock] { return clock.period(); },
-          waves);
-    } catch (const std::invalid_argument& e) {
-      *error = std::string("npu.channel.compute_core.model=rtl: ") + e.what();
-      return nullptr;
-    }
-  }
-#else
-  (void)cfg;
-#endif
-  return sim::make_tlm_compute_core(name, ch, clock, error);
-}
-
 // The board's description of the NPU for its driver (a device tree's properties): the timing its
 // registers do not report.
 drv::PlatformData platform_data(const sim::NpuConfig& npu) {
@@ -144,10 +156,8 @@ Result<std::unique_ptr<System>> System::create(const SystemConfig& cfg) {
     s->cfg_.npu.thermal.skin.capacity_j_per_k *= cfg.thermal_capacity_scale;
   }
   try {
-    s->npu_ = std::make_unique<sim::Npu>(
-        "npu", s->cfg_.npu, s->stats_,
-        [&cfg](const std::string& name, const sim::ChannelConfig& ch, const sim::ClockDomain& clock,
-               std::string* error) { return make_core(cfg, name, ch, clock, error); });
+    s->npu_ = std::make_unique<sim::Npu>("npu", s->cfg_.npu, s->stats_,
+                                         sim::compute_core_factory(compute_cores(), cfg.waves_path));
   } catch (const std::exception& e) {
     return make_error(e.what());
   }

@@ -6,6 +6,7 @@
 
 #include "../support/enum_table_checks.h"
 #include "npu/common/config.h"
+#include "npu/common/factory_table.h"
 #include "npu/drv/driver.h"
 #include "npu/drv/sched_policy.h"
 #include "npu/drv/thermal_governor.h"
@@ -16,7 +17,9 @@
 #include "npu/mlts/stress.h"
 #include "npu/scenario/scenario.h"
 #include "npu/sim/channel.h"
+#include "npu/sim/npu.h"
 #include "npu/sim/power/power_config.h"
+#include "npu/system/system.h"
 
 namespace {
 
@@ -149,6 +152,40 @@ TEST(FactoryTables, ManagerPolicies) {
   cfg::Schema s;
   cfg.declare(s);
   EXPECT_EQ(s.choices("manager.policy"), names);
+}
+
+TEST(FactoryTables, ComputeCores) {
+  const Names names = factory::names(system::compute_cores());
+  EXPECT_EQ(names, (Names{"tlm", "rtl"}));
+  system::SystemConfig cfg;
+  cfg::Schema s;
+  cfg.declare(s);
+  EXPECT_EQ(s.choices("npu.channel.compute_core.model"), names);
+  sim::NpuConfig sim_only;
+  cfg::Schema sim_schema;
+  sim_only.declare(sim_schema);
+  EXPECT_EQ(sim_schema.choices("npu.channel.compute_core.model"), Names{"tlm"}) << "sim/ alone has no RTL";
+
+  // Every row builds a core that reports its own name (without rtl/ in the build, "rtl" says so).
+  const sim::ClockDomain clock(1000);
+  const auto make = sim::compute_core_factory(system::compute_cores());
+  for (const auto& n : names) {
+    sim::ChannelConfig ch = cfg.npu.channel;
+    ch.compute_core = n;
+    std::string error;
+    auto core = make(n + "_core", ch, clock, &error);
+    if (!core) {
+      EXPECT_EQ(error, "npu.channel.compute_core.model: \"" + n + "\" is not available in this build");
+      continue;
+    }
+    EXPECT_STREQ(core->model_name(), n.c_str());
+    EXPECT_EQ(core->geometry().rows, ch.array_rows);
+  }
+  sim::ChannelConfig ch = cfg.npu.channel;
+  ch.compute_core = "gate_level";
+  std::string error;
+  EXPECT_EQ(make("x_core", ch, clock, &error), nullptr);
+  EXPECT_EQ(test::listed_names(error), names) << error;
 }
 
 }  // namespace

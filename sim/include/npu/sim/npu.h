@@ -28,6 +28,7 @@
 #include "npu/common/stats.h"
 #include "npu/sim/channel.h"
 #include "npu/sim/clock.h"
+#include "npu/sim/core/compute_core_table.h"
 #include "npu/sim/dram.h"
 #include "npu/sim/npu_config.h"
 #include "npu/sim/power/dvfs_controller.h"
@@ -37,15 +38,14 @@
 namespace npu::sim {
 
 // Builds a channel's compute core (module name `instance_name`, e.g. "ch0_core") for the configured
-// model ("tlm" | "rtl"). Returns
-// nullptr with `error` set when the model cannot be built (e.g. no RTL for that array size).
+// model. Returns nullptr with `error` set when the model cannot be built (e.g. no RTL for that array size).
 using ComputeCoreFactory =
     std::function<std::unique_ptr<ComputeCore>(const std::string& instance_name, const ChannelConfig& cfg,
                                                const ClockDomain& clock, std::string* error)>;
 
-// The factory for the TLM core alone (sim/ cannot see rtl/; the system layer adds "rtl").
-std::unique_ptr<ComputeCore> make_tlm_compute_core(const std::string& instance_name, const ChannelConfig& cfg,
-                                                   const ClockDomain& clock, std::string* error);
+// The factory that builds the row of `cores` the channel config names (an error listing the names for
+// any other); cores that trace write waveforms under `waves_prefix`.
+ComputeCoreFactory compute_core_factory(ComputeCoreTable cores, std::string waves_prefix = {});
 
 class Npu : public sc_core::sc_module {
  public:
@@ -54,7 +54,7 @@ class Npu : public sc_core::sc_module {
 
   // Throws std::invalid_argument naming the parameter when the config cannot be built.
   Npu(sc_core::sc_module_name name, const NpuConfig& cfg, stats::Registry& stats,
-      const ComputeCoreFactory& core_factory = make_tlm_compute_core);
+      const ComputeCoreFactory& core_factory = compute_core_factory(kSimComputeCores));
   ~Npu() override;
 
   Dram& dram() { return *dram_; }

@@ -10,6 +10,7 @@
 
 #include "npu/common/config.h"
 #include "npu/common/result.h"
+#include "npu/sim/core/compute_core_table.h"
 #include "npu/sim/power/area_model.h"
 #include "npu/sim/power/power_config.h"
 
@@ -18,7 +19,7 @@ namespace npu::sim {
 struct ChannelConfig {
   uint32_t array_rows = 0;
   uint32_t array_cols = 0;
-  std::string compute_core;  // "tlm" | "rtl"
+  std::string compute_core;  // a row of the compute-core table (compute_core_table.h)
   uint32_t fp32_macs_per_cycle = 0;
   uint32_t vector_lanes = 0;
   uint32_t vector_pipeline_cycles = 0;
@@ -65,8 +66,9 @@ struct NpuConfig {
 
   // The core clock at reset: the initial operating point's frequency.
   double clock_mhz() const { return dvfs.points[dvfs.initial_point].mhz; }
-  // Declares every parameter (and sets the defaults) on `schema` under the `npu.` prefix.
-  void declare(cfg::Schema& schema);
+  // Declares every parameter (and sets the defaults) on `schema` under the `npu.` prefix; the compute
+  // core is one of `cores` (the system layer passes a table with the RTL core).
+  void declare(cfg::Schema& schema, ComputeCoreTable cores = kSimComputeCores);
   // Rules that span parameters (DVFS ordering, weight memory inside DRAM, the fault's channel), each
   // error naming the key at fault.
   Result<void> validate() const;

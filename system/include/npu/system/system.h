@@ -54,6 +54,9 @@ Result<SystemConfig> load_system_config(const std::string& path, const std::vect
 Result<nlohmann::json> resolved_config(const std::string& path, const std::vector<std::string>& overrides);
 // Every parameter with its default, unit and description.
 std::string explain_system_config();
+// The compute cores a channel can be built with ("tlm" and "rtl"): the schema's choices for
+// npu.channel.compute_core.model and the constructors System::create uses.
+sim::ComputeCoreTable compute_cores();
 
 class System {
  public:

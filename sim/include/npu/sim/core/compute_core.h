@@ -1,7 +1,7 @@
 // ComputeCore: the MAC-array compute core of one execution channel, as its tile controller drives it.
 // Two implementations present this same interface: the TLM model (cycle formula + C++ arithmetic,
 // sim/core/tlm_compute_core.h) and the verilated RTL (rtl/). A channel config picks one by name
-// (`compute_core.model`: "tlm" | "rtl"); nothing above the channel can tell which it runs on.
+// (`compute_core.model`, a row of compute_core_table.h); nothing above the channel can tell which.
 //
 // Contract: run_int8_tile is called from an SC_THREAD of the owning channel, computes the whole tile,
 // advances simulated time by exactly the cycles it took (at the channel clock) and returns that count.
