@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "npu/common/enum_table.h"
 #include "npu/common/factory_table.h"
 #include "npu/sim/core/tlm_compute_core.h"
 
@@ -44,11 +45,7 @@ PowerParams power_params(const NpuConfig& cfg) {
 }
 
 regs::FaultKind fault_kind(const std::string& name) {
-  if (name == "hang") return regs::FaultKind::HANG;
-  if (name == "dma_error") return regs::FaultKind::DMA_ERROR;
-  if (name == "sram_ecc") return regs::FaultKind::SRAM_ECC;
-  if (name == "thermal_runaway") return regs::FaultKind::THERMAL_RUNAWAY;
-  return regs::FaultKind::NONE;
+  return enums::parse<regs::FaultKind>(name).value_or(regs::FaultKind::NONE);
 }
 
 int32_t to_mc(double celsius) { return static_cast<int32_t>(std::lround(celsius * 1000.0)); }

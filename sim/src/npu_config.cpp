@@ -1,5 +1,8 @@
 #include "npu/sim/npu_config.h"
 
+#include "npu/common/enum_table.h"
+#include "npu/regmap/npu_regs.h"
+
 namespace npu::sim {
 
 void NpuConfig::declare(cfg::Schema& s, ComputeCoreTable cores) {
@@ -63,7 +66,8 @@ void NpuConfig::declare(cfg::Schema& s, ComputeCoreTable cores) {
   thermal.declare(s, "npu.thermal");
   dvfs.declare(s, "npu.dvfs");
   s.choice(
-      "npu.faults.kind", &faults.kind, "none", {"none", "hang", "dma_error", "sram_ecc", "thermal_runaway"},
+      "npu.faults.kind", &faults.kind, enums::to_string(regs::FaultKind::NONE),
+      enums::names<regs::FaultKind>(),
       "Fault to inject: hang (the channel stops, no interrupt until reset), dma_error (ERROR interrupt), "
       "sram_ecc (an upset in SRAM a descriptor reads: ERROR interrupt with ECC, silent corruption without, "
       "npu.channel.sram.ecc), thermal_runaway (extra junction power)");

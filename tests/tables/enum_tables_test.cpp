@@ -15,6 +15,8 @@
 #include "npu/mgr/npu_service.h"
 #include "npu/mgr/policy.h"
 #include "npu/mlts/stress.h"
+#include "npu/regmap/descriptors.h"
+#include "npu/regmap/npu_regs.h"
 #include "npu/scenario/scenario.h"
 #include "npu/sim/channel.h"
 #include "npu/sim/npu.h"
@@ -70,6 +72,22 @@ TEST(EnumTables, SimScenarioAndTools) {
   expect_table<sim::DataType>("data type", {"int8", "fp16", "fp32"});
   expect_table<scenario::WorkloadKind>("workload", {"periodic", "bursty", "poisson", "llm", "batch"});
   expect_table<mlts::Verdict>("stress verdict", {"SUCCESS", "FAILURE", "HANG", "CRASH"});
+}
+
+TEST(EnumTables, RegisterMapAndDescriptors) {
+  expect_table<regs::FaultKind>("fault kind", {"none", "hang", "dma_error", "sram_ecc", "thermal_runaway"});
+  expect_table<desc::Opcode>(
+      "opcode",
+      {"NOP",         "DMA_IN",        "DMA_OUT",  "CONV_INT8", "CONV_FP32",  "FENCE",   "DWCONV_INT8",
+       "DWCONV_FP32", "ELTWISE",       "UNARY",    "POOL",      "REDUCE",     "SOFTMAX", "FILL",
+       "BARRIER",     "PREEMPT_POINT", "RMS_NORM", "ROPE",      "DMA_GATHER", "SELECT",  "RESIZE_BILINEAR"});
+  EXPECT_EQ(desc::kOpcodeCount, enums::names<desc::Opcode>().size());
+  EXPECT_STREQ(desc::opcode_name(desc::Opcode::PREEMPT_POINT), "PREEMPT_POINT");
+  EXPECT_STREQ(desc::opcode_name(static_cast<desc::Opcode>(desc::kOpcodeCount)), "UNKNOWN");
+  sim::NpuConfig cfg;
+  cfg::Schema s;
+  cfg.declare(s);
+  EXPECT_EQ(s.choices("npu.faults.kind"), enums::names<regs::FaultKind>());
 }
 
 TEST(EnumTables, ThinWrappersAgreeWithTheTables) {

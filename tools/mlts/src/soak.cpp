@@ -6,6 +6,7 @@
 #include <memory>
 #include <random>
 
+#include "npu/common/enum_table.h"
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
@@ -38,7 +39,9 @@ struct Execution {
   size_t input_set = 0;
 };
 
-constexpr const char* kFaultKinds[] = {"hang", "dma_error", "sram_ecc", "thermal_runaway"};
+// Drawn by index; the runaway, last, is injected as power rather than through a channel.
+constexpr regs::FaultKind kFaultKinds[] = {regs::FaultKind::HANG, regs::FaultKind::DMA_ERROR,
+                                           regs::FaultKind::SRAM_ECC, regs::FaultKind::THERMAL_RUNAWAY};
 
 }  // namespace
 
@@ -134,16 +137,13 @@ Result<SoakCounters> run_soak(const SoakOptions& o) {
             if (kind == 3 && (runaway_ends_ns || s.os().now_ns() < next_runaway_ns)) kind = rng() % 3;
             const uint32_t channel = static_cast<uint32_t>(rng() % s.npu().channel_count());
             const uint32_t at = static_cast<uint32_t>(rng() % 8);
-            ++c.faults_injected[kFaultKinds[kind]];
+            ++c.faults_injected[enums::to_string(kFaultKinds[kind])];
             if (kind == 3) {
               // Extra junction power for 20-100 ms, then the cooling the trips react to.
               s.npu().inject_thermal_runaway(runaway_w);
               runaway_ends_ns = s.os().now_ns() + 20'000'000 + rng() % 80'000'000;
             } else {
-              const regs::FaultKind k = kind == 0   ? regs::FaultKind::HANG
-                                        : kind == 1 ? regs::FaultKind::DMA_ERROR
-                                                    : regs::FaultKind::SRAM_ECC;
-              s.npu().inject_fault(channel, k, at);
+              s.npu().inject_fault(channel, kFaultKinds[kind], at);
             }
           }
           s.npu().inject_thermal_runaway(0);
@@ -195,7 +195,7 @@ Result<SoakCounters> run_soak(const SoakOptions& o) {
   c.sram_ecc_errors = counter(s, "driver.errors.sram_ecc");
   c.thermal_shutdowns = counter(s, "driver.thermal.shutdowns");
   c.dvfs_changes = counter(s, "driver.thermal.dvfs_changes");
-  for (const char* k : kFaultKinds) c.faults_injected.emplace(k, 0);
+  for (const regs::FaultKind k : kFaultKinds) c.faults_injected.emplace(enums::to_string(k), 0);
   return c;
 }
 

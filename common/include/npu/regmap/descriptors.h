@@ -10,7 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <type_traits>
+
+#include "npu/common/enum_table.h"
 
 namespace npu::desc {
 
@@ -39,7 +42,38 @@ enum class Opcode : uint32_t {
   SELECT = 19,           // elementwise choice between two operands by a boolean operand (Select)
   RESIZE_BILINEAR = 20,  // bilinear resampling of an NHWC band (ResizeBilinear)
 };
-inline constexpr uint32_t kOpcodeCount = 21;
+// Names for traces and logs (opcode_name), in opcode order.
+inline constexpr enums::Entry<Opcode> kOpcodeNames[] = {
+    {Opcode::NOP, "NOP"},
+    {Opcode::DMA_IN, "DMA_IN"},
+    {Opcode::DMA_OUT, "DMA_OUT"},
+    {Opcode::CONV_INT8, "CONV_INT8"},
+    {Opcode::CONV_FP32, "CONV_FP32"},
+    {Opcode::FENCE, "FENCE"},
+    {Opcode::DWCONV_INT8, "DWCONV_INT8"},
+    {Opcode::DWCONV_FP32, "DWCONV_FP32"},
+    {Opcode::ELTWISE, "ELTWISE"},
+    {Opcode::UNARY, "UNARY"},
+    {Opcode::POOL, "POOL"},
+    {Opcode::REDUCE, "REDUCE"},
+    {Opcode::SOFTMAX, "SOFTMAX"},
+    {Opcode::FILL, "FILL"},
+    {Opcode::BARRIER, "BARRIER"},
+    {Opcode::PREEMPT_POINT, "PREEMPT_POINT"},
+    {Opcode::RMS_NORM, "RMS_NORM"},
+    {Opcode::ROPE, "ROPE"},
+    {Opcode::DMA_GATHER, "DMA_GATHER"},
+    {Opcode::SELECT, "SELECT"},
+    {Opcode::RESIZE_BILINEAR, "RESIZE_BILINEAR"},
+};
+constexpr const auto& enum_table(Opcode) { return kOpcodeNames; }
+// Opcodes are 0 .. kOpcodeCount - 1 (the driver refuses any other), so the table lists each in order.
+inline constexpr uint32_t kOpcodeCount = static_cast<uint32_t>(std::size(kOpcodeNames));
+static_assert([] {
+  for (uint32_t i = 0; i < kOpcodeCount; ++i)
+    if (static_cast<uint32_t>(kOpcodeNames[i].value) != i) return false;
+  return true;
+}());
 
 // Element types of the vector unit's operands.
 enum class DType : uint32_t { U8 = 0, S8 = 1, F32 = 2, I32 = 3 };

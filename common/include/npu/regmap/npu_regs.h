@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "npu/common/enum_table.h"
+
 namespace npu::regs {
 
 enum class Access { RO, RW, W1C, WO };
@@ -225,6 +227,14 @@ enum class ChannelError : uint32_t {
 // Faults the hardware can be told to inject (CH_FAULT_INJECT, config npu.faults.*, or the Npu API).
 // HANG: the channel stops making progress and never raises an interrupt until reset.
 enum class FaultKind : uint32_t { NONE = 0, HANG = 1, DMA_ERROR = 2, SRAM_ECC = 3, THERMAL_RUNAWAY = 4 };
+// The names npu.faults.kind and the fault soak's report use.
+inline constexpr enums::Entry<FaultKind> kFaultKindNames[] = {
+    {FaultKind::NONE, "none"},
+    {FaultKind::HANG, "hang"},
+    {FaultKind::DMA_ERROR, "dma_error"},
+    {FaultKind::SRAM_ECC, "sram_ecc"},
+    {FaultKind::THERMAL_RUNAWAY, "thermal_runaway"}};
+constexpr const auto& enum_table(FaultKind) { return kFaultKindNames; }
 
 // CH_STATUS and CH_FAULT_INJECT fields.
 inline constexpr Field CH_STATUS_STATE{0, 4};

@@ -42,7 +42,7 @@ struct DramConfig {
 
 // One injected fault (npu.faults.*); the Npu API and CH_FAULT_INJECT arm more at run time.
 struct FaultConfig {
-  std::string kind;  // "none" | "hang" | "dma_error" | "sram_ecc" | "thermal_runaway"
+  std::string kind;  // a regs::FaultKind name
   uint32_t channel = 0;
   std::string trigger;  // "descriptor" | "time"
   uint32_t at_descriptor = 0;
