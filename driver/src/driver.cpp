@@ -354,9 +354,7 @@ Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights
 Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  if (auto b = contexts_->bo(ctx, handle, 0, 0); !b) return with_context("free_bo: ", b);
-  if (auto idle = jobs_->bo_idle(ctx, handle); !idle) return with_context("free_bo: ", idle);
-  return contexts_->free_bo(ctx, handle);
+  return contexts_->free_bo(ctx, handle, [&] { return jobs_->bo_idle(ctx, handle); });
 }
 
 Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, const void* src,
