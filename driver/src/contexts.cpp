@@ -46,9 +46,11 @@ Result<BufferObject> ContextTable::alloc_bo(ContextId ctx, uint64_t size, bool w
   return b;
 }
 
-Result<void> ContextTable::free_bo(ContextId ctx, BoHandle handle) {
+Result<void> ContextTable::free_bo(ContextId ctx, BoHandle handle,
+                                   const std::function<Result<void>()>& busy) {
   auto b = bo(ctx, handle, 0, 0);
   if (!b) return with_context("free_bo: ", b);
+  if (auto idle = busy(); !idle) return with_context("free_bo: ", idle);
   memory_.release((*b)->device_address);
   contexts_[ctx].bos.erase(handle);
   return {};

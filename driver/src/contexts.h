@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
@@ -29,7 +30,8 @@ class ContextTable {
 
   // weights: from the weight-memory region (or the general pool without one).
   Result<BufferObject> alloc_bo(ContextId ctx, uint64_t size, bool weights);
-  Result<void> free_bo(ContextId ctx, BoHandle handle);
+  // `busy` may refuse a found buffer (an unfinished job uses it); its error is passed on.
+  Result<void> free_bo(ContextId ctx, BoHandle handle, const std::function<Result<void>()>& busy);
   // The buffer, when [offset, offset + len) lies inside it.
   Result<BufferObject*> bo(ContextId ctx, BoHandle handle, uint64_t offset, uint64_t len);
   // Checks every DMA range of `commands` lies in one of the context's buffers; adds those to `used`.

@@ -1,4 +1,5 @@
-// Probe, contexts, buffer objects and the device-memory allocator: the driver's resource side.
+// The facade: probe, the device-info query, `driver.*` config keys and stats, and the ioctls, which take
+// the big lock, charge their CPU cost, validate and hand over to the driver's parts.
 #include "npu/drv/driver.h"
 
 #include <algorithm>
@@ -9,9 +10,11 @@
 #include "device_memory.h"
 #include "driver_stats.h"
 #include "interrupts.h"
+#include "job_scheduler.h"
 #include "npu/common/log.h"
 #include "npu/regmap/npu_regs.h"
 #include "thermal_manager.h"
+#include "watchdog.h"
 
 namespace npu::drv {
 namespace {
@@ -156,28 +159,37 @@ Driver::Driver(Hardware hw, Os& os, DriverConfig cfg, PlatformData platform)
       contexts_(std::make_unique<ContextTable>(*memory_)),
       thermal_(std::make_unique<ThermalManager>(
           hw_.regs, os_, lock_, cfg_.thermal,
-          ThermalManager::Hooks{[this](const std::string& why) { fail_all(why); }, [this] { dispatch(); }})),
+          ThermalManager::Hooks{[this](const std::string& why) { jobs_->fail_all(why); },
+                                [this] { jobs_->dispatch(); }})),
       interrupts_(std::make_unique<Interrupts>(
           hw_, os_, lock_, cfg_,
-          Interrupts::Handlers{[this](uint32_t ch, uint32_t bits) { channel_event(ch, bits); },
-                               [this] { thermal_->event(); }, [this] { dispatch(); }})) {
+          Interrupts::Handlers{[this](uint32_t ch, uint32_t bits) { jobs_->channel_event(ch, bits); },
+                               [this] { thermal_->event(); }, [this] { jobs_->dispatch(); }})),
+      jobs_(std::make_unique<JobScheduler>(
+          hw_, os_, cfg_.sched, info_, *memory_, *interrupts_,
+          JobScheduler::Hooks{[this] { return probed_ && !thermal_->halted(); },
+                              [this] { watchdog_->kick(); }})),
+      watchdog_(std::make_unique<Watchdog>(os_, lock_, cfg_.timeouts, *jobs_)) {
   info_.platform = platform;
 }
 Driver::~Driver() = default;
 
 Result<void> Driver::probe() {
   auto log = logger();
-  scheduler_ = make_scheduling_policy(cfg_.scheduler, cfg_.sched);
-  if (!scheduler_)
+  auto scheduler = make_scheduling_policy(cfg_.scheduler, cfg_.sched);
+  if (!scheduler)
     return make_error("probe: driver.scheduler: unknown policy \"" + cfg_.scheduler + "\"", EINVAL);
-  preemption_ = make_preemption_policy(cfg_.preemption);
-  if (!preemption_)
+  auto preemption = make_preemption_policy(cfg_.preemption);
+  if (!preemption)
     return make_error("probe: driver.preemption: unknown policy \"" + cfg_.preemption + "\"", EINVAL);
+  jobs_->set_policies(std::move(scheduler), std::move(preemption));
   if (!stats_) {
     own_stats_ = std::make_unique<stats::Registry>();
     stats_ = own_stats_.get();
   }
   st_ = std::make_unique<DriverStats>(*stats_);
+  jobs_->set_stats(st_.get());
+  watchdog_->set_stats(st_.get());
 
   const uint32_t id = hw_.regs.read32(regs::NPU_ID);
   if (id != regs::kNpuIdValue)
@@ -204,10 +216,9 @@ Result<void> Driver::probe() {
       !m)
     return make_error("probe: " + m.error(), ENODEV);
   hw_.regs.write32(regs::GLOBAL_CTRL, regs::GLOBAL_CTRL_SOFT_RESET);
-  slots_.assign(info_.channels, Slot{});
+  jobs_->probe();
   interrupts_->probe(info_.channels);
-  watchdog_wake_ = os_.make_wait_queue();
-  checkpoint_ns_estimate_ = info_.sram_bytes / 16.0;  // until measured: the whole SRAM at 16 B/ns
+  watchdog_->probe();
   const uint32_t config2 = hw_.regs.read32(regs::NPU_CONFIG2);
   info_.vector_lanes = regs::CONFIG2_VECTOR_LANES.get(config2);
   info_.sram_banks = regs::CONFIG2_SRAM_BANKS.get(config2);
@@ -219,25 +230,20 @@ Result<void> Driver::probe() {
   if (!thermal_->governor() && cfg_.thermal.governor != "none" && !info_.opps.empty())
     return make_error("probe: driver.thermal.governor: cannot build \"" + cfg_.thermal.governor + "\"",
                       EINVAL);
-  if (tracer_) {
-    for (const char* level : {"REALTIME", "HIGH", "NORMAL", "LOW"})
-      queue_tracks_.push_back(tracer_->track("driver", std::string("queue ") + level));
-    for (uint32_t ch = 0; ch < info_.channels; ++ch)
-      channel_tracks_.push_back(tracer_->track("driver", "ch" + std::to_string(ch) + " jobs"));
-  }
+  jobs_->set_tracer(tracer_);
   thermal_->set_tracer(tracer_);
   interrupts_->install();
   hw_.regs.write32(regs::IRQ_MASK, regs::IRQ_CHANNELS.put((1u << info_.channels) - 1) |
                                        (info_.opps.empty() ? 0 : regs::IRQ_THERMAL));
   interrupts_->start();
-  os_.spawn("npu_watchdog", [this] { watchdog(); });
+  watchdog_->start();
   thermal_->start();
   probed_ = true;
   log->info(
       "probe: NPU version 0x{:08x}, {} channels, {}x{} arrays, {} KiB SRAM per channel, save/restore {}, "
       "scheduler {}, preemption {}, governor {}",
       info_.hw_version, info_.channels, info_.array_rows, info_.array_cols, info_.sram_bytes / 1024,
-      info_.save_restore ? "yes" : "no", scheduler_->name(), preemption_->name(),
+      info_.save_restore ? "yes" : "no", jobs_->scheduler().name(), jobs_->preemption().name(),
       thermal_->governor() ? thermal_->governor()->name() : "none");
   return {};
 }
@@ -247,7 +253,7 @@ Result<ContextId> Driver::open_context(int uid, int pid) {
   os_.delay_ns(cfg_.ioctl_ns);
   if (!probed_) return make_error("open_context: device not probed", ENODEV);
   const ContextId id = contexts_->open(uid, pid);
-  slowdown_[id] = Slowdown{};
+  jobs_->open_context(id);
   logger()->debug("context {} opened for uid {} pid {}", id, uid, pid);
   return id;
 }
@@ -256,23 +262,82 @@ Result<void> Driver::close_context(ContextId ctx) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
   if (auto c = contexts_->find(ctx); !c) return with_context("close_context: ", c);
-  std::vector<std::shared_ptr<Job>> doomed;
-  for (auto& [id, job] : jobs_)
-    if (job->ctx == ctx) doomed.push_back(job);
-  for (auto& job : doomed)
-    end_job(job, JobStatus::CANCELLED, WorkEndReason::CANCELLED_USER, "context closed");
+  jobs_->close_context(ctx);
   contexts_->close(ctx);
-  slowdown_.erase(ctx);
-  dispatch();
+  jobs_->dispatch();
   return {};
 }
 
-uint64_t Driver::running_ns(int uid) const {
-  uint64_t ns = 0;
-  for (const Slot& s : slots_)
-    if (s.task && s.task->job->work.original_uid == uid) ns += now() - s.started_ns;
-  return ns;
+Result<std::shared_ptr<Fence>> Driver::submit(ContextId ctx, JobRequest request) {
+  std::lock_guard guard(lock_);
+  os_.delay_ns(cfg_.ioctl_ns);
+  auto refuse = [this](std::string why, int code) {
+    if (st_) ++st_->submits_refused;
+    return make_error("submit: " + std::move(why), code);
+  };
+  if (!probed_) return refuse("device not probed", ENODEV);
+  if (thermal_->halted())
+    return refuse("NPU halted by a thermal shutdown; it takes work again below the critical trip", EAGAIN);
+  auto c = contexts_->find(ctx);
+  if (!c) return refuse(c.error(), c.error_code());
+  const int uid = (*c)->uid;
+  const SchedulingConfig* own = scheduling_config(uid);
+  if (own && !own->has_direct_access)
+    return refuse("uid " + std::to_string(uid) + " has no direct NPU access", EPERM);
+  int work_uid = uid;
+  if (request.attributed_uid >= 0 && request.attributed_uid != uid) {
+    if (!own || !own->can_attribute_other_uid)
+      return refuse("uid " + std::to_string(uid) + " may not attribute work to uid " +
+                        std::to_string(request.attributed_uid),
+                    EPERM);
+    work_uid = request.attributed_uid;
+  }
+  if (request.job_priority < kHighestPriority || request.job_priority > kLowestPriority)
+    return refuse("job priority " + std::to_string(request.job_priority) + " outside [0, 1000]", EINVAL);
+  if (request.stages.empty()) return refuse("no stages", EINVAL);
+  std::set<BoHandle> used;
+  for (size_t s = 0; s < request.stages.size(); ++s) {
+    if (request.stages[s].empty())
+      return refuse("stage " + std::to_string(s) + " has no command buffers", EINVAL);
+    for (size_t b = 0; b < request.stages[s].size(); ++b) {
+      const auto& cmds = request.stages[s][b];
+      const std::string where = "stage " + std::to_string(s) + " buffer " + std::to_string(b);
+      if (cmds.empty()) return refuse(where + ": empty command buffer", EINVAL);
+      if (auto v = contexts_->validate_dma(**c, cmds, &used); !v)
+        return refuse(where + ": " + v.error(), EINVAL);
+    }
+  }
+  const JobScheduler::Submitter who{ctx, uid, (*c)->pid, work_uid,
+                                    effective_priority(scheduling_config(work_uid), request.job_priority)};
+  auto fence = jobs_->submit(who, std::move(request), std::move(used));
+  if (!fence) return refuse(fence.error(), fence.error_code());
+  return fence;
 }
+
+Result<void> Driver::cancel(ContextId ctx, JobId id) {
+  std::lock_guard guard(lock_);
+  os_.delay_ns(cfg_.ioctl_ns);
+  return jobs_->cancel(ctx, id);
+}
+
+void Driver::wait(Fence& fence) {
+  while (!fence.signalled()) fence.waiters->wait();
+}
+
+void Driver::cancel_uid_work(int uid) {
+  std::lock_guard guard(lock_);
+  jobs_->cancel_uid(uid);
+}
+
+void Driver::set_uid_paused(int uid, bool paused) {
+  std::lock_guard guard(lock_);
+  jobs_->set_uid_paused(uid, paused);
+}
+
+void Driver::set_work_observer(WorkObserver* observer) { jobs_->set_observer(observer); }
+size_t Driver::unfinished_jobs() const { return jobs_->unfinished_jobs(); }
+size_t Driver::unsignalled_fences() const { return jobs_->unfinished_jobs(); }
+uint64_t Driver::running_ns(int uid) const { return jobs_->running_ns(uid); }
 
 uint64_t Driver::allocated_bytes() const { return memory_->allocated_bytes(); }
 size_t Driver::live_contexts() const { return contexts_->live_contexts(); }
@@ -289,15 +354,7 @@ Result<BufferObject> Driver::alloc_bo(ContextId ctx, uint64_t size, bool weights
 Result<void> Driver::free_bo(ContextId ctx, BoHandle handle) {
   std::lock_guard guard(lock_);
   os_.delay_ns(cfg_.ioctl_ns);
-  if (auto b = contexts_->bo(ctx, handle, 0, 0); !b) return with_context("free_bo: ", b);
-  // A buffer an unfinished job still reads or writes must outlive it: refuse rather than corrupt.
-  for (const auto& [id, job] : jobs_) {
-    if (job->ctx == ctx && job->bos.count(handle))
-      return make_error(
-          "free_bo: buffer " + std::to_string(handle) + " is in use by unfinished job " + std::to_string(id),
-          EBUSY);
-  }
-  return contexts_->free_bo(ctx, handle);
+  return contexts_->free_bo(ctx, handle, [&] { return jobs_->bo_idle(ctx, handle); });
 }
 
 Result<void> Driver::write_bo(ContextId ctx, BoHandle handle, uint64_t offset, const void* src,
@@ -334,12 +391,5 @@ void Driver::set_thermal_observer(ThermalObserver* observer) { thermal_->set_obs
 ThermalSeverity Driver::thermal_severity() const { return thermal_->severity(); }
 bool Driver::thermal_halted() const { return thermal_->halted(); }
 void Driver::update_stats() { thermal_->update_stats(); }
-
-void Driver::fail_all(const std::string& why) {
-  log::get("driver.thermal")->error("{}; failing {} unfinished jobs", why, jobs_.size());
-  std::vector<std::shared_ptr<Job>> doomed;
-  for (auto& [id, job] : jobs_) doomed.push_back(job);
-  for (auto& job : doomed) end_job(job, JobStatus::FAILED, WorkEndReason::FAILED, why);
-}
 
 }  // namespace npu::drv

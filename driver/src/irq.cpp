@@ -1,10 +1,10 @@
 // What a channel's interrupt means for its job (the bottom half hands each recorded event here, see
 // interrupts.h): progress and energy, completion, a checkpoint taken, or a failure.
-#include <mutex>
+#include <algorithm>
 
 #include "driver_stats.h"
+#include "job_scheduler.h"
 #include "npu/common/log.h"
-#include "npu/drv/driver.h"
 #include "npu/regmap/npu_regs.h"
 
 namespace npu::drv {
@@ -36,7 +36,7 @@ uint64_t read64(RegisterBus& regs, uint32_t lo, uint32_t hi) {
 
 }  // namespace
 
-void Driver::channel_event(uint32_t ch, uint32_t bits) {
+void JobScheduler::channel_event(uint32_t ch, uint32_t bits) {
   if (!slots_[ch].task) return;  // the buffer was aborted after it raised this
   const uint32_t base = regs::channel_base(ch);
   Task& task = *slots_[ch].task;
@@ -70,7 +70,7 @@ void Driver::channel_event(uint32_t ch, uint32_t bits) {
   }
 }
 
-void Driver::task_failed(uint32_t ch, const std::string& error) {
+void JobScheduler::task_failed(uint32_t ch, const std::string& error) {
   ++st_->channel_errors;
   auto job = jobs_.at(slots_[ch].task->job->id);
   logger()->warn("job {} failed: {}", job->id, error);
@@ -78,7 +78,7 @@ void Driver::task_failed(uint32_t ch, const std::string& error) {
   end_job(job, JobStatus::FAILED, WorkEndReason::FAILED, error);
 }
 
-void Driver::task_preempted(uint32_t ch) {
+void JobScheduler::task_preempted(uint32_t ch) {
   Slot& s = slots_[ch];
   Task* t = s.task;
   const uint32_t base = regs::channel_base(ch);
@@ -96,7 +96,7 @@ void Driver::task_preempted(uint32_t ch) {
   if (t->job->running == 0) note_paused(*t->job);
 }
 
-void Driver::task_done(uint32_t ch) {
+void JobScheduler::task_done(uint32_t ch) {
   Slot& s = slots_[ch];
   Task* t = s.task;
   Job& job = *t->job;

@@ -273,13 +273,15 @@ class KernelLock {
 };
 
 // The facade over the driver's parts, each an object with its own state in driver/src: DeviceMemory
-// (the allocator) and ContextTable (contexts, buffer objects), ThermalManager (trips, governor, DVFS,
-// severity, shutdown), Interrupts (top and bottom half); job submission and lifecycle (job.cpp),
-// scheduling and preemption (scheduler.cpp), channel events (irq.cpp) and the watchdog (watchdog.cpp) are
-// still the driver's own. The ioctls and system
+// (the allocator) and ContextTable (contexts, buffer objects), JobScheduler (jobs, run queues, channels,
+// preemption, predictions, channel events), Watchdog (hang detection and recovery), ThermalManager
+// (trips, governor, DVFS, severity, shutdown), Interrupts (top and bottom half). The driver itself keeps
+// probe, the device info, the uids' scheduling configs and the ioctls' validation. The ioctls and system
 // controls take the big lock and charge their CPU cost in simulated time.
 class DeviceMemory;
 class ContextTable;
+class JobScheduler;
+class Watchdog;
 class ThermalManager;
 class Interrupts;
 struct DriverStats;
@@ -346,7 +348,7 @@ class Driver {
   // Bytes alloc_bo(..., weights = true) draws from: the weight-memory region, or the general pool when
   // the hardware has none; 0 before probe().
   uint64_t weight_memory_bytes() const;
-  void set_work_observer(WorkObserver* observer) { work_observer_ = observer; }
+  void set_work_observer(WorkObserver* observer);
   void set_thermal_observer(ThermalObserver* observer);
   ThermalSeverity thermal_severity() const;
   // True from reaching SHUTDOWN severity until the junction is back below the critical trip.
@@ -360,12 +362,12 @@ class Driver {
   void set_stats(stats::Registry* stats) { stats_ = stats; }
   // Device memory in use (kernel + buffer objects), for leak checks.
   uint64_t allocated_bytes() const;
-  size_t unfinished_jobs() const { return jobs_.size(); }
+  size_t unfinished_jobs() const;
   // What clients hold open right now, for leak checks after every client has gone: contexts, buffer
   // objects over all contexts, and fences handed out by submit() that are not signalled yet.
   size_t live_contexts() const;
   size_t live_bos() const;
-  size_t unsignalled_fences() const { return jobs_.size(); }
+  size_t unsignalled_fences() const;
   // Fault injection for stress tests: from now on every `every`-th alloc_bo fails as if device memory
   // were full (0 turns it off). Error paths that allocate several buffers must free what they got.
   void inject_alloc_failures(uint32_t every);
@@ -378,120 +380,26 @@ class Driver {
   void update_stats();
 
  private:
-  // A context's slowdown history over its completed jobs (TaskView::context_slowdown).
-  struct Slowdown {
-    double best_ratio = 0;  // least turnaround / predicted length seen
-    double slowdown = 1.0;  // moving average of turnaround / predicted length over best_ratio
-  };
-  struct Job;
-  // One command buffer of a job's stage: the unit the scheduler places on a channel.
-  struct Task {
-    Job* job = nullptr;
-    uint32_t stage = 0, index = 0;
-    uint64_t cmd_address = 0;  // kernel copy of the command buffer
-    uint32_t count = 0;
-    uint32_t resume_index = 0;  // first descriptor of the next dispatch
-    uint64_t save_area = 0;     // kernel buffer holding its checkpoint (0: none)
-    uint32_t saved_bytes = 0;
-    uint32_t hangs = 0;
-    uint64_t order = 0;      // FIFO position (re-queued tasks keep theirs)
-    uint64_t cycles = 0;     // CH_CYCLES of its dispatches so far
-    uint64_t queued_ns = 0;  // when it last entered a run queue (round-robin turns)
-  };
-  struct Job {
-    JobId id = 0;
-    QueueLevel level = QueueLevel::NORMAL;
-    ContextId ctx = 0;
-    JobRequest request;
-    WorkInfo work;
-    std::vector<std::vector<Task>> tasks;  // per stage
-    uint32_t stage = 0;                    // the stage in progress
-    uint32_t remaining = 0;                // tasks of that stage not yet completed
-    uint32_t running = 0;                  // tasks on a channel now
-    uint64_t stage_start_ns = 0;           // first dispatch of a task of the stage in progress
-    bool stage_started = false;
-    bool paused = false;                      // reported PAUSED, not yet RESUMED
-    std::set<BoHandle> bos;                   // buffers its DMA descriptors touch
-    std::vector<uint32_t> stage_descriptors;  // per stage: its longest command buffer (predictions)
-    std::shared_ptr<Fence> fence;
-  };
-  // What a channel is doing.
-  struct Slot {
-    Task* task = nullptr;
-    uint64_t started_ns = 0;
-    bool preempting = false;
-    PreemptMechanism mechanism = PreemptMechanism::CHECKPOINT;
-    uint64_t preempt_ns = 0;
-  };
-
-  uint64_t now() const { return os_.now_ns(); }
-
-  // Scheduling (scheduler.cpp).
-  void queue_stage(Job& job);
-  void requeue(Task* task);
-  void dispatch();
-  void start(uint32_t channel, Task* task);
-  bool runnable(const Task* task) const;
-  TaskView view(const Task* task, uint32_t running_channel) const;
-  uint64_t estimate_remaining_ns(const Task* task, uint32_t done) const;
-  // Returns the mechanism used (a checkpoint without kernel memory for its save area becomes a kill).
-  PreemptMechanism preempt(uint32_t channel, PreemptMechanism mechanism);
-  void abort_channel(uint32_t channel);
-  void leave_channel(uint32_t channel);
-
-  // A channel's interrupt, from the bottom half (irq.cpp).
-  void channel_event(uint32_t channel, uint32_t bits);
-  void task_done(uint32_t channel);
-  void task_preempted(uint32_t channel);
-  void task_failed(uint32_t channel, const std::string& error);
-
-  // Job lifecycle (job.cpp).
-  void end_job(std::shared_ptr<Job> job, JobStatus status, WorkEndReason reason, const std::string& error);
-  void note_paused(Job& job);
-  void maybe_idle();
-  void note_slowdown(const Job& job);
-  void release_save_area(Task* task);
-
-  // Watchdog (watchdog.cpp).
-  void watchdog();
-  void hang(uint32_t channel, const std::string& why);
-  // SHUTDOWN severity (ThermalManager) halts the NPU: every unfinished job fails with `why`.
-  void fail_all(const std::string& why);
-
   Hardware hw_;
   Os& os_;
   DriverConfig cfg_;
   KernelLock lock_;
-  std::unique_ptr<SchedulingPolicy> scheduler_;
-  std::unique_ptr<PreemptionPolicy> preemption_;
   DeviceInfo info_;
   bool probed_ = false;
+  std::map<int, SchedulingConfig> sched_configs_;
 
-  // Memory: device memory's allocator, and the contexts with their buffer objects placed in it.
+  // The parts (driver/src), in the order their constructors take each other.
   std::unique_ptr<DeviceMemory> memory_;
   std::unique_ptr<ContextTable> contexts_;
-  std::map<ContextId, Slowdown> slowdown_;  // per open context
-  JobId next_job_ = 1;
-  uint64_t next_order_ = 1;
-  std::map<int, SchedulingConfig> sched_configs_;
-  std::set<int> paused_uids_;
-  WorkObserver* work_observer_ = nullptr;
-
-  std::map<JobId, std::shared_ptr<Job>> jobs_;  // not yet ended
-  std::array<std::deque<Task*>, kQueueLevels> run_queues_;
-  std::vector<Slot> slots_;  // per channel
-  std::unique_ptr<WaitQueue> watchdog_wake_;
-  double ns_per_descriptor_ = 0;       // running average of channel time per descriptor (predictions)
-  double checkpoint_ns_estimate_ = 0;  // running average of checkpoint latency (save; restore ≈ same)
-
   std::unique_ptr<ThermalManager> thermal_;
   std::unique_ptr<Interrupts> interrupts_;
+  std::unique_ptr<JobScheduler> jobs_;
+  std::unique_ptr<Watchdog> watchdog_;
 
   stats::Registry* stats_ = nullptr;
   std::unique_ptr<stats::Registry> own_stats_;
   std::unique_ptr<DriverStats> st_;
   trace::Tracer* tracer_ = nullptr;
-  std::vector<uint32_t> queue_tracks_, channel_tracks_;
 };
 
 }  // namespace npu::drv

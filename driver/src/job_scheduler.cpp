@@ -1,14 +1,14 @@
 // Placing command buffers on channels: run queues, the scheduling policy's picks, and preemption by
 // checkpoint, kill or drain when more urgent work waits and no channel is free.
+#include "job_scheduler.h"
+
 #include <algorithm>
 
 #include "device_memory.h"
 #include "driver_stats.h"
 #include "interrupts.h"
 #include "npu/common/log.h"
-#include "npu/drv/driver.h"
 #include "npu/regmap/npu_regs.h"
-#include "thermal_manager.h"
 
 namespace npu::drv {
 namespace {
@@ -20,7 +20,46 @@ constexpr double kInitialNsPerDescriptor = 1000.0;
 
 }  // namespace
 
-void Driver::queue_stage(Job& job) {
+JobScheduler::JobScheduler(Hardware& hw, Os& os, const SchedulerParams& params, const DeviceInfo& info,
+                           DeviceMemory& memory, Interrupts& interrupts, Hooks hooks)
+    : hw_(hw),
+      os_(os),
+      params_(params),
+      info_(info),
+      memory_(memory),
+      interrupts_(interrupts),
+      hooks_(std::move(hooks)) {}
+
+JobScheduler::~JobScheduler() = default;
+
+void JobScheduler::set_policies(std::unique_ptr<SchedulingPolicy> scheduler,
+                                std::unique_ptr<PreemptionPolicy> preemption) {
+  scheduler_ = std::move(scheduler);
+  preemption_ = std::move(preemption);
+}
+
+void JobScheduler::probe() {
+  slots_.assign(info_.channels, Slot{});
+  checkpoint_ns_estimate_ = info_.sram_bytes / 16.0;  // until measured: the whole SRAM at 16 B/ns
+}
+
+void JobScheduler::set_tracer(trace::Tracer* tracer) {
+  tracer_ = tracer;
+  if (!tracer_) return;
+  for (const char* level : {"REALTIME", "HIGH", "NORMAL", "LOW"})
+    queue_tracks_.push_back(tracer_->track("driver", std::string("queue ") + level));
+  for (uint32_t ch = 0; ch < info_.channels; ++ch)
+    channel_tracks_.push_back(tracer_->track("driver", "ch" + std::to_string(ch) + " jobs"));
+}
+
+uint64_t JobScheduler::running_ns(int uid) const {
+  uint64_t ns = 0;
+  for (const Slot& s : slots_)
+    if (s.task && s.task->job->work.original_uid == uid) ns += now() - s.started_ns;
+  return ns;
+}
+
+void JobScheduler::queue_stage(Job& job) {
   job.remaining = static_cast<uint32_t>(job.tasks[job.stage].size());
   job.stage_started = false;
   for (auto& t : job.tasks[job.stage]) {
@@ -30,19 +69,21 @@ void Driver::queue_stage(Job& job) {
   }
 }
 
-void Driver::requeue(Task* task) {
+void JobScheduler::requeue(Task* task) {
   task->queued_ns = now();
   run_queues_[static_cast<uint32_t>(task->job->level)].push_front(task);
 }
 
-bool Driver::runnable(const Task* task) const { return !paused_uids_.count(task->job->work.original_uid); }
+bool JobScheduler::runnable(const Task* task) const {
+  return !paused_uids_.count(task->job->work.original_uid);
+}
 
-uint64_t Driver::estimate_remaining_ns(const Task* task, uint32_t done) const {
+uint64_t JobScheduler::estimate_remaining_ns(const Task* task, uint32_t done) const {
   const double per = ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor;
   return static_cast<uint64_t>(per * (task->count > done ? task->count - done : 0));
 }
 
-TaskView Driver::view(const Task* task, uint32_t channel) const {
+TaskView JobScheduler::view(const Task* task, uint32_t channel) const {
   const Job& job = *task->job;
   TaskView v;
   v.job = job.id;
@@ -79,9 +120,9 @@ TaskView Driver::view(const Task* task, uint32_t channel) const {
 // A completed job's turnaround over its predicted length, against the best its context ever had: an
 // app's own jobs calibrate the prediction, so a context whose jobs are always slower than predicted (fixed
 // overheads) is not taken for a slowed one.
-void Driver::note_slowdown(const Job& job) {
+void JobScheduler::note_slowdown(const Job& job) {
   auto c = slowdown_.find(job.ctx);
-  if (c == slowdown_.end() || cfg_.sched.history <= 0) return;
+  if (c == slowdown_.end() || params_.history <= 0) return;
   const double per = ns_per_descriptor_ > 0 ? ns_per_descriptor_ : kInitialNsPerDescriptor;
   double predicted = 0;
   for (uint32_t d : job.stage_descriptors) predicted += per * d;
@@ -90,11 +131,11 @@ void Driver::note_slowdown(const Job& job) {
   Slowdown& ctx = c->second;
   ctx.best_ratio = ctx.best_ratio > 0 ? std::min(ctx.best_ratio, ratio) : ratio;
   const double slowdown = ctx.best_ratio > 0 ? ratio / ctx.best_ratio : 1.0;
-  ctx.slowdown += cfg_.sched.history * (slowdown - ctx.slowdown);
+  ctx.slowdown += params_.history * (slowdown - ctx.slowdown);
 }
 
-void Driver::dispatch() {
-  if (!probed_ || thermal_->halted()) return;
+void JobScheduler::dispatch() {
+  if (!hooks_.may_dispatch()) return;
   for (;;) {
     std::vector<Task*> waiting;
     std::vector<TaskView> views;
@@ -157,7 +198,7 @@ void Driver::dispatch() {
   }
 }
 
-void Driver::start(uint32_t ch, Task* task) {
+void JobScheduler::start(uint32_t ch, Task* task) {
   Job& job = *task->job;
   Slot& s = slots_[ch];
   s = Slot{};
@@ -172,12 +213,12 @@ void Driver::start(uint32_t ch, Task* task) {
     job.fence->status = JobStatus::RUNNING;
     job.fence->start_ns = now();
     job.work.timestamp_ms = static_cast<int64_t>(now() / 1'000'000);
-    if (work_observer_) work_observer_->on_work_started(job.work, WorkStartReason::INITIAL);
+    if (observer_) observer_->on_work_started(job.work, WorkStartReason::INITIAL);
   } else if (job.paused) {
     job.paused = false;
     ++st_->work_resumed;
     job.work.timestamp_ms = static_cast<int64_t>(now() / 1'000'000);
-    if (work_observer_) work_observer_->on_work_started(job.work, WorkStartReason::RESUMED);
+    if (observer_) observer_->on_work_started(job.work, WorkStartReason::RESUMED);
   }
   const uint32_t base = regs::channel_base(ch);
   uint32_t doorbell = regs::CH_DOORBELL_START;
@@ -199,16 +240,16 @@ void Driver::start(uint32_t ch, Task* task) {
   if (tracer_)
     tracer_->span(queue_tracks_[static_cast<uint32_t>(job.level)], job.request.label, job.fence->submit_ns,
                   now() - job.fence->submit_ns, {{"job", job.id}, {"ctx", job.ctx}});
-  watchdog_wake_->wake_all();
+  hooks_.started();
 }
 
-PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
+PreemptMechanism JobScheduler::preempt(uint32_t ch, PreemptMechanism m) {
   Slot& s = slots_[ch];
   Task* t = s.task;
   ++st_->preemptions;
   ++t->job->fence->preemptions;  // per job too: the owner's accounting (the stat alone is device-wide)
   if (m == PreemptMechanism::CHECKPOINT && !t->save_area) {
-    auto area = memory_->allocate(regs::kSaveAreaHeader + info_.sram_bytes, DeviceMemory::Pool::KERNEL);
+    auto area = memory_.allocate(regs::kSaveAreaHeader + info_.sram_bytes, DeviceMemory::Pool::KERNEL);
     if (area) {
       t->save_area = *area;
     } else {
@@ -232,9 +273,7 @@ PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
       ++st_->kills;
       st_->killed_work_ns += static_cast<double>(now() - s.started_ns);
       abort_channel(ch);
-      t->resume_index = 0;
-      release_save_area(t);
-      requeue(t);
+      restart(t);
       if (t->job->running == 0) note_paused(*t->job);
       break;
     }
@@ -250,14 +289,20 @@ PreemptMechanism Driver::preempt(uint32_t ch, PreemptMechanism m) {
 
 // Reset stops the channel at once: the hardware aborts in-flight work, clears CH_IRQ_STATUS and raises
 // nothing afterwards; events the top half already recorded for the old buffer are dropped here.
-void Driver::abort_channel(uint32_t ch) {
+void JobScheduler::abort_channel(uint32_t ch) {
   hw_.regs.write32(regs::channel_base(ch) + regs::CH_CTRL, regs::CH_CTRL_RESET);
-  interrupts_->drop(ch);
+  interrupts_.drop(ch);
   ++st_->channel_resets;
   leave_channel(ch);
 }
 
-void Driver::leave_channel(uint32_t ch) {
+void JobScheduler::restart(Task* task) {
+  task->resume_index = 0;
+  release_save_area(task);
+  requeue(task);
+}
+
+void JobScheduler::leave_channel(uint32_t ch) {
   Slot& s = slots_[ch];
   if (!s.task) return;
   --s.task->job->running;
