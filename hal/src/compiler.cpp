@@ -717,13 +717,18 @@ uint64_t WeightsImage::append(const void* data, uint64_t n) {
   return at;
 }
 
-std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base) {
+std::vector<desc::Raw> relocate(const NpuStep& step,
+                                const std::function<uint64_t(Region, uint64_t)>& device_address) {
   std::vector<desc::Raw> out = step.commands;
-  for (const auto& r : step.relocations) {
-    desc::set_dma_dev(out[r.descriptor], desc::dma_dev(out[r.descriptor]) +
-                                             (r.region == Region::WEIGHTS ? weights_base : arena_base));
-  }
+  for (const auto& r : step.relocations)
+    desc::set_dma_dev(out[r.descriptor], device_address(r.region, desc::dma_dev(out[r.descriptor])));
   return out;
+}
+
+std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base) {
+  return relocate(step, [&](Region region, uint64_t offset) {
+    return offset + (region == Region::WEIGHTS ? weights_base : arena_base);
+  });
 }
 
 }  // namespace npu::hal

@@ -9,6 +9,7 @@
 #include "npu/common/log.h"
 #include "npu/hal/compilation_cache.h"
 #include "npu/hal/ops/reference_executor.h"
+#include "npu/hal/prepared_program.h"
 #include "npu/models/extensions.h"
 #include "npu/models/validate.h"
 #include "npu/regmap/npu_regs.h"
@@ -535,21 +536,43 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
   if (!driver_.functional()) program.timing_only = true;
   auto ctx = context();
   if (!ctx) return {driver_failure(ctx), nullptr};
-  auto weights = driver_.alloc_bo(*ctx, std::max<uint64_t>(program.weights.size(), 1));
+  auto weights = upload_weights(*ctx, program.weights);
   if (!weights) return {driver_failure(weights), nullptr};
-  // Loading costs the copy even when the image is not materialised (timing-only): the real weights
-  // would be copied.
-  os().delay_ns(copy_ns(cost_, program.weights.size()));
-  if (!program.weights.bytes().empty()) {
-    const auto& bytes = program.weights.bytes();
-    if (auto w = driver_.write_bo(*ctx, weights->handle, 0, bytes.data(), bytes.size()); !w) {
-      (void)driver_.free_bo(*ctx, weights->handle);
-      return {driver_failure(w), nullptr};
-    }
-  }
   return {{},
           std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,
                                              hal_costs(), priority)};
+}
+
+Result<drv::BufferObject> NpuDevice::upload_weights(drv::ContextId ctx, const WeightsImage& weights) {
+  auto bo = driver_.alloc_bo(ctx, std::max<uint64_t>(weights.size(), 1), true);
+  if (!bo) return bo;
+  os().delay_ns(copy_ns(cost_, weights.size()));
+  if (!weights.bytes().empty()) {
+    if (auto w = driver_.write_bo(ctx, bo->handle, 0, weights.bytes().data(), weights.bytes().size()); !w) {
+      (void)driver_.free_bo(ctx, bo->handle);
+      return with_context("", w);
+    }
+  }
+  return bo;
+}
+
+ProgramPrepareResult NpuDevice::prepare_program(const PrecompiledModel& model) {
+  os().delay_ns(hal_costs().call_ns);
+  if (const uint64_t room = driver_.weight_memory_bytes(); model.weights.size() > room)
+    return {{ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+             std::to_string(model.weights.size() >> 20) + " MiB of weights can never fit the NPU's " +
+                 std::to_string(room >> 20) + " MiB weight memory"},
+            nullptr};
+  auto ctx = context();
+  if (!ctx) return {driver_failure(ctx, "open_context: "), nullptr};
+  auto weights = upload_weights(*ctx, model.weights);
+  if (!weights) return {driver_failure(weights, "weights: "), nullptr};
+  auto arena = driver_.alloc_bo(*ctx, std::max<uint64_t>(model.arena_bytes, 4096));
+  if (!arena) {
+    (void)driver_.free_bo(*ctx, weights->handle);
+    return {driver_failure(arena, "arena: "), nullptr};
+  }
+  return {{}, std::make_unique<PreparedProgram>(driver_, *ctx, model, *weights, *arena, hal_costs())};
 }
 
 AllocateResult NpuDevice::allocate_buffer(const models::Operand& operand) {

@@ -8,6 +8,7 @@
 #include "npu/hal/ops/control_flow.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/extensions.h"
+#include "npu_job.h"
 #include "prepared_models.h"
 
 namespace npu::hal {
@@ -123,25 +124,17 @@ NpuPreparedModel::Location NpuPreparedModel::locate(uint32_t operand, const drv:
 
 std::vector<desc::Raw> NpuPreparedModel::relocate_step(const NpuStep& step, const drv::BufferObject& arena,
                                                        const Request& request) const {
-  std::vector<desc::Raw> out = step.commands;
-  for (const auto& r : step.relocations) {
-    uint64_t dev = desc::dma_dev(out[r.descriptor]);
-    if (r.region == Region::WEIGHTS) {
-      dev += weights_.device_address;
-    } else {
-      // The slot holding this arena offset names the operand; anything else is arena scratch.
-      auto it = std::upper_bound(slots_.begin(), slots_.end(), dev,
-                                 [](uint64_t v, const Slot& s) { return v < s.offset; });
-      if (it != slots_.begin() && dev < std::prev(it)->offset + std::prev(it)->bytes) {
-        const Slot& s = *std::prev(it);
-        dev = locate(s.operand, arena, request).address + (dev - s.offset);
-      } else {
-        dev += arena.device_address;
-      }
+  return relocate(step, [&](Region region, uint64_t dev) {
+    if (region == Region::WEIGHTS) return weights_.device_address + dev;
+    // The slot holding this arena offset names the operand; anything else is arena scratch.
+    auto it = std::upper_bound(slots_.begin(), slots_.end(), dev,
+                               [](uint64_t v, const Slot& s) { return v < s.offset; });
+    if (it != slots_.begin() && dev < std::prev(it)->offset + std::prev(it)->bytes) {
+      const Slot& s = *std::prev(it);
+      return locate(s.operand, arena, request).address + (dev - s.offset);
     }
-    desc::set_dma_dev(out[r.descriptor], dev);
-  }
-  return out;
+    return arena.device_address + dev;
+  });
 }
 
 ExecutionResult NpuPreparedModel::run(const Request& request, const ExecuteOptions& options) {
@@ -267,7 +260,6 @@ Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::Bu
   drv::JobRequest job;
   job.label = "ops " + std::to_string(program_.stages[first].operation) + ".." +
               std::to_string(program_.stages[last - 1].operation);
-  job.job_priority = to_job_priority(priority());
   job.timing_only = program_.timing_only;
   for (size_t i = first; i < last; ++i) {
     auto& buffers = job.stages.emplace_back();
@@ -275,35 +267,13 @@ Status NpuPreparedModel::run_npu_stages(size_t first, size_t last, const drv::Bu
     r.command_buffers += static_cast<uint32_t>(buffers.size());
   }
   r.stages += static_cast<uint32_t>(last - first);
-  auto fence = driver_.submit(ctx_, std::move(job));
-  if (!fence) return driver_failure(fence);
-  ++r.jobs;
-  drv::Fence& f = **fence;
-  drv::Os& os = driver_.os();
-  while (!f.signalled()) {
-    if (!options.deadline) {
-      f.waiters->wait();
-      continue;
-    }
-    const uint64_t now = os.now_ns();
-    if (now >= *options.deadline) {
-      (void)driver_.cancel(ctx_, f.job_id);
-      driver_.wait(f);
-      return {ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline passed while NPU job " +
-                                                          std::to_string(f.job_id) +
-                                                          " ran; it was cancelled"};
-    }
-    f.waiters->wait_for(*options.deadline - now);
-  }
-  if (f.status != drv::JobStatus::COMPLETED)
-    return {ErrorStatus::GENERAL_FAILURE,
-            "NPU job " + std::string(drv::to_string(f.status)) + ": " + f.error};
-  r.device_cycles += f.device_cycles;
-  for (size_t i = first; i < last && i - first < f.stage_cycles.size(); ++i)
-    r.operation_cycles[program_.stages[i].operation] += f.stage_cycles[i - first];
-  r.device_energy_pj += f.energy_pj;
-  r.effective_priority = f.effective_priority;
-  *device_ns += f.device_ns;
+  std::shared_ptr<drv::Fence> fence;
+  if (auto s = run_npu_job(driver_, ctx_, std::move(job), to_job_priority(priority()), options, r, &fence);
+      !s.ok())
+    return s;
+  for (size_t i = first; i < last && i - first < fence->stage_cycles.size(); ++i)
+    r.operation_cycles[program_.stages[i].operation] += fence->stage_cycles[i - first];
+  *device_ns += fence->device_ns;
   return {};
 }
 
@@ -379,6 +349,8 @@ Status NpuPreparedModel::run_subgraph(uint32_t sub, std::vector<models::Tensor>&
   r.command_buffers += sr.command_buffers;
   r.device_cycles += sr.device_cycles;
   r.device_energy_pj += sr.device_energy_pj;
+  r.preemptions += sr.preemptions;
+  r.job_times.insert(r.job_times.end(), sr.job_times.begin(), sr.job_times.end());
   r.host_copy_bytes += sr.host_copy_bytes;
   if (sr.effective_priority >= 0) r.effective_priority = sr.effective_priority;
   *device_ns += sr.device_ns;

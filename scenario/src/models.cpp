@@ -228,6 +228,31 @@ std::vector<hal::NpuStep> lower_gemm(uint32_t m, uint32_t k, uint32_t n, const h
   return steps;
 }
 
+std::string attention_program(uint32_t m, uint32_t blocks) {
+  return "attention m=" + std::to_string(m) + " blocks=" + std::to_string(blocks);
+}
+
+hal::PrecompiledModel RunnableModel::take_precompiled() {
+  hal::PrecompiledModel p;
+  p.name = name;
+  if (weights_image.empty()) {
+    p.weights = hal::WeightsImage(false);
+    p.weights.append(nullptr, weight_bytes);
+  } else {
+    p.weights = hal::WeightsImage(weights_image);
+  }
+  p.arena_bytes = arena_bytes;
+  p.timing_only = true;
+  for (auto [program_name, program] : {std::pair<const char*, Program*>{"infer", &infer},
+                                       {"prefill", &prefill},
+                                       {"prefill_tail", &prefill_tail},
+                                       {"decode", &decode}})
+    if (!program->stages.empty()) p.programs[program_name] = std::move(program->stages);
+  for (auto& [key, program] : attention)
+    p.programs[attention_program(key.first, key.second)] = std::move(program.stages);
+  return p;
+}
+
 uint64_t RunnableModel::max_job_command_bytes() const {
   uint64_t most = 0;
   for (const Program* p : {&infer, &prefill, &prefill_tail, &decode}) most = std::max(most, p->descriptors());

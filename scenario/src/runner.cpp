@@ -275,8 +275,8 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
         }
         for (size_t i = 0; i < apps.size(); ++i) {
           service.set_importance(apps[i]->uid, apps[i]->importance.front().importance);
-          tenants.push_back(std::make_unique<TenantApp>(sys_.driver(), service, *apps[i],
-                                                        std::move((*models)[i]), cfg->host.memcpy_gbps,
+          hal::NpuDevice& device = sys_.npu_device(apps[i]->uid, 1000 + apps[i]->uid % 1000);
+          tenants.push_back(std::make_unique<TenantApp>(device, service, *apps[i], std::move((*models)[i]),
                                                         scenario.seed, end_ns, sys_.tracer()));
         }
         for (auto& t : tenants) t->start();

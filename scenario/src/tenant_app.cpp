@@ -12,16 +12,6 @@ constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 uint64_t ms_to_ns(double ms) { return static_cast<uint64_t>(std::llround(ms * 1e6)); }
 
-std::vector<std::vector<std::vector<desc::Raw>>> relocate_program(const Program& p, uint64_t weights,
-                                                                  uint64_t arena) {
-  std::vector<std::vector<std::vector<desc::Raw>>> out;
-  for (const auto& stage : p.stages) {
-    auto& buffers = out.emplace_back();
-    for (const auto& step : stage) buffers.push_back(hal::relocate(step, weights, arena));
-  }
-  return out;
-}
-
 }  // namespace
 
 // Runs on the app's executor: sets flags and wakes the main thread.
@@ -50,13 +40,13 @@ class TenantApp::Callback : public mgr::ModelLoadRequestCallback {
   TenantApp& app_;
 };
 
-TenantApp::TenantApp(drv::Driver& driver, mgr::NpuService& service, const AppSpec& spec, RunnableModel model,
-                     double memcpy_gbps, uint64_t seed, uint64_t end_ns, trace::Tracer* tracer)
-    : driver_(driver),
+TenantApp::TenantApp(hal::NpuDevice& device, mgr::NpuService& service, const AppSpec& spec,
+                     RunnableModel model, uint64_t seed, uint64_t end_ns, trace::Tracer* tracer)
+    : device_(device),
       service_(service),
       spec_(spec),
       model_(std::move(model)),
-      memcpy_gbps_(memcpy_gbps),
+      precompiled_(model_.take_precompiled()),
       end_ns_(end_ns),
       tracer_(tracer),
       manager_(service, spec.uid),
@@ -177,49 +167,15 @@ void TenantApp::count_load_wait(uint64_t asked_ns, uint64_t until_ns) {
 bool TenantApp::load(int64_t request_id) {
   drv::Os& os = service_.os();
   const uint64_t t0 = os.now_ns();
-  if (!ctx_) {
-    auto ctx = driver_.open_context(spec_.uid, 1000 + spec_.uid % 1000);
-    if (!ctx) {
-      run_.errors.push_back("open_context: " + ctx.error());
-      return false;
-    }
-    ctx_ = *ctx;
-  }
-  if (const uint64_t room = driver_.weight_memory_bytes(); model_.weight_bytes > room) {
-    // No unload by anybody can make room: say so once and stop asking.
+  auto [status, program] = device_.prepare_program(precompiled_);
+  if (!status.ok()) {
     run_.errors.push_back("request " + std::to_string(request_id) + ": model " + model_.name + ": " +
-                          std::to_string(model_.weight_bytes >> 20) +
-                          " MiB of weights can never fit the NPU's " + std::to_string(room >> 20) +
-                          " MiB weight memory");
-    gave_up_ = true;
+                          status.message);
+    // No unload by anybody can make room: stop asking.
+    if (status.code == hal::ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT) gave_up_ = true;
     return false;
   }
-  auto w = driver_.alloc_bo(ctx_, std::max<uint64_t>(model_.weight_bytes, 4096), true);
-  if (!w) {
-    run_.errors.push_back("request " + std::to_string(request_id) + ": weights: " + w.error());
-    return false;
-  }
-  auto a = driver_.alloc_bo(ctx_, std::max<uint64_t>(model_.arena_bytes, 4096));
-  if (!a) {
-    (void)driver_.free_bo(ctx_, w->handle);
-    run_.errors.push_back("request " + std::to_string(request_id) + ": arena: " + a.error());
-    return false;
-  }
-  weights_ = *w;
-  arena_ = *a;
-  if (!model_.weights_image.empty()) {
-    (void)driver_.write_bo(ctx_, weights_.handle, 0, model_.weights_image.data(),
-                           model_.weights_image.size());
-  } else {
-    // Timing-only weights: charge the host copy of every byte (host.memcpy_gbps) without moving data.
-    os.delay_ns(static_cast<uint64_t>(static_cast<double>(model_.weight_bytes) / memcpy_gbps_));
-  }
-  infer_ = relocate_program(model_.infer, weights_.device_address, arena_.device_address);
-  prefill_ = relocate_program(model_.prefill, weights_.device_address, arena_.device_address);
-  prefill_tail_ = relocate_program(model_.prefill_tail, weights_.device_address, arena_.device_address);
-  decode_ = relocate_program(model_.decode, weights_.device_address, arena_.device_address);
-  for (const auto& [key, program] : model_.attention)
-    attention_[key] = relocate_program(program, weights_.device_address, arena_.device_address);
+  program_ = std::move(program);
   ++run_.loads;
   run_.load_ns += os.now_ns() - t0;
   resident_since_ = os.now_ns();
@@ -228,13 +184,8 @@ bool TenantApp::load(int64_t request_id) {
 }
 
 void TenantApp::unload() {
-  (void)driver_.free_bo(ctx_, weights_.handle);
-  (void)driver_.free_bo(ctx_, arena_.handle);
-  infer_.clear();
-  prefill_.clear();
-  prefill_tail_.clear();
-  decode_.clear();
-  attention_.clear();
+  program_->release();
+  program_.reset();
   ++run_.unloads;
   run_.resident.push_back({resident_since_, service_.os().now_ns(), "resident"});
   // An LLM loses its KV cache with the model: a session in progress prefills again after reloading.
@@ -242,43 +193,31 @@ void TenantApp::unload() {
   prefill_done_ = 0;
 }
 
-TenantApp::Stages TenantApp::decoder_pass(const Stages& weights, uint32_t m, uint64_t context) const {
-  Stages job = weights;
-  auto it = attention_.find({m, kv_blocks(context)});
-  if (it != attention_.end()) job.insert(job.end(), it->second.begin(), it->second.end());
-  return job;
+std::vector<std::string> TenantApp::decoder_pass(const char* weights, uint32_t m, uint64_t context) const {
+  std::vector<std::string> programs{weights};
+  const uint32_t blocks = kv_blocks(context);
+  if (precompiled_.programs.count(attention_program(m, blocks)))
+    programs.push_back(attention_program(m, blocks));
+  return programs;
 }
 
-bool TenantApp::run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what,
-                        RequestRecord* rec) {
-  drv::JobRequest job;
-  job.stages = stages;
-  job.job_priority = spec_.job_priority;
-  job.timing_only = true;
-  job.timeout_ns = 60'000'000'000ull;
-  job.label = spec_.name + " " + what;
-  job.deadline_ns = rec->deadline_ns;  // a hint for deadline-aware schedulers
-  auto fence = driver_.submit(ctx_, std::move(job));
-  if (!fence) {
-    run_.errors.push_back(std::string(what) + ": submit: " + fence.error());
-    return false;
-  }
-  in_flight_ = *fence;
-  driver_.wait(**fence);
-  in_flight_.reset();
-  const drv::Fence& f = **fence;
-  run_.jobs.push_back({f.submit_ns, f.end_ns, what});
-  run_.device_cycles += f.device_cycles;
-  run_.energy_pj += f.energy_pj;
-  run_.preemptions += f.preemptions;
-  rec->jobs += 1;
-  rec->preemptions += f.preemptions;
-  rec->device_cycles += f.device_cycles;
-  rec->energy_pj += f.energy_pj;
-  if (f.status != drv::JobStatus::COMPLETED) {
+bool TenantApp::run_job(const std::vector<std::string>& programs, const char* what, RequestRecord* rec) {
+  hal::ExecuteOptions options;
+  options.job_priority = spec_.job_priority;
+  options.deadline_hint_ns = rec->deadline_ns;  // a hint for deadline-aware schedulers
+  options.job_timeout_ns = 60'000'000'000ull;
+  const hal::ExecutionResult r = program_->execute(programs, options, spec_.name + " " + what);
+  for (const hal::JobTimes& t : r.job_times) run_.jobs.push_back({t.submit_ns, t.end_ns, what});
+  run_.device_cycles += r.device_cycles;
+  run_.energy_pj += r.device_energy_pj;
+  run_.preemptions += r.preemptions;
+  rec->jobs += r.jobs;
+  rec->preemptions += r.preemptions;
+  rec->device_cycles += r.device_cycles;
+  rec->energy_pj += r.device_energy_pj;
+  if (!r.status.ok()) {
     // Cancelled by the manager (a revoked holder) is part of the scenario; anything else is an error.
-    if (f.end_reason != drv::WorkEndReason::CANCELLED_SYSTEM)
-      run_.errors.push_back(std::string(what) + ": " + drv::to_string(f.status) + " " + f.error);
+    if (!r.revoked) run_.errors.push_back(std::string(what) + ": " + r.status.message);
     return false;
   }
   return true;
@@ -307,22 +246,23 @@ void TenantApp::serve() {
       if (!session_.start_ns) session_.start_ns = os.now_ns();
       bool ok = true;
       if (w.kind == WorkloadKind::BATCH) {
-        ok = run_job(infer_, "job", &session_);
+        ok = run_job({"infer"}, "job", &session_);
         if (ok) ++batch_done_;
       } else {
         // The prompt in chunks (progress is lost with the model, as the KV cache is).
-        const uint32_t prefill_jobs = model_.prefill_jobs + (prefill_tail_.empty() ? 0 : 1);
+        const uint32_t prefill_jobs =
+            model_.prefill_jobs + static_cast<uint32_t>(precompiled_.programs.count("prefill_tail"));
         while (ok && prefill_done_ < prefill_jobs && !interrupted()) {
           const bool full = prefill_done_ < model_.prefill_jobs;
           const uint32_t m = full ? model_.prefill_chunk : w.prefill_tokens % model_.prefill_chunk;
           const uint64_t context =
               full ? uint64_t{prefill_done_ + 1} * model_.prefill_chunk : w.prefill_tokens;
-          ok = run_job(decoder_pass(full ? prefill_ : prefill_tail_, m, context), "prefill", &session_);
+          ok = run_job(decoder_pass(full ? "prefill" : "prefill_tail", m, context), "prefill", &session_);
           if (ok) ++prefill_done_;
         }
         if (ok && prefill_done_ < prefill_jobs) return;  // asked to unload mid-prompt: prefill again later
         while (ok && tokens_done_ < w.decode_tokens && !interrupted()) {
-          ok = run_job(decoder_pass(decode_, 1, uint64_t{w.prefill_tokens} + tokens_done_ + 1), "decode",
+          ok = run_job(decoder_pass("decode", 1, uint64_t{w.prefill_tokens} + tokens_done_ + 1), "decode",
                        &session_);
           if (ok) ++tokens_done_;
         }
@@ -357,7 +297,7 @@ void TenantApp::serve() {
       continue;
     }
     rec.start_ns = os.now_ns();
-    if (!run_job(infer_, "request", &rec)) return;
+    if (!run_job({"infer"}, "request", &rec)) return;
     rec.end_ns = os.now_ns();
     rec.missed = a.deadline_ns && rec.end_ns > a.deadline_ns;
     run_.requests.push_back(rec);
@@ -368,12 +308,12 @@ void TenantApp::serve() {
 }
 
 AppRun TenantApp::finish(uint64_t running_cycles) {
-  if (!infer_.empty() || !decode_.empty()) run_.resident.push_back({resident_since_, end_ns_, "resident"});
+  if (program_) run_.resident.push_back({resident_since_, end_ns_, "resident"});
   run_.device_cycles += running_cycles;
   if (asked_ns_ != kNoRequest) count_load_wait(std::exchange(asked_ns_, kNoRequest), end_ns_);
-  if (in_flight_) {
-    run_.device_cycles += in_flight_->device_cycles;
-    run_.energy_pj += in_flight_->energy_pj;
+  if (const drv::Fence* in_flight = program_ ? program_->in_flight() : nullptr) {
+    run_.device_cycles += in_flight->device_cycles;
+    run_.energy_pj += in_flight->energy_pj;
   }
   if (closed_loop()) return run_;
   // Open-loop requests that arrived but were never served: dropped once their deadline passed.

@@ -13,6 +13,13 @@ bool unwinding() {
   return h.valid() && h.is_unwinding();
 }
 
+// Nor may code outside every simulated thread: a destructor that runs after the run (a scenario app's
+// loaded model freeing its buffers) has no simulated time to spend either.
+bool no_time_to_spend() {
+  const sc_core::sc_process_handle h = sc_core::sc_get_current_process_handle();
+  return !h.valid() || h.is_unwinding();
+}
+
 class SimWaitQueue : public WaitQueue {
  public:
   void wait() override {
@@ -37,7 +44,7 @@ uint64_t SimOs::now_ns() const {
 }
 
 void SimOs::delay_ns(uint64_t ns) {
-  if (ns && !unwinding()) sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
+  if (ns && !no_time_to_spend()) sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
 }
 
 std::unique_ptr<WaitQueue> SimOs::make_wait_queue() { return std::make_unique<SimWaitQueue>(); }

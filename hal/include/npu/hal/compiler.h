@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -126,7 +127,10 @@ Result<Program> compile_for_npu(const models::Model& model, const NpuTarget& tar
 models::Model extract_operation(const models::Model& model, uint32_t index, std::vector<uint32_t>* inputs,
                                 std::vector<uint32_t>* outputs);
 
-// Rewrites relative DMA addresses of `step` to absolute device addresses.
+// Rewrites the relative DMA addresses of `step` to absolute device addresses: `device_address(region,
+// offset)` places each; the second form places the weights image and the arena as wholes.
+std::vector<desc::Raw> relocate(const NpuStep& step,
+                                const std::function<uint64_t(Region, uint64_t)>& device_address);
 std::vector<desc::Raw> relocate(const NpuStep& step, uint64_t weights_base, uint64_t arena_base);
 
 }  // namespace npu::hal

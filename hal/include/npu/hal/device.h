@@ -39,6 +39,8 @@ namespace npu::hal {
 using TensorMap = std::map<uint32_t, models::Tensor>;
 
 class DeviceBuffer;
+class PreparedProgram;
+struct PrecompiledModel;
 
 // One execution's arguments (NNAPI Request). An input comes from `inputs` (a host tensor, copied into
 // device memory) or from `buffers` (a device buffer: no copy); an output goes to `buffers` when listed
@@ -54,6 +56,19 @@ struct ExecuteOptions {
   bool measure_timing = false;
   Deadline deadline;                                 // absolute simulated ns
   uint64_t loop_timeout_ns = kDefaultLoopTimeoutNs;  // WHILE loops; at most kMaxLoopTimeoutNs
+  // The execution's priority (0 most urgent … 1000), which the driver adds to the uid's SchedulingConfig
+  // priority (the scheduling HAL's effective priority); absent: the prepared model's Priority
+  // (to_job_priority).
+  std::optional<int> job_priority;
+  // When the work should have ended (absolute simulated ns; 0: none): a hint for deadline-aware
+  // schedulers. Unlike `deadline`, missing it never aborts the execution.
+  uint64_t deadline_hint_ns = 0;
+  uint64_t job_timeout_ns = 0;  // a job running longer is considered hung (0: the driver's default)
+};
+
+// When one driver job was submitted and when it ended (simulated ns).
+struct JobTimes {
+  uint64_t submit_ns = 0, end_ns = 0;
 };
 
 struct ExecutionResult {
@@ -70,6 +85,10 @@ struct ExecutionResult {
   uint64_t host_copy_bytes = 0;   // bytes the HAL copied between host and device memory
   int effective_priority = -1;    // of the last NPU job (-1: none ran)
   uint64_t device_energy_pj = 0;  // NPU energy of its jobs
+  uint32_t preemptions = 0;       // of its jobs
+  std::vector<JobTimes> job_times;
+  // A job was cancelled by the system (the NPU manager revoked the model), not failed.
+  bool revoked = false;
   // A timing-only model ran: the NPU moved and computed no data, so `outputs` is empty (shapes and
   // timing are real).
   bool timing_only = false;
@@ -199,6 +218,12 @@ struct PrepareResult {
   std::string cache_miss;  // why the cache was not used (empty: it was, or none was asked for)
 };
 
+// NpuDevice::prepare_program's result (the program's type is complete in prepared_program.h).
+struct ProgramPrepareResult {
+  Status status;
+  std::unique_ptr<PreparedProgram> program;
+};
+
 struct AllocateResult {
   Status status;
   std::shared_ptr<DeviceBuffer> buffer;
@@ -321,6 +346,10 @@ class NpuDevice : public Device {
   // jobs and frees every buffer in it. Prepared models of this device must not run afterwards; a later
   // preparation opens a new context. Call from a simulated thread.
   Status close();
+  // Loads a precompiled model (prepared_program.h): its weights into the weight memory and its arena,
+  // the copy of the weights charged. Weights larger than the whole weight memory are
+  // RESOURCE_EXHAUSTED_PERSISTENT; a shortage that may pass, RESOURCE_EXHAUSTED_TRANSIENT.
+  ProgramPrepareResult prepare_program(const PrecompiledModel& model);
   // Graphs run through the NPU compiler so far (main graphs and IF/WHILE subgraphs; a load from the
   // compilation cache compiles none).
   uint64_t compilations() const { return compilations_; }
@@ -334,6 +363,9 @@ class NpuDevice : public Device {
   Result<drv::ContextId> context();
   // Turns a compiled program into a prepared model (buffers, weights upload).
   PrepareResult load(const models::Model& model, Program program, Priority priority);
+  // The one way weights reach the NPU: a buffer in the weight memory, the copy of every byte charged
+  // (also when the image is not materialised: real weights would be copied), the bytes written.
+  Result<drv::BufferObject> upload_weights(drv::ContextId ctx, const WeightsImage& weights);
   // Compiles and loads one graph, or the CPU reference when compilation fails (the framework's
   // fallback). `record` (nullable) receives what was compiled, for the compilation cache.
   PrepareResult compile_or_fall_back(const models::Model& model, Priority priority, CompiledGraph* record);

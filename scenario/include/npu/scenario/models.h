@@ -27,6 +27,7 @@
 
 #include "npu/common/result.h"
 #include "npu/hal/compiler.h"
+#include "npu/hal/prepared_program.h"
 #include "npu/scenario/scenario.h"
 
 namespace npu::scenario {
@@ -52,6 +53,10 @@ struct RunnableModel {
   // Decoders: the attention part of a pass of `m` tokens over a context of `blocks` KV blocks, keyed
   // {m, blocks}; a pass's job runs its weights' program, then this.
   std::map<std::pair<uint32_t, uint32_t>, Program> attention;
+  // As the HAL loads it: the weights (sized only for decoders) and every non-empty program by name (infer,
+  // prefill, prefill_tail, decode and attention_program(m, blocks)), run timing-only. The programs'
+  // stages move into it (a 7B decoder's are large); their other fields stay.
+  hal::PrecompiledModel take_precompiled();
   // The largest command-buffer bytes any one job of this model needs (descriptors × 128 B): the driver
   // copies a job's buffers into its command-buffer space (driver.kernel_reserved_bytes) at submit.
   uint64_t max_job_command_bytes() const;
@@ -63,6 +68,9 @@ bool is_builtin_model(const std::string& name);
 std::optional<DecoderShape> decoder_preset(const std::string& name);
 // Resident weight bytes of a model spec (decoders from their shape; built-ins by building them).
 uint64_t model_weight_bytes(const ModelSpec& spec);
+
+// The name of RunnableModel::attention's program {m, blocks} in the precompiled model.
+std::string attention_program(uint32_t m, uint32_t blocks);
 
 // Tokens per KV-cache block: a pass's attention is charged for its context rounded up to whole blocks.
 constexpr uint32_t kKvBlockTokens = 128;

@@ -1,11 +1,10 @@
 // One app of a scenario, as a simulated thread: it asks the NPU manager before loading its model
-// (NpuManager::request_can_load_model), loads it when approved (weights into the NPU's weight memory
-// through the driver, copy time charged), serves its workload's requests as timing-only driver jobs at
-// its job priority, gives the model back when the manager asks (memory pressure, thermal) and asks
-// again after `rerequest_delay_ms`. Requests that arrive while the model is not resident wait; a
-// deadline-bound request whose deadline passed before it could start is dropped.
-// Jobs go straight to the driver (as the HAL's execute does) because the HAL has no per-execution
-// priority yet; the uid's scheduling config still comes from the manager through the scheduling HAL.
+// (NpuManager::request_can_load_model), loads it through its HAL device when approved (a precompiled
+// model: weights into the NPU's weight memory, copy time charged), serves its workload's requests as
+// timing-only HAL executions at its job priority (the execution's priority, which the driver adds to the
+// uid's SchedulingConfig from the manager), gives the model back when the manager asks (memory pressure,
+// thermal) and asks again after `rerequest_delay_ms`. Requests that arrive while the model is not
+// resident wait; a deadline-bound request whose deadline passed before it could start is dropped.
 // Not modelled: the app's own CPU work, process death.
 #pragma once
 
@@ -17,7 +16,8 @@
 #include <vector>
 
 #include "npu/common/trace.h"
-#include "npu/drv/driver.h"
+#include "npu/hal/device.h"
+#include "npu/hal/prepared_program.h"
 #include "npu/mgr/npu_manager.h"
 #include "npu/mgr/npu_service.h"
 #include "npu/scenario/models.h"
@@ -27,8 +27,9 @@ namespace npu::scenario {
 
 class TenantApp {
  public:
-  TenantApp(drv::Driver& driver, mgr::NpuService& service, const AppSpec& spec, RunnableModel model,
-            double memcpy_gbps, uint64_t seed, uint64_t end_ns, trace::Tracer* tracer);
+  // `device`: the app's HAL device (its uid and pid), for this app alone.
+  TenantApp(hal::NpuDevice& device, mgr::NpuService& service, const AppSpec& spec, RunnableModel model,
+            uint64_t seed, uint64_t end_ns, trace::Tracer* tracer);
   ~TenantApp();
   TenantApp(const TenantApp&) = delete;
   TenantApp& operator=(const TenantApp&) = delete;
@@ -53,8 +54,8 @@ class TenantApp {
   void unload();
   // Serves requests until the manager asks for the model back or the run ends.
   void serve();
-  bool run_job(const std::vector<std::vector<std::vector<desc::Raw>>>& stages, const char* what,
-               RequestRecord* rec);
+  // Runs the named programs of the loaded model as one execution.
+  bool run_job(const std::vector<std::string>& programs, const char* what, RequestRecord* rec);
   // Next open-loop arrival (periodic, bursty, Poisson); at_ns = UINT64_MAX when past the stop time.
   Arrival next_arrival();
   bool closed_loop() const;
@@ -64,11 +65,11 @@ class TenantApp {
   bool interrupted() const { return unload_asked_ || ended_; }
   double uniform();
 
-  drv::Driver& driver_;
+  hal::NpuDevice& device_;
   mgr::NpuService& service_;
   AppSpec spec_;
   RunnableModel model_;
-  double memcpy_gbps_;
+  hal::PrecompiledModel precompiled_;
   uint64_t end_ns_;
   trace::Tracer* tracer_;
   uint32_t track_ = 0;
@@ -78,17 +79,11 @@ class TenantApp {
   std::unique_ptr<drv::WaitQueue> wake_;
   std::mt19937_64 rng_;
 
-  drv::ContextId ctx_ = 0;
-  drv::BufferObject weights_{}, arena_{};
-  // Relocated command buffers of each program while loaded.
-  using Stages = std::vector<std::vector<std::vector<desc::Raw>>>;
-  Stages infer_, prefill_, prefill_tail_, decode_;
-  std::map<std::pair<uint32_t, uint32_t>, Stages> attention_;  // relocated RunnableModel::attention
-  // A decoder pass's job: `weights` (prefill_, prefill_tail_ or decode_) then the attention of `m` tokens
-  // over `context` tokens.
-  Stages decoder_pass(const Stages& weights, uint32_t m, uint64_t context) const;
+  std::unique_ptr<hal::PreparedProgram> program_;  // while loaded
+  // A decoder pass's programs: `weights` (prefill, prefill_tail or decode), then the attention of `m`
+  // tokens over `context` tokens.
+  std::vector<std::string> decoder_pass(const char* weights, uint32_t m, uint64_t context) const;
 
-  std::shared_ptr<drv::Fence> in_flight_;  // the job being waited for, not yet accounted
   mgr::ModelLoadStatusListener* listener_ = nullptr;
   int64_t current_id_ = 0;
   // When the load request in progress was made; kNoRequest once it was answered or counted. The run's
