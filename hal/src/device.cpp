@@ -536,15 +536,18 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
   if (!driver_.functional()) program.timing_only = true;
   auto ctx = context();
   if (!ctx) return {driver_failure(ctx), nullptr};
-  auto weights = upload_weights(*ctx, program.weights);
+  // In the general pool: a 7B decoder's 6.6 GB fit a 16 GiB part's pool but not its 6 GiB weight memory
+  // (docs/models.md's bench), which precompiled models (resident, managed by the NPU manager) use.
+  auto weights = upload_weights(*ctx, program.weights, false);
   if (!weights) return {driver_failure(weights), nullptr};
   return {{},
           std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,
                                              hal_costs(), priority)};
 }
 
-Result<drv::BufferObject> NpuDevice::upload_weights(drv::ContextId ctx, const WeightsImage& weights) {
-  auto bo = driver_.alloc_bo(ctx, std::max<uint64_t>(weights.size(), 1), true);
+Result<drv::BufferObject> NpuDevice::upload_weights(drv::ContextId ctx, const WeightsImage& weights,
+                                                    bool resident) {
+  auto bo = driver_.alloc_bo(ctx, std::max<uint64_t>(weights.size(), 1), resident);
   if (!bo) return bo;
   os().delay_ns(copy_ns(cost_, weights.size()));
   if (!weights.bytes().empty()) {
@@ -565,7 +568,7 @@ ProgramPrepareResult NpuDevice::prepare_program(const PrecompiledModel& model) {
             nullptr};
   auto ctx = context();
   if (!ctx) return {driver_failure(ctx, "open_context: "), nullptr};
-  auto weights = upload_weights(*ctx, model.weights);
+  auto weights = upload_weights(*ctx, model.weights, true);
   if (!weights) return {driver_failure(weights, "weights: "), nullptr};
   auto arena = driver_.alloc_bo(*ctx, std::max<uint64_t>(model.arena_bytes, 4096));
   if (!arena) {

@@ -363,9 +363,10 @@ class NpuDevice : public Device {
   Result<drv::ContextId> context();
   // Turns a compiled program into a prepared model (buffers, weights upload).
   PrepareResult load(const models::Model& model, Program program, Priority priority);
-  // The one way weights reach the NPU: a buffer in the weight memory, the copy of every byte charged
-  // (also when the image is not materialised: real weights would be copied), the bytes written.
-  Result<drv::BufferObject> upload_weights(drv::ContextId ctx, const WeightsImage& weights);
+  // The one way weights reach the NPU: a buffer (in the weight memory when `resident`, else the general
+  // pool), the copy of every byte charged (also when the image is not materialised: real weights would
+  // be copied), the bytes written.
+  Result<drv::BufferObject> upload_weights(drv::ContextId ctx, const WeightsImage& weights, bool resident);
   // Compiles and loads one graph, or the CPU reference when compilation fails (the framework's
   // fallback). `record` (nullable) receives what was compiled, for the compilation cache.
   PrepareResult compile_or_fall_back(const models::Model& model, Priority priority, CompiledGraph* record);
