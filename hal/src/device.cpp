@@ -536,9 +536,12 @@ PrepareResult NpuDevice::load(const models::Model& model, Program program, Prior
   if (!driver_.functional()) program.timing_only = true;
   auto ctx = context();
   if (!ctx) return {driver_failure(ctx), nullptr};
-  // In the general pool: a 7B decoder's 6.6 GB fit a 16 GiB part's pool but not its 6 GiB weight memory
-  // (docs/models.md's bench), which precompiled models (resident, managed by the NPU manager) use.
-  auto weights = upload_weights(*ctx, program.weights, false);
+  // Weights belong in the weight memory, as a precompiled model's do. Weights that can never fit it
+  // (ENOSPC: a 7B decoder's 6.6 GB on a 16 GiB part with 6 GiB of weight memory, docs/models.md's
+  // bench) are streamed from the general pool instead; a weight memory that is only full for now
+  // (ENOMEM) is reported, as for any resident model.
+  auto weights = upload_weights(*ctx, program.weights, true);
+  if (!weights && weights.error_code() == ENOSPC) weights = upload_weights(*ctx, program.weights, false);
   if (!weights) return {driver_failure(weights), nullptr};
   return {{},
           std::make_unique<NpuPreparedModel>(model, driver_, *ctx, std::move(program), *weights, cost_,

@@ -141,6 +141,53 @@ TEST(HalPreparedProgram, WeightsLoadIntoTheWeightMemoryWithTheCopyCharged) {
       {"npu.weight_memory.mib=64"});
 }
 
+// FULLY_CONNECTED 2048 → 1024, quant8: 2 MiB of weights.
+models::Model two_mib_fc() {
+  models::ModelBuilder b(3);
+  const uint32_t x = b.input(models::OperandType::TENSOR_QUANT8_ASYMM, {1, 2048}, {0.02f, 128});
+  b.mark_output(b.fully_connected(x, 1024, fx::FusedActivation::NONE, {0.01f, 120}, {0.1f, 128}));
+  return b.take();
+}
+
+// An NNAPI model's weights go to the same weight memory: while a precompiled model fills it, the prepare
+// is TRANSIENT; once that model is released it loads.
+TEST(HalPreparedProgram, NnapiWeightsUseTheWeightMemory) {
+  run_on_phone(
+      [](system::System& s) {
+        NpuDevice& device = s.npu_device();
+        PrecompiledModel filler;
+        filler.name = "filler";
+        filler.weights = WeightsImage(false);
+        filler.weights.append(nullptr, 3ull << 20);
+        filler.arena_bytes = 4096;
+        filler.programs["net"] = {};
+        auto [ok, loaded] = device.prepare_program(filler);
+        ASSERT_TRUE(ok.ok()) << ok.message;
+        const models::Model m = two_mib_fc();
+        auto busy = device.prepare_model(m);
+        EXPECT_EQ(busy.status.code, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT) << busy.status.message;
+        loaded->release();
+        auto after = device.prepare_model(m);
+        EXPECT_TRUE(after.status.ok()) << after.status.message;
+      },
+      {"npu.weight_memory.mib=4"});
+}
+
+// NNAPI weights larger than the whole weight memory are streamed from the general pool instead and the
+// model runs (as a 7B decoder's on a 16 GiB part with 6 GiB of weight memory).
+TEST(HalPreparedProgram, NnapiWeightsThatCanNeverFitTheWeightMemoryUseTheGeneralPool) {
+  run_on_phone(
+      [](system::System& s) {
+        const models::Model m = two_mib_fc();
+        auto prepared = s.npu_device().prepare_model(m);
+        ASSERT_TRUE(prepared.status.ok()) << prepared.status.message;
+        auto run = prepared.model->execute_synchronously(random_inputs_for(m, 4), false);
+        EXPECT_TRUE(run.status.ok()) << run.status.message;
+        EXPECT_GT(run.device_cycles, 0u);
+      },
+      {"npu.weight_memory.mib=1"});
+}
+
 // A job the system cancels (the NPU manager revoking the uid's work) ends the execution as revoked, with
 // the cycles the NPU spent on it; in flight, the job is visible.
 TEST(HalPreparedProgram, AJobTheSystemCancelsIsRevoked) {
