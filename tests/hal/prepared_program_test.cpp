@@ -24,6 +24,17 @@ PrecompiledModel precompile(NpuDevice& device, const models::Model& model) {
   return p;
 }
 
+// A precompiled model of `bytes` of weights (sized, not materialised) and one empty program "net".
+PrecompiledModel weights_only(const std::string& name, uint64_t bytes) {
+  PrecompiledModel p;
+  p.name = name;
+  p.weights = WeightsImage(false);
+  p.weights.append(nullptr, bytes);
+  p.arena_bytes = 4096;
+  p.programs["net"] = {};
+  return p;
+}
+
 // The same descriptors take the same NPU cycles whichever way they are loaded: an NNAPI model's execution
 // and the precompiled model holding its compiled stages. Two programs in one execution are one job of
 // both programs' stages; its effective priority is the uid's (no SchedulingConfig: 1000) plus the
@@ -108,20 +119,13 @@ TEST(HalPreparedProgram, WeightsLoadIntoTheWeightMemoryWithTheCopyCharged) {
   run_on_phone(
       [](system::System& s) {
         NpuDevice& device = s.npu_device();
-        PrecompiledModel huge;
-        huge.name = "huge";
-        huge.weights = WeightsImage(false);
-        huge.weights.append(nullptr, 65ull << 20);
-        huge.arena_bytes = 4096;
-        huge.programs["net"] = {};
+        const PrecompiledModel huge = weights_only("huge", 65ull << 20);
         auto [refused, none] = device.prepare_program(huge);
         EXPECT_EQ(refused.code, ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT) << refused.message;
         EXPECT_EQ(refused.message, "65 MiB of weights can never fit the NPU's 64 MiB weight memory");
         EXPECT_EQ(none, nullptr);
 
-        PrecompiledModel fits = huge;
-        fits.weights = WeightsImage(false);
-        fits.weights.append(nullptr, 40ull << 20);
+        const PrecompiledModel fits = weights_only("fits", 40ull << 20);
         s.driver().inject_alloc_failures(1);
         auto [shortage, later] = device.prepare_program(fits);
         EXPECT_EQ(shortage.code, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT) << shortage.message;
@@ -155,12 +159,7 @@ TEST(HalPreparedProgram, NnapiWeightsUseTheWeightMemory) {
   run_on_phone(
       [](system::System& s) {
         NpuDevice& device = s.npu_device();
-        PrecompiledModel filler;
-        filler.name = "filler";
-        filler.weights = WeightsImage(false);
-        filler.weights.append(nullptr, 3ull << 20);
-        filler.arena_bytes = 4096;
-        filler.programs["net"] = {};
+        const PrecompiledModel filler = weights_only("filler", 3ull << 20);
         auto [ok, loaded] = device.prepare_program(filler);
         ASSERT_TRUE(ok.ok()) << ok.message;
         const models::Model m = two_mib_fc();
