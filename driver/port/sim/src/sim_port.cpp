@@ -15,10 +15,7 @@ bool unwinding() {
 
 // Nor may code outside every simulated thread: a destructor that runs after the run (a scenario app's
 // loaded model freeing its buffers) has no simulated time to spend either.
-bool no_time_to_spend() {
-  const sc_core::sc_process_handle h = sc_core::sc_get_current_process_handle();
-  return !h.valid() || h.is_unwinding();
-}
+bool no_time_to_spend() { return !sc_core::sc_get_current_process_handle().valid() || unwinding(); }
 
 class SimWaitQueue : public WaitQueue {
  public:
@@ -105,7 +102,9 @@ uint32_t SimPort::read32(uint32_t offset) {
   uint32_t v = 0;
   transport(mmio_socket, tlm::TLM_READ_COMMAND, offset, &v, 4);
   static auto log = log::get("driver.regs");
-  log->trace("read  {:<22} = 0x{:08x}", regs::register_name(offset), v);
+  // The name is built only for a trace line: register accesses are on every job's path.
+  if (log->should_log(spdlog::level::trace))
+    log->trace("read  {:<22} = 0x{:08x}", regs::register_name(offset), v);
   if (tracer_)
     // At the value's arrival, as the log line: appended in time order, so the track never runs backwards.
     tracer_->instant(register_track_, "read " + std::string(regs::register_name(offset)), now_ns(),
@@ -115,7 +114,8 @@ uint32_t SimPort::read32(uint32_t offset) {
 
 void SimPort::write32(uint32_t offset, uint32_t value) {
   static auto log = log::get("driver.regs");
-  log->trace("write {:<22} = 0x{:08x}", regs::register_name(offset), value);
+  if (log->should_log(spdlog::level::trace))
+    log->trace("write {:<22} = 0x{:08x}", regs::register_name(offset), value);
   if (tracer_)
     tracer_->instant(register_track_, "write " + std::string(regs::register_name(offset)), now_ns(),
                      {{"offset", offset}, {"value", value}});
