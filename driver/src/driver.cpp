@@ -68,12 +68,10 @@ void DriverConfig::declare(cfg::Schema& s) {
         "gave fairness 0.768 and 533 MiB of checkpoints where 4 gave 0.706 and 632 MiB, ANTT alike)",
         1.0, 1e6);
   s.f64("driver.sched.candidate_share", &sched.candidate_share, 0.8, "",
-        "adaptive: jobs whose tokens (weight x (1 + waited / predicted length)) reach this share of the most "
-        "any "
-        "waiting job holds are candidates, and the shortest candidate runs (1: highest response ratio next, "
-        "fairest; 0: shortest remaining work first, least mean slowdown; 0.8 kept prema_mix's ANTT below "
-        "PREMA's "
-        "with fairness above it, where 0.75 lost fairness and 0.85 both)",
+        "adaptive: jobs whose tokens (weight x (1 + time in system / predicted length)) reach this share of "
+        "the most any waiting job holds are candidates, and the shortest candidate runs (1: highest response "
+        "ratio next, fairest; 0: shortest remaining work first, least mean slowdown; 0.8 kept prema_mix's "
+        "ANTT below PREMA's with fairness above it, where 0.75 lost fairness and 0.85 both)",
         0.0, 1.0);
   s.f64(
       "driver.sched.history", &sched.history, 0.5, "",

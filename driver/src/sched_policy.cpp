@@ -161,8 +161,10 @@ class EdfPolicy final : public SchedulingPolicy {
 // npusim's default scheduler: shortest remaining work first among fair candidates, with deadlines kept by
 // slack stealing.
 //  - Sharing. Each job holds tokens
-//         tokens = weight(level) · (1 + waited / predicted length) · its app's recent slowdown
-//    (the app's slowdown counts because fairness is between apps, not only between jobs). The
+//         tokens = weight(level) · (1 + time in system / predicted length) · its app's recent slowdown
+//    (the app's slowdown counts because fairness is between apps, not only between jobs; time in system,
+//    not only time waited, so a job that has run its first stages does not lose its candidacy at every
+//    stage boundary to one that waited meanwhile, which interleaved both jobs and slowed both). The
 //    candidates are the jobs whose tokens reach `candidate_share` of the most any waiting job holds, and
 //    every job with a deadline; among them the shortest predicted remaining work runs first. Shortest-
 //    remaining-work-first minimises mean normalised turnaround; the threshold keeps a job whose slowdown
@@ -192,7 +194,9 @@ class AdaptivePolicy final : public SchedulingPolicy {
     return !t.deadline_ns && normalised_wait(t) >= p_.starvation_bound;
   }
   double tokens(const TaskView& t) const {
-    return weight(t) * (1.0 + normalised_wait(t)) * std::max(t.context_slowdown, 1.0);
+    const double in_system = static_cast<double>(t.now_ns - std::min(t.now_ns, t.submit_ns));
+    return weight(t) * (1.0 + in_system / static_cast<double>(std::max<uint64_t>(t.job_total_ns, 1))) *
+           std::max(t.context_slowdown, 1.0);
   }
   double stretched(uint64_t ns) const { return p_.deadline_stretch * static_cast<double>(ns); }
   // Deadline work that can still make its deadline if it starts now.

@@ -123,12 +123,23 @@ TEST(SchedulingPolicy, EdfRunsEarliestDeadlineAndPreemptsLaterOnes) {
   EXPECT_EQ(p->victim(urgent, running), 0u);
 }
 
+// The adaptive tests' clock: every snapshot is taken at kNow, and deadlines are written as kNow + slack.
+constexpr uint64_t kNow = 10'000'000;
+
+// A job that has waited `waited` ns, all of its time in the system so far (its tokens count that time).
+void wait_for(TaskView& t, uint64_t waited) {
+  t.waited_ns = waited;
+  t.submit_ns = t.now_ns - waited;
+}
+
 TaskView job_view(uint64_t job, uint32_t level, uint64_t order, uint64_t job_remaining, uint64_t job_total,
-                  uint64_t waited = 0, uint64_t deadline = 0) {
-  TaskView t = task(job, level, order, job_remaining, waited);
+                  uint64_t waited = 0, uint64_t due_in = 0) {
+  TaskView t = task(job, level, order, job_remaining);
+  t.now_ns = kNow;
+  wait_for(t, waited);
   t.job_remaining_ns = job_remaining;
   t.job_total_ns = job_total;
-  t.deadline_ns = deadline;
+  t.deadline_ns = due_in ? kNow + due_in : 0;
   return t;
 }
 
@@ -145,18 +156,18 @@ SchedulerParams pinned() {
 
 TEST(SchedulingPolicy, AdaptiveShortestCandidateWithDeadlinesKeptBySlackStealing) {
   auto p = make_scheduling_policy("adaptive", pinned());
-  // now = 0. Tokens 2, 1, 0.5; the threshold is 0.5 × 2 = 1: jobs 1 and 2 are candidates by tokens, job 3
-  // because it has a deadline.
+  // Nothing has waited yet. Tokens 2, 1, 0.5; the threshold is 0.5 × 2 = 1: jobs 1 and 2 are candidates by
+  // tokens, job 3 because it has a deadline.
   std::vector<TaskView> w{job_view(1, 0, 1, 4000, 4000), job_view(2, 2, 2, 1000, 1000),
-                          job_view(3, 3, 3, 50'000, 50'000, 0, /*deadline*/ 90'000)};
+                          job_view(3, 3, 3, 50'000, 50'000, 0, /*due in*/ 90'000)};
   // The shortest candidate is job 2. Slack stealing: its 1 µs buffer then job 3, stretched by 1.5, ends
   // at 1.5 + 75 = 76.5 µs, before job 3's deadline of 90 µs.
   EXPECT_EQ(p->pick(w), 1u) << "short work passes a long deadline job with slack";
-  w[2].deadline_ns = 76'000;  // 76.5 > 76: it would miss; alone (75 ≤ 76) it can still make it
+  w[2].deadline_ns = kNow + 76'000;  // 76.5 > 76: it would miss; alone (75 ≤ 76) it can still make it
   EXPECT_EQ(p->pick(w), 2u) << "the deadline job runs when passing it would break its deadline";
-  w[2].deadline_ns = 70'000;  // 75 > 70: lost whatever runs, so it does not hold the others back
+  w[2].deadline_ns = kNow + 70'000;  // 75 > 70: lost whatever runs, so it does not hold the others back
   EXPECT_EQ(p->pick(w), 1u);
-  w[2].deadline_ns = 200'000;
+  w[2].deadline_ns = kNow + 200'000;
   SchedulerParams always = pinned();
   always.deadline_stretch = 0;
   EXPECT_EQ(make_scheduling_policy("adaptive", always)->pick(w), 2u) << "stretch 0: deadline work first";
@@ -168,21 +179,21 @@ TEST(SchedulingPolicy, AdaptiveShortestCandidateWithDeadlinesKeptBySlackStealing
   EXPECT_EQ(p->pick(w), 1u) << "the shortest candidate";
   w[1].level = 3;  // tokens 0.5 < 1: no longer a candidate, the longer REALTIME job runs
   EXPECT_EQ(p->pick(w), 0u);
-  w[1].waited_ns = 1000;  // one length waited: 0.5 × (1 + 1) = 1 reaches the threshold again
+  wait_for(w[1], 1000);  // one length waited: 0.5 × (1 + 1) = 1 reaches the threshold again
   EXPECT_EQ(p->pick(w), 1u);
   w[1] = job_view(2, 2, 2, 1000, 1000);
   // Waiting ages the LOW job: after 6 lengths its tokens are 0.5 × 7 = 3.5 (threshold 1.75: job 1 with 2
   // is still a candidate and shorter); after 8, 4.5 (threshold 2.25: it is the only candidate).
-  w[2].waited_ns = 300'000;
+  wait_for(w[2], 300'000);
   EXPECT_EQ(p->pick(w), 0u);
-  w[2].waited_ns = 400'000;
+  wait_for(w[2], 400'000);
   EXPECT_EQ(p->pick(w), 2u);
   SchedulerParams srpt = pinned();
   srpt.candidate_share = 0;
   EXPECT_EQ(make_scheduling_policy("adaptive", srpt)->pick(w), 1u) << "share 0: shortest remaining work";
   SchedulerParams hrrn = pinned();
   hrrn.candidate_share = 1;
-  w[2].waited_ns = 100'000;  // tokens 1.5 against 2 and 1
+  wait_for(w[2], 100'000);  // tokens 1.5 against 2 and 1
   EXPECT_EQ(make_scheduling_policy("adaptive", hrrn)->pick(w), 0u) << "share 1: the most tokens";
   // An app slowed more than others lately: its tokens are multiplied by its context's slowdown.
   std::vector<TaskView> apps{job_view(1, 0, 1, 4000, 4000), job_view(2, 0, 2, 1000, 1000)};
@@ -192,9 +203,18 @@ TEST(SchedulingPolicy, AdaptiveShortestCandidateWithDeadlinesKeptBySlackStealing
   apps[0].context_slowdown = 1.9;  // tokens 3.8: threshold 1.9, both candidates again
   EXPECT_EQ(p->pick(apps), 1u);
   // 20 lengths waited: starved, ahead of all work without a deadline whatever the tokens.
-  w[2].waited_ns = 1'000'000;
-  w[0].waited_ns = 70'000;  // 17.5 lengths: tokens 2 × 18.5 = 37 against 0.5 × 21 = 10.5, not starved
+  wait_for(w[2], 1'000'000);
+  wait_for(w[0], 70'000);  // 17.5 lengths: tokens 2 × 18.5 = 37 against 0.5 × 21 = 10.5, not starved
   EXPECT_EQ(p->pick(w), 2u);
+  // Tokens count a job's time in the system, not only its wait: a job that has run half of its 1 µs
+  // (waited 0, 1 µs in the system: tokens 1.5 × (1 + 1) = 3) stays a candidate against one that waited
+  // 12 µs of its 4 (1.5 × 4 = 6, threshold 3), and the shorter runs; by its wait alone (tokens 1.5) the
+  // longer one would pass it at its next stage.
+  std::vector<TaskView> stage{job_view(1, 1, 1, 500, 1000), job_view(2, 1, 2, 4000, 4000, 12'000)};
+  stage[0].submit_ns = kNow - 1000;
+  EXPECT_EQ(p->pick(stage), 0u);
+  stage[0].submit_ns = kNow;
+  EXPECT_EQ(p->pick(stage), 1u);
 }
 
 TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
@@ -216,10 +236,10 @@ TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
   // (tokens 1 × (1 + 3) = 4 against 1: the running job is not a candidate against it).
   EXPECT_EQ(p->victim(job_view(8, 2, 8, 2500, 2500, 7500), running), 1u);
   // A running job with more than twice the waiting one's tokens is never preempted by it.
-  running[1].waited_ns = 9000;  // tokens 4
+  wait_for(running[1], 9000);  // tokens 4
   EXPECT_FALSE(p->victim(job_view(8, 2, 8, 10, 10), running));
-  running[1].waited_ns = 0;
-  running[1].deadline_ns = 50'000;
+  wait_for(running[1], 0);
+  running[1].deadline_ns = kNow + 50'000;
   EXPECT_FALSE(p->victim(job_view(8, 0, 8, 10, 10), running)) << "never deadline work for work without one";
   EXPECT_EQ(p->victim(frame, running), 1u) << "deadline work that cannot wait: a later deadline gives way";
   // With slack (4.5 + 1.5 = 6 µs of 40): deadline work due earlier and shorter takes the channel of
@@ -227,9 +247,9 @@ TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
   const TaskView earlier = job_view(10, 0, 10, 1000, 1000, 0, 40'000);
   EXPECT_EQ(p->victim(earlier, running), 1u);
   EXPECT_FALSE(p->victim(job_view(10, 0, 10, 1000, 1000, 0, 60'000), running)) << "not when due later";
-  running[1].deadline_ns = 5500;  // 6 µs > 5.5: the running job would miss its own
+  running[1].deadline_ns = kNow + 5500;  // 6 µs > 5.5: the running job would miss its own
   EXPECT_FALSE(p->victim(earlier, running));
-  running[1].deadline_ns = 4000;
+  running[1].deadline_ns = kNow + 4000;
   EXPECT_FALSE(p->victim(frame, running)) << "not deadline work due earlier";
 }
 

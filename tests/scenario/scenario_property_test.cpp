@@ -229,9 +229,9 @@ uint32_t missed(const Metrics& m) {
 }
 
 // DISABLED: the default policy does not yet meet the rules on every mix. Measured on all 50 (2026-12-06,
-// through the HAL, preempt_ratio 8): deadlines kept 50/50, never EMERGENCY 50/50, ANTT within 5 % 45/50,
-// fairness within 10 % 41/50. Losses: ANTT in mixes 2, 4, 29, 36, 50; fairness in 1, 4, 20, 21, 26, 29,
-// 34, 36, 50 (in 21 and 34 the fairest is FCFS or round robin, with a worse ANTT).
+// through the HAL, preempt_ratio 8, tokens by time in system): deadlines kept 50/50, never EMERGENCY
+// 50/50, ANTT within 5 % 46/50, fairness within 10 % 41/50. Losses: ANTT in mixes 4, 29, 36, 50; fairness
+// in 1, 2, 4, 20, 21, 26, 29, 34, 36 (in 21 and 34 the fairest is FCFS or round robin, with a worse ANTT).
 // Run it with --gtest_also_run_disabled_tests; it prints the counts. The 50 mixes under every policy took
 // 9 CPU-minutes on an idle machine (two halves in parallel, NPUSIM_PROPERTY_FIRST/MIXES, 4.5 minutes);
 // with NPUSIM_PROPERTY_CACHE holding the baselines, the default alone about 1.3 minutes.

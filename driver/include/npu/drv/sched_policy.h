@@ -57,9 +57,9 @@ struct SchedulerParams {
   // "adaptive": a job waiting more than this many times its predicted length is starved: it goes ahead
   // of every job without a deadline and keeps its channel.
   double starvation_bound = 20.0;
-  // "adaptive": the waiting jobs whose tokens (weight · (1 + waited / predicted length)) reach this share
-  // of the most any waiting job holds are the candidates; the shortest of them runs. 1: highest response
-  // ratio next (fairest); 0: shortest remaining work first (least mean slowdown).
+  // "adaptive": the waiting jobs whose tokens (weight · (1 + time in system / predicted length)) reach this
+  // share of the most any waiting job holds are the candidates; the shortest of them runs. 1: highest
+  // response ratio next (fairest); 0: shortest remaining work first (least mean slowdown).
   double candidate_share = 0.8;
   // "adaptive": weight of each completed job in its context's moving-average slowdown (0: contexts'
   // history ignored). Tokens are multiplied by that slowdown, so an app whose jobs have lately been slowed
