@@ -86,6 +86,11 @@ void DriverConfig::declare(cfg::Schema& s) {
       "each predicted length stretched by this factor (slack stealing: the margin covers DRAM contention "
       "and preemption latency the prediction leaves out); 0: deadline work always goes first",
       0.0, 100.0);
+  s.u64("driver.sched.rate_window_ns", &sched.rate_window_ns, 100'000'000, "ns",
+        "adaptive: candidates run by remaining work times their app's recent demand (jobs submitted in this "
+        "window times the job's predicted length): the metrics are per app, so a job of an app that asks "
+        "for little carries more of its app's mean slowdown (0: by remaining work alone)",
+        0);
   s.f64("driver.sched.starvation_bound", &sched.starvation_bound, 20.0, "",
         "adaptive: a job that waited this many times its predicted length runs ahead of all work without a "
         "deadline (bounds its slowdown whatever its weight)",

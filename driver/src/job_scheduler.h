@@ -127,8 +127,9 @@ class JobScheduler {
  private:
   // A context's slowdown history over its completed jobs (TaskView::context_slowdown).
   struct Slowdown {
-    double best_ratio = 0;  // least turnaround / predicted length seen
-    double slowdown = 1.0;  // moving average of turnaround / predicted length over best_ratio
+    double best_ratio = 0;         // least turnaround / predicted length seen
+    double slowdown = 1.0;         // moving average of turnaround / predicted length over best_ratio
+    std::deque<uint64_t> submits;  // its jobs' submission times within the rate window
   };
 
   uint64_t now() const { return os_.now_ns(); }

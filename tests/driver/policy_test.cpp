@@ -151,6 +151,7 @@ SchedulerParams pinned() {
   p.candidate_share = 0.5;
   p.preempt_ratio = 1.5;
   p.deadline_stretch = 1.5;
+  p.rate_window_ns = 0;  // ranked by remaining work alone; AdaptiveRanksByTheAppsDemand covers the rest
   return p;
 }
 
@@ -251,6 +252,28 @@ TEST(SchedulingPolicy, AdaptivePreemptsForDeadlinesFairnessAndClearGainsOnly) {
   EXPECT_FALSE(p->victim(earlier, running));
   running[1].deadline_ns = kNow + 4000;
   EXPECT_FALSE(p->victim(frame, running)) << "not deadline work due earlier";
+}
+
+TEST(SchedulingPolicy, AdaptiveRanksByTheAppsDemand) {
+  SchedulerParams params = pinned();
+  params.rate_window_ns = 100'000'000;
+  auto p = make_scheduling_policy("adaptive", params);
+  // Two fresh 4 µs jobs with deadlines, both candidates: the one whose app submitted 1 job in the window
+  // runs before the one whose app submitted 9 (rank 4000 · 4000 · √1 against 4000 · 4000 · √9), whatever
+  // the order; with the window 0, the earlier one.
+  std::vector<TaskView> w{job_view(1, 1, 1, 4000, 4000, 0, 1'000'000),
+                          job_view(2, 1, 2, 4000, 4000, 0, 1'000'000)};
+  w[0].context_recent_jobs = 9;
+  EXPECT_EQ(p->pick(w), 1u);
+  EXPECT_EQ(make_scheduling_policy("adaptive", pinned())->pick(w), 0u);
+  // A running job of the busy app, half done (rank 2000 · 4000 · 3 = 24e6), gives its channel to a fresh
+  // job of the quiet app (16e6, deadline work needs only to rank lower); one with 1 µs left (12e6) keeps it.
+  std::vector<TaskView> running{job_view(3, 1, 3, 2000, 4000, 0, 2'000'000)};
+  running[0].context_recent_jobs = 9;
+  const TaskView quiet = job_view(4, 1, 4, 4000, 4000, 0, 1'000'000);
+  EXPECT_EQ(p->victim(quiet, running), 0u);
+  running[0].job_remaining_ns = 1000;
+  EXPECT_FALSE(p->victim(quiet, running));
 }
 
 TEST(PreemptionPolicy, AdaptiveDrainsOnlyWhenTheDeadlineAllows) {

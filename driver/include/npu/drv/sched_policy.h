@@ -42,6 +42,8 @@ struct TaskView {
   // Its context's recent slowdown: a moving average of (turnaround / predicted length) of its completed
   // jobs over the best it ever had (1: as fast as its jobs run alone). Lets a policy be fair to apps.
   double context_slowdown = 1.0;
+  // Jobs its context submitted in the last SchedulerParams::rate_window_ns, this one's included.
+  uint32_t context_recent_jobs = 1;
 };
 
 // Knobs of the schedulers that have any (declared under driver.sched.* with their defaults and reasons).
@@ -69,6 +71,10 @@ struct SchedulerParams {
   // stretched by this factor, each deadline would still be met (slack stealing); 0: deadline work always
   // goes first.
   double deadline_stretch = 1.5;
+  // "adaptive": candidates are ranked by remaining work times their app's recent demand (jobs submitted
+  // in this window times the job's predicted length), since the metrics are per app: a job of an app
+  // that submits few jobs carries more of its app's mean slowdown. 0: by remaining work alone.
+  uint64_t rate_window_ns = 100'000'000;
 };
 
 enum class PreemptMechanism { CHECKPOINT, KILL, DRAIN };
