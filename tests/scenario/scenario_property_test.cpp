@@ -186,8 +186,10 @@ void write_scenario(const Scenario& s, const std::string& path) {
   std::ofstream(path) << j.dump(2) << "\n";
 }
 
-// The baselines' figures the rules use, one line per mix and baseline: mix policy missed antt fairness
-// severity-EMERGENCY-seconds ("-" for none).
+// The baselines' figures the rules use, one line per mix and baseline: mix duration-seconds policy missed
+// antt fairness severity-EMERGENCY-seconds ("-" for none). A line whose duration is not the mix's (a cache
+// written before the mixes' length changed, or in the older format without it) is ignored, so the
+// baselines are run again rather than compared at another length.
 std::map<int, std::vector<Metrics>> load_baselines(const char* path) {
   std::map<int, std::vector<Metrics>> out;
   std::ifstream in(path);
@@ -201,8 +203,9 @@ std::map<int, std::vector<Metrics>> load_baselines(const char* path) {
     std::string antt, fair;
     Metrics m;
     uint32_t misses;
-    double emergency;
-    if (!(f >> mix >> m.policy >> misses >> antt >> fair >> emergency)) continue;
+    double duration_s, emergency;
+    if (!(f >> mix >> duration_s >> m.policy >> misses >> antt >> fair >> emergency)) continue;
+    if (mix < 1 || mix > kMixes || duration_s != random_mix(static_cast<uint32_t>(mix)).duration_s) continue;
     m.apps.resize(1);
     m.apps[0].missed = misses;
     m.antt = opt(antt);
@@ -215,13 +218,15 @@ std::map<int, std::vector<Metrics>> load_baselines(const char* path) {
 
 uint32_t missed(const Metrics& m);
 
-void save_baselines(const char* path, int mix, const std::vector<Metrics>& runs) {
+void save_baselines(const char* path, const Scenario& s, int mix, const std::vector<Metrics>& runs) {
   std::ofstream out(path, std::ios::app);
+  out.precision(17);
   auto opt = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string("-"); };
   for (const auto& m : runs)
     if (m.policy != "default")
-      out << mix << ' ' << m.policy << ' ' << missed(m) << ' ' << opt(m.antt) << ' ' << opt(m.fairness) << ' '
-          << m.severity_s[static_cast<size_t>(drv::ThermalSeverity::EMERGENCY)] << '\n';
+      out << mix << ' ' << s.duration_s << ' ' << m.policy << ' ' << missed(m) << ' ' << opt(m.antt) << ' '
+          << opt(m.fairness) << ' ' << m.severity_s[static_cast<size_t>(drv::ThermalSeverity::EMERGENCY)]
+          << '\n';
 }
 
 uint32_t missed(const Metrics& m) {
@@ -263,7 +268,7 @@ TEST(ScenarioProperty, DISABLED_DefaultDominatesOnRandomMixes) {
       runs.push_back(run_with_isolated(s, "default", 1.0));
     } else {
       for (const auto& name : baseline_names()) runs.push_back(run_with_isolated(s, name, 1.0));
-      if (cache_path) save_baselines(cache_path, seed, runs);
+      if (cache_path) save_baselines(cache_path, s, seed, runs);
     }
     const Metrics* def = nullptr;
     for (const auto& m : runs)
