@@ -71,11 +71,8 @@ Result<std::shared_ptr<Fence>> JobScheduler::submit(const Submitter& who, JobReq
   job->fence = std::make_shared<Fence>();
   job->fence->job_id = job->id;
   job->fence->submit_ns = now();
-  if (auto c = slowdown_.find(job->ctx); c != slowdown_.end()) {
-    auto& s = c->second.submits;
-    s.push_back(now());
-    while (!s.empty() && s.front() + params_.rate_window_ns < now()) s.pop_front();
-  }
+  if (auto c = slowdown_.find(job->ctx); c != slowdown_.end())
+    c->second.record_submit(now(), params_.rate_window_ns);
   job->fence->effective_priority = eff;
   job->fence->waiters = os_.make_wait_queue();
   job->fence->stage_cycles.assign(request.stages.size(), 0);

@@ -115,10 +115,7 @@ TaskView JobScheduler::view(const Task* task, uint32_t channel) const {
   v.job_total_ns = std::max<uint64_t>(static_cast<uint64_t>(per * static_cast<double>(total)), 1);
   if (auto c = slowdown_.find(job.ctx); c != slowdown_.end()) {
     v.context_slowdown = c->second.slowdown;
-    const auto& s = c->second.submits;
-    const uint64_t from = now() > params_.rate_window_ns ? now() - params_.rate_window_ns : 0;
-    v.context_recent_jobs =
-        std::max<uint32_t>(1, static_cast<uint32_t>(s.end() - std::upper_bound(s.begin(), s.end(), from)));
+    v.context_recent_jobs = std::max<uint32_t>(1, c->second.recent_jobs(now(), params_.rate_window_ns));
   }
   return v;
 }

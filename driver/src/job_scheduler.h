@@ -6,6 +6,7 @@
 // Hooks.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -125,11 +126,23 @@ class JobScheduler {
   uint64_t running_ns(int uid) const;
 
  private:
-  // A context's slowdown history over its completed jobs (TaskView::context_slowdown).
+  // A context's history the policy reads: its slowdown over its completed jobs (TaskView::context_slowdown)
+  // and its recent submissions (TaskView::context_recent_jobs).
   struct Slowdown {
     double best_ratio = 0;         // least turnaround / predicted length seen
     double slowdown = 1.0;         // moving average of turnaround / predicted length over best_ratio
-    std::deque<uint64_t> submits;  // its jobs' submission times within the rate window
+    std::deque<uint64_t> submits;  // its jobs' submission times within the rate window, oldest first
+
+    // Submissions after `now - window` count; older ones are dropped here and skipped by recent_jobs.
+    static uint64_t window_start(uint64_t now, uint64_t window) { return now > window ? now - window : 0; }
+    void record_submit(uint64_t now, uint64_t window) {
+      while (!submits.empty() && submits.front() <= window_start(now, window)) submits.pop_front();
+      submits.push_back(now);
+    }
+    uint32_t recent_jobs(uint64_t now, uint64_t window) const {
+      const auto from = std::upper_bound(submits.begin(), submits.end(), window_start(now, window));
+      return static_cast<uint32_t>(submits.end() - from);
+    }
   };
 
   uint64_t now() const { return os_.now_ns(); }

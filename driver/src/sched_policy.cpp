@@ -282,11 +282,11 @@ class AdaptivePolicy final : public SchedulingPolicy {
           continue;
         if (!starved(candidate)) {
           // Only where the candidate would have been picked over it, had both been waiting: r is not a
-          // candidate against it (fairness), or both are and the candidate has clearly less work left.
+          // candidate against it (fairness), or both are and the candidate clearly ranks lower.
           const double share = p_.candidate_share;
           if (!candidate.deadline_ns && tokens(candidate) < share * tokens(r)) continue;
           const bool r_candidate = r.deadline_ns || tokens(r) >= share * tokens(candidate);
-          // Deadline work needs only to be shorter (shortest remaining work first).
+          // Deadline work needs only to rank lower.
           const double ratio = candidate.deadline_ns ? 1.0 : p_.preempt_ratio;
           if (r_candidate && rank(candidate) * ratio >= rank(r)) continue;
         }
