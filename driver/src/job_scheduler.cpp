@@ -113,6 +113,8 @@ TaskView JobScheduler::view(const Task* task, uint32_t channel) const {
   }
   v.job_remaining_ns = v.estimated_remaining_ns + static_cast<uint64_t>(per * static_cast<double>(later));
   v.job_total_ns = std::max<uint64_t>(static_cast<uint64_t>(per * static_cast<double>(total)), 1);
+  if (task->stage + 1 < job.tasks.size())
+    v.next_stage_buffers = static_cast<uint32_t>(job.tasks[task->stage + 1].size());
   if (auto c = slowdown_.find(job.ctx); c != slowdown_.end()) {
     v.context_slowdown = c->second.slowdown;
     v.context_recent_jobs = std::max<uint32_t>(1, c->second.recent_jobs(now(), params_.rate_window_ns));
@@ -150,11 +152,26 @@ void JobScheduler::dispatch() {
       }
     }
     if (waiting.empty()) return;
-    uint32_t free = info_.channels;
-    for (uint32_t ch = 0; ch < info_.channels && free == info_.channels; ++ch)
-      if (!slots_[ch].task) free = ch;
+    uint32_t free = info_.channels, free_count = 0;
+    std::vector<TaskView> on_channels;  // of runnable jobs: the ones whose next stage may claim a channel
+    for (uint32_t ch = 0; ch < info_.channels; ++ch) {
+      if (!slots_[ch].task) {
+        free = std::min(free, ch);
+        ++free_count;
+      } else if (scheduler_->may_hold() && runnable(slots_[ch].task)) {
+        on_channels.push_back(view(slots_[ch].task, ch));
+      }
+    }
     if (free < info_.channels) {
-      Task* t = waiting[scheduler_->pick(views)];
+      // The policy's first choice that it does not hold back for a running job's next stage.
+      Task* t = nullptr;
+      while (!views.empty() && !t) {
+        const size_t i = scheduler_->pick(views);
+        if (!scheduler_->hold(views[i], on_channels, free_count)) t = waiting[i];
+        views.erase(views.begin() + static_cast<std::ptrdiff_t>(i));
+        waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      if (!t) return;
       auto& q = run_queues_[static_cast<uint32_t>(t->job->level)];
       q.erase(std::find(q.begin(), q.end(), t));
       start(free, t);

@@ -296,7 +296,47 @@ class AdaptivePolicy final : public SchedulingPolicy {
     return best;
   }
 
+  // Tokens grow while jobs wait: weigh them again while work runs, not only at submissions and completions.
+  uint64_t tick_ns() const override { return p_.recheck_ns; }
+
+  // Backfilling. A buffer that would still run when a better-ranked running job's stage ends must not
+  // take a channel that job's next stage needs: the next stage would wait for it, and the two jobs,
+  // interleaved stage by stage, slow each other. Starved work, and deadline work without the slack to
+  // wait for that job, are never held.
+  bool may_hold() const override { return p_.backfill; }
+  bool hold(const TaskView& chosen, std::span<const TaskView> running,
+            uint32_t free_channels) const override {
+    if (starved(chosen)) return false;
+    for (const auto& r : running) {
+      if (r.job == chosen.job || r.preempting || !r.next_stage_buffers || !outranks(r, chosen)) continue;
+      // r's stage ends with its longest running buffer; its next stage has r's channels and the free ones.
+      uint64_t stage_left = 0;
+      uint32_t its_channels = 0;
+      for (const auto& o : running) {
+        if (o.job != r.job || o.preempting) continue;
+        stage_left = std::max(stage_left, o.estimated_remaining_ns);
+        ++its_channels;
+      }
+      if (chosen.estimated_remaining_ns <= stage_left || r.next_stage_buffers < its_channels + free_channels)
+        continue;
+      if (chosen.deadline_ns &&
+          static_cast<double>(chosen.now_ns) + stretched(r.job_remaining_ns + chosen.job_remaining_ns) >
+              static_cast<double>(chosen.deadline_ns))
+        continue;
+      return true;
+    }
+    return false;
+  }
+
  private:
+  // Whether the sharing rule would pick `a` over `b` were both waiting: `b` is not a candidate against it,
+  // or both are and `a` ranks lower.
+  bool outranks(const TaskView& a, const TaskView& b) const {
+    const double share = p_.candidate_share;
+    if (!b.deadline_ns && tokens(b) < share * tokens(a)) return true;
+    const bool a_candidate = a.deadline_ns || tokens(a) >= share * tokens(b);
+    return a_candidate && rank(a) < rank(b);
+  }
   // The choice of the sharing rule: starved work first (but shorter deadline work before it), else the
   // shortest candidate by tokens.
   size_t share(std::span<const TaskView> waiting) const {

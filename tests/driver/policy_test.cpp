@@ -276,6 +276,47 @@ TEST(SchedulingPolicy, AdaptiveRanksByTheAppsDemand) {
   EXPECT_FALSE(p->victim(quiet, running));
 }
 
+TEST(SchedulingPolicy, AdaptiveBackfillsOnlyWhatEndsBeforeABetterJobsNextStage) {
+  auto p = make_scheduling_policy("adaptive", pinned());
+  EXPECT_TRUE(p->may_hold());
+  EXPECT_EQ(p->tick_ns(), 1'000'000u) << "waiting jobs weighed again every 1 ms while work runs";
+  // Job 1 runs two buffers with 1 µs left each (5 µs of the job left); its next stage has 4 buffers. Two
+  // channels are free. Job 2 (20 µs, fresh, NORMAL like job 1) ranks worse: 20000 against 5000.
+  std::vector<TaskView> running{job_view(1, 2, 1, 5000, 8000), job_view(1, 2, 2, 5000, 8000)};
+  for (auto& r : running) {
+    r.estimated_remaining_ns = 1000;
+    r.next_stage_buffers = 4;
+  }
+  TaskView chosen = job_view(2, 2, 3, 20'000, 20'000);
+  chosen.estimated_remaining_ns = 3000;
+  // Its 3 µs buffer would still run when job 1's stage ends, and job 1's 4 buffers need all 4 channels.
+  EXPECT_TRUE(p->hold(chosen, running, 2));
+  chosen.estimated_remaining_ns = 800;
+  EXPECT_FALSE(p->hold(chosen, running, 2)) << "ends before job 1's stage does";
+  chosen.estimated_remaining_ns = 3000;
+  for (auto& r : running) r.next_stage_buffers = 3;
+  EXPECT_FALSE(p->hold(chosen, running, 2)) << "job 1's next stage fits on its 2 channels and 1 free";
+  for (auto& r : running) r.next_stage_buffers = 0;
+  EXPECT_FALSE(p->hold(chosen, running, 2)) << "job 1 is in its last stage";
+  for (auto& r : running) r.next_stage_buffers = 4;
+  TaskView shorter = job_view(3, 2, 4, 4000, 4000);
+  shorter.estimated_remaining_ns = 3000;
+  EXPECT_FALSE(p->hold(shorter, running, 2)) << "ranks better than job 1 (4000 against 5000)";
+  // Deadline work waits only while it keeps its deadline after job 1: 1.5 · (5 + 20) = 37.5 µs.
+  chosen.deadline_ns = kNow + 30'000;
+  EXPECT_FALSE(p->hold(chosen, running, 2));
+  chosen.deadline_ns = kNow + 50'000;
+  EXPECT_TRUE(p->hold(chosen, running, 2));
+  running[0].preempting = running[1].preempting = true;
+  EXPECT_FALSE(p->hold(chosen, running, 2)) << "job 1 is giving its channels up";
+  SchedulerParams off = pinned();
+  off.backfill = false;
+  off.recheck_ns = 0;
+  EXPECT_FALSE(make_scheduling_policy("adaptive", off)->may_hold());
+  EXPECT_EQ(make_scheduling_policy("adaptive", off)->tick_ns(), 0u);
+  EXPECT_FALSE(make_scheduling_policy("prema", pinned())->may_hold());
+}
+
 TEST(PreemptionPolicy, AdaptiveDrainsOnlyWhenTheDeadlineAllows) {
   auto p = make_preemption_policy("adaptive");
   PreemptCosts c;

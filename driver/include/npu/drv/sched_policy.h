@@ -44,6 +44,8 @@ struct TaskView {
   double context_slowdown = 1.0;
   // Jobs its context submitted in the last SchedulerParams::rate_window_ns, this one's included.
   uint32_t context_recent_jobs = 1;
+  // Command buffers of its job's next stage (0: this is the last stage).
+  uint32_t next_stage_buffers = 0;
 };
 
 // Knobs of the schedulers that have any (declared under driver.sched.* with their defaults and reasons).
@@ -52,7 +54,7 @@ struct SchedulerParams {
   // levels, as GPU and NPU firmware schedulers give per-priority quanta.
   std::array<uint64_t, 4> rr_quantum_ns{4'000'000, 2'000'000, 1'000'000, 500'000};
   // "adaptive": the weight of each level in the share of the NPU left by deadline work.
-  std::array<double, 4> weight{1.0, 1.0, 1.0, 0.5};
+  std::array<double, 4> weight{1.0, 1.0, 1.0, 1.0};
   // "adaptive": a job without a deadline takes a running one's channel only when the running one has this
   // many times more predicted work left (and is not a candidate against it).
   double preempt_ratio = 4.0;
@@ -62,7 +64,7 @@ struct SchedulerParams {
   // "adaptive": the waiting jobs whose tokens (weight · (1 + time in system / predicted length)) reach this
   // share of the most any waiting job holds are the candidates; the shortest of them runs. 1: highest
   // response ratio next (fairest); 0: shortest remaining work first (least mean slowdown).
-  double candidate_share = 0.8;
+  double candidate_share = 0.9;
   // "adaptive": weight of each completed job in its context's moving-average slowdown (0: contexts'
   // history ignored). Tokens are multiplied by that slowdown, so an app whose jobs have lately been slowed
   // most becomes a candidate sooner.
@@ -75,6 +77,13 @@ struct SchedulerParams {
   // in this window times the job's predicted length), since the metrics are per app: a job of an app
   // that submits few jobs carries more of its app's mean slowdown. 0: by remaining work alone.
   uint64_t rate_window_ns = 100'000'000;
+  // "adaptive": a free channel stays idle rather than start a buffer that would still run when a
+  // better-ranked running job's stage ends and that job's next stage needs the channel (backfilling).
+  bool backfill = true;
+  // "adaptive": while work runs, the waiting jobs are weighed again this often: their tokens grow with
+  // time, so one may have become a candidate against running work with no submission or completion to
+  // notice it (0: only on those events).
+  uint64_t recheck_ns = 1'000'000;
 };
 
 enum class PreemptMechanism { CHECKPOINT, KILL, DRAIN };
@@ -95,6 +104,15 @@ class SchedulingPolicy {
   // preempting).
   virtual std::optional<size_t> victim(const TaskView& candidate,
                                        std::span<const TaskView> running) const = 0;
+  // Whether hold() may ever say yes: the driver then reads the running buffers' progress (MMIO reads, which
+  // take simulated time) on every free channel.
+  virtual bool may_hold() const { return false; }
+  // Whether `chosen` should not start on one of `free_channels` idle channels, which stay idle for the
+  // next stage of a job in `running` (the buffers on channels, their jobs runnable). Default: never.
+  virtual bool hold(const TaskView& /*chosen*/, std::span<const TaskView> /*running*/,
+                    uint32_t /*free_channels*/) const {
+    return false;
+  }
   // > 0: the driver asks again at least this often while work runs (a time slice may have ended with no
   // event to notice it); 0: only on submissions and completions.
   virtual uint64_t tick_ns() const { return 0; }
