@@ -280,16 +280,11 @@ class AdaptivePolicy final : public SchedulingPolicy {
              static_cast<double>(r.now_ns) + stretched(candidate.job_remaining_ns + r.job_remaining_ns) >
                  static_cast<double>(r.deadline_ns)))
           continue;
-        if (!starved(candidate)) {
-          // Only where the candidate would have been picked over it, had both been waiting: r is not a
-          // candidate against it (fairness), or both are and the candidate clearly ranks lower.
-          const double share = p_.candidate_share;
-          if (!candidate.deadline_ns && tokens(candidate) < share * tokens(r)) continue;
-          const bool r_candidate = r.deadline_ns || tokens(r) >= share * tokens(candidate);
-          // Deadline work needs only to rank lower.
-          const double ratio = candidate.deadline_ns ? 1.0 : p_.preempt_ratio;
-          if (r_candidate && rank(candidate) * ratio >= rank(r)) continue;
-        }
+        // Only where the candidate would have been picked over it, had both been waiting, and clearly:
+        // work without a deadline must rank `preempt_ratio` times lower, deadline work only lower.
+        if (!starved(candidate) &&
+            !outranks(candidate, r, candidate.deadline_ns ? 1.0 : p_.preempt_ratio))
+          continue;
       }
       if (!best || worse(r, running[*best])) best = i;
     }
@@ -329,13 +324,14 @@ class AdaptivePolicy final : public SchedulingPolicy {
   }
 
  private:
-  // Whether the sharing rule would pick `a` over `b` were both waiting: `b` is not a candidate against it,
-  // or both are and `a` ranks lower.
-  bool outranks(const TaskView& a, const TaskView& b) const {
+  // Whether the sharing rule would pick `a` over `b` were both waiting: `b` is not a candidate against it
+  // (fairness), or both are and `a` ranks lower, by the factor `margin`. (With a share of at most 1, `a`
+  // is always a candidate against a `b` that is not one against it.)
+  bool outranks(const TaskView& a, const TaskView& b, double margin = 1.0) const {
     const double share = p_.candidate_share;
     if (!b.deadline_ns && tokens(b) < share * tokens(a)) return true;
     const bool a_candidate = a.deadline_ns || tokens(a) >= share * tokens(b);
-    return a_candidate && rank(a) < rank(b);
+    return a_candidate && rank(a) * margin < rank(b);
   }
   // The choice of the sharing rule: starved work first (but shorter deadline work before it), else the
   // shortest candidate by tokens.

@@ -94,9 +94,9 @@ TEST(ScenarioMustShow, PremaMixRanksPremaFirst) {
   EXPECT_LT(prema.preemptions, 10'000u) << "no preemption livelock";
   // The default policy against all of them, in this 0.5 s window: ANTT within 5 % of PREMA's (the rule
   // for every shipped file), STP no more than 5 % below the best, less checkpoint traffic than hpf.
-  // Measured: default ANTT 1.839 against PREMA's 1.936. Not asserted because it does not hold in this
-  // window: fairness at least PREMA's (default 0.626 against 0.669 here: vis-a's requests were slowed
-  // 2.19x; over the whole 5 s file it holds, 0.752 against 0.746, docs/scenarios.md).
+  // Measured: default ANTT 1.855 against PREMA's 1.936. Not asserted because it does not hold in this
+  // window: fairness at least PREMA's (default 0.604 against 0.669 here: big-a's and vis-a's requests were
+  // slowed 2.32x and 2.29x; over the whole 5 s file it holds, 0.757 against 0.746, docs/scenarios.md).
   EXPECT_LE(*def.antt, 1.05 * *prema.antt);
   for (const auto& m : runs) EXPECT_GE(*def.stp, 0.95 * *m.stp) << m.policy;
   EXPECT_LT(def.preempt_saved_mib, hpf.preempt_saved_mib);
