@@ -282,8 +282,7 @@ class AdaptivePolicy final : public SchedulingPolicy {
           continue;
         // Only where the candidate would have been picked over it, had both been waiting, and clearly:
         // work without a deadline must rank `preempt_ratio` times lower, deadline work only lower.
-        if (!starved(candidate) &&
-            !outranks(candidate, r, candidate.deadline_ns ? 1.0 : p_.preempt_ratio))
+        if (!starved(candidate) && !outranks(candidate, r, candidate.deadline_ns ? 1.0 : p_.preempt_ratio))
           continue;
       }
       if (!best || worse(r, running[*best])) best = i;
