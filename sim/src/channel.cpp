@@ -398,7 +398,9 @@ bool Channel::issue(Op op, Engine e) {
   issue_stall_cycles_ += cycles_between(stall_from, sc_core::sc_time_stamp());
   if (aborted() || preempt_requested_ || run_.error_index) return false;
   op.deps = scoreboard_.dependencies(op.fp);
-  scoreboard_.issue(op.index, op.fp);
+  // The scoreboard keeps the footprint until the descriptor completes (moved, not copied: its ranges
+  // are heap vectors, and this runs once per descriptor).
+  scoreboard_.issue(op.index, std::move(op.fp));
   es.queue.push_back(std::move(op));
   es.changed.notify(sc_core::SC_ZERO_TIME);
   return true;
@@ -443,8 +445,9 @@ regs::FaultKind Channel::fault_for(const Op& op) {
 
 ChannelError Channel::sram_upset(const Op& op) {
   if (cfg_.sram_ecc) return ChannelError::SRAM_ECC;
-  if (run_.functional && !op.fp.sram.reads.empty()) {
-    const uint32_t at = op.fp.sram.reads.front().offset;
+  const Footprint* fp = scoreboard_.footprint(op.index);
+  if (run_.functional && fp && !fp->sram.reads.empty()) {
+    const uint32_t at = fp->sram.reads.front().offset;
     sram_.data()[at] ^= static_cast<uint8_t>(1u << struck_sram_bit_);
     log::get(name())->warn(
         "SRAM upset without ECC at descriptor {}: bit {} of SRAM byte 0x{:x} flipped, undetected", op.index,
@@ -487,13 +490,15 @@ void Channel::finish_run(bool preempted) {
     ++jobs_;
     outcome = "done";
   }
-  span(track_, "command buffer", run_.start_time,
-       {{"first", run_.start},
-        {"count", cmd_count_},
-        {"progress", progress_},
-        {"outcome", outcome},
-        {"energy_pj", last_energy_pj_},
-        {"functional", run_.functional}});
+  // Built only when tracing: the arguments' allocations would show in every command buffer.
+  if (tracer_)
+    span(track_, "command buffer", run_.start_time,
+         {{"first", run_.start},
+          {"count", cmd_count_},
+          {"progress", progress_},
+          {"outcome", outcome},
+          {"energy_pj", last_energy_pj_},
+          {"functional", run_.functional}});
   log->debug("end: {} after {} cycles, progress {}", outcome, last_cycles_, progress_);
   raise(state_ == ChannelState::ERROR       ? regs::CH_IRQ_ERROR
         : state_ == ChannelState::PREEMPTED ? regs::CH_IRQ_PREEMPTED
@@ -545,7 +550,8 @@ void Channel::engine_loop(Engine e) {
 }
 
 void Channel::complete(const Op& op, ChannelError error) {
-  scoreboard_.retire(op.index);
+  Footprint fp;  // as issued (descriptors that take no engine write nothing)
+  scoreboard_.retire(op.index, &fp);
   if (error != ChannelError::NONE) {
     if (!run_.error_index || op.index < *run_.error_index) {
       run_.error_index = op.index;
@@ -553,7 +559,7 @@ void Channel::complete(const Op& op, ChannelError error) {
     }
   } else {
     ++descriptors_;
-    if (!op.fp.sram.writes.empty()) run_.writes.push_back({op.index, op.fp.sram.writes});
+    if (!fp.sram.writes.empty()) run_.writes.push_back({op.index, std::move(fp.sram.writes)});
     if (op.index == progress_) {
       ++progress_;
       while (!run_.completed_ahead.empty() && *run_.completed_ahead.begin() == progress_) {

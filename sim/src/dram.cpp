@@ -85,16 +85,23 @@ bool Dram::transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core:
     return sc_core::sc_time_stamp() >= until;
   };
   if (!wait_for(sc_time(cfg_.latency_ns, SC_NS))) return false;
+  // Built from double nanoseconds: a per-byte sc_time would round to the 1 ps resolution. A whole
+  // quantum's times are built once per transfer (the same values; building an sc_time is costly).
+  const uint64_t whole = cfg_.arbitration_bytes;
+  const sc_time whole_port(ns_per_byte_ * static_cast<double>(whole), SC_NS);
+  const sc_time whole_requester(requester_ns_per_byte * static_cast<double>(whole), SC_NS);
   while (bytes > 0) {
-    const uint64_t quantum = std::min<uint64_t>(bytes, cfg_.arbitration_bytes);
+    const uint64_t quantum = std::min<uint64_t>(bytes, whole);
     const sc_time now = sc_core::sc_time_stamp();
     const sc_time start = std::max(now, next_free_);
-    // Built from double nanoseconds: a per-byte sc_time would round to the 1 ps resolution.
-    const sc_time port_time(ns_per_byte_ * static_cast<double>(quantum), SC_NS);
+    const sc_time port_time =
+        quantum == whole ? whole_port : sc_time(ns_per_byte_ * static_cast<double>(quantum), SC_NS);
     next_free_ = start + port_time;
     busy_ns_ += port_time.to_seconds() * 1e9;
-    const sc_time done =
-        std::max(next_free_, now + sc_time(requester_ns_per_byte * static_cast<double>(quantum), SC_NS));
+    const sc_time requester = quantum == whole
+                                  ? whole_requester
+                                  : sc_time(requester_ns_per_byte * static_cast<double>(quantum), SC_NS);
+    const sc_time done = std::max(next_free_, now + requester);
     if (!wait_for(done - now)) return false;
     bytes -= quantum;
   }

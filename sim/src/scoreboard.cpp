@@ -59,9 +59,10 @@ std::vector<uint32_t> Scoreboard::dependencies(const Footprint& fp) const {
 
 void Scoreboard::issue(uint32_t index, Footprint fp) { entries_.push_back({index, std::move(fp)}); }
 
-bool Scoreboard::retire(uint32_t index) {
+bool Scoreboard::retire(uint32_t index, Footprint* fp) {
   auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.index == index; });
   if (it == entries_.end()) return false;
+  if (fp) *fp = std::move(it->fp);
   entries_.erase(it);
   return true;
 }

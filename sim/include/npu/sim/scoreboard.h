@@ -35,8 +35,9 @@ class Scoreboard {
   std::vector<uint32_t> dependencies(const Footprint& fp) const;
   // Records descriptor `index` as in flight.
   void issue(uint32_t index, Footprint fp);
-  // Removes a completed (or cancelled) descriptor; false if it was not in flight.
-  bool retire(uint32_t index);
+  // Removes a completed (or cancelled) descriptor, handing its footprint to `fp` if given; false if it
+  // was not in flight.
+  bool retire(uint32_t index, Footprint* fp = nullptr);
   bool in_flight(uint32_t index) const;
   bool empty() const { return entries_.empty(); }
   size_t size() const { return entries_.size(); }
