@@ -15,6 +15,10 @@
 // the bench prints both wall times and their ratio (the goal: the simulation within 3x of the loop).
 // The inference is run several times (--runs, default 5) and the median and minimum quoted.
 //
+// Last, the event floor: what one SystemC wait per register access (the driver's thread waits out each
+// access's bus time) and one per descriptor would cost, in lengths of the loop, at this machine's price
+// of a wait, measured here with two threads alternating on 1 ns waits.
+//
 //   network_bench                       both networks, each in its own process (SystemC cannot restart)
 //   network_bench NAME [--runs N] [--set k=v ...]  one zoo network, e.g. resnet18_quant8 --set npu.channels=1
 #include <algorithm>
@@ -23,6 +27,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include "npu/hal/compiler.h"
@@ -97,6 +102,34 @@ uint64_t analytical_cycles(const npu::hal::Program& program, const npu::hal::Npu
   return total;
 }
 
+// Wall seconds per SystemC wait: two threads each wait 1 ns `waits` times, so every wait is a switch.
+double seconds_per_wait(int waits) {
+  bool done = false;
+  sc_core::sc_event finished;
+  sc_core::sc_spawn([&] {
+    for (int i = 0; i < waits; ++i) sc_core::wait(1, sc_core::SC_NS);
+    done = true;
+    finished.notify();
+  });
+  const auto t0 = Clock::now();
+  for (int i = 0; i < waits; ++i) sc_core::wait(1, sc_core::SC_NS);
+  if (!done) sc_core::wait(finished);
+  return seconds_since(t0) / (2.0 * waits);
+}
+
+uint64_t counter(npu::system::System& s, const std::string& path) {
+  const uint64_t* v = s.stats().find_counter(path);
+  return v ? *v : 0;
+}
+
+// Descriptors completed on every channel and register accesses, so far.
+std::pair<uint64_t, uint64_t> events_so_far(npu::system::System& s) {
+  uint64_t descriptors = 0;
+  for (uint32_t c = 0; c < s.config().npu.channels; ++c)
+    descriptors += counter(s, "npu.ch" + std::to_string(c) + ".descriptors");
+  return {descriptors, counter(s, "npu.mmio.reads") + counter(s, "npu.mmio.writes")};
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
@@ -127,8 +160,9 @@ int run_network(const std::string& name, std::vector<std::string> sets, int runs
     const auto& op = model->main.operands[idx];
     inputs[idx] = models::make_tensor(op, op.dimensions);  // zeros: timing-only ignores the values
   }
-  double prepare_s = 0, execute_s = 0, execute_min_s = 0, loop_s = 0, loop_min_s = 0;
-  uint64_t cycles_elapsed = 0, floor_cycles = 0;
+  double prepare_s = 0, execute_s = 0, execute_min_s = 0, loop_s = 0, loop_min_s = 0, wait_s = 0,
+         wait_min_s = 0;
+  uint64_t cycles_elapsed = 0, floor_cycles = 0, descriptors = 0, register_accesses = 0;
   std::string placement, error;
   hal::ExecutionResult result;
   auto end = (*sys)->run([&](system::System& s) {
@@ -143,12 +177,16 @@ int run_network(const std::string& name, std::vector<std::string> sets, int runs
     std::vector<double> walls;
     for (int i = 0; i < runs; ++i) {
       const uint64_t c0 = s.npu().cycle();
+      const auto [d0, r0] = events_so_far(s);
       const auto t1 = Clock::now();
       result = prepared.model->execute_synchronously(inputs, true);
       walls.push_back(seconds_since(t1));
       // Later runs may differ from the first (weights already resident, the chip warmer): the figures
       // printed are the last run's.
       cycles_elapsed = s.npu().cycle() - c0;
+      const auto [d1, r1] = events_so_far(s);
+      descriptors = d1 - d0;
+      register_accesses = r1 - r0;
       if (!result.status.ok()) error = "execute: " + result.status.message;
       if (!error.empty()) return;
     }
@@ -162,13 +200,17 @@ int run_network(const std::string& name, std::vector<std::string> sets, int runs
       return;
     }
     std::vector<double> loops;
-    for (int i = 0; i < std::max(runs, 20); ++i) {
+    for (int i = 0; i < std::max(runs, 200); ++i) {  // ~0.1 ms each: many, for a steady median
       const auto t2 = Clock::now();
       floor_cycles = analytical_cycles(*program, target, s.config().npu.channel.vector_lanes);
       loops.push_back(seconds_since(t2));
     }
     loop_s = median(loops);
     loop_min_s = *std::min_element(loops.begin(), loops.end());
+    std::vector<double> waits;
+    for (int i = 0; i < 5; ++i) waits.push_back(seconds_per_wait(100000));
+    wait_s = median(waits);
+    wait_min_s = *std::min_element(waits.begin(), waits.end());
   });
   if (!end || !error.empty()) {
     std::fprintf(stderr, "network_bench: %s: %s\n", name.c_str(), end ? error.c_str() : end.error().c_str());
@@ -198,6 +240,19 @@ int run_network(const std::string& name, std::vector<std::string> sets, int runs
       loop_s, loop_min_s, static_cast<unsigned long long>(floor_cycles));
   std::printf("  simulation/loop  %.1fx wall (median/median; min/min %.1fx)   <- target <= 3x\n",
               execute_s / loop_s, execute_min_s / loop_min_s);
+  // In loop-lengths (median/median, then min/min): what one wait per register access, and per descriptor,
+  // would add to the formulas' own cost (the loop).
+  const auto in_loops = [&](uint64_t n) {
+    return std::make_pair(wait_s * static_cast<double>(n) / loop_s,
+                          wait_min_s * static_cast<double>(n) / loop_min_s);
+  };
+  const auto [regs_med, regs_min] = in_loops(register_accesses);
+  const auto [descs_med, descs_min] = in_loops(descriptors);
+  std::printf(
+      "  event floor      %.0f ns per SystemC wait (median of 5; min %.0f); one wait per register access "
+      "(%llu) is %.1fx the loop (min/min %.1fx), one per descriptor (%llu) %.1fx (%.1fx)\n",
+      wait_s * 1e9, wait_min_s * 1e9, static_cast<unsigned long long>(register_accesses), regs_med, regs_min,
+      static_cast<unsigned long long>(descriptors), descs_med, descs_min);
   return 0;
 }
 
