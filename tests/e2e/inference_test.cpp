@@ -8,6 +8,7 @@
 
 #include "npu/models/builder.h"
 #include "npu/system/system.h"
+#include "run_both.h"
 
 namespace {
 
@@ -16,31 +17,11 @@ using npu::models::ModelBuilder;
 using npu::models::OperandType;
 using npu::models::QuantParams;
 
-struct Outcome {
-  npu::hal::ExecutionResult npu, cpu;
-  std::string placement;
-  uint64_t sram_bytes = 0;
-};
+using npu_e2e::Outcome;
 
 Outcome run_both(ModelBuilder& b, const std::vector<std::string>& overrides = {}) {
-  auto cfg = npu::system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", overrides);
-  EXPECT_TRUE(cfg.ok()) << cfg.error();
-  auto sys = npu::system::System::create(*cfg);
-  EXPECT_TRUE(sys.ok()) << sys.error();
   auto inputs = b.random_inputs();
-  const auto model = b.take();
-  Outcome o;
-  auto end = (*sys)->run([&](npu::system::System& s) {
-    auto prepared = s.npu_device().prepare_model(model);
-    ASSERT_TRUE(prepared.status.ok()) << prepared.status.message;
-    o.placement = prepared.model->placement();
-    o.npu = prepared.model->execute_synchronously(inputs, true);
-    auto ref = s.cpu_device().prepare_model(model);
-    ASSERT_TRUE(ref.status.ok()) << ref.status.message;
-    o.cpu = ref.model->execute_synchronously(inputs, false);
-  });
-  EXPECT_TRUE(end.ok()) << end.error();
-  return o;
+  return npu_e2e::run_both(b.take(), inputs, overrides);
 }
 
 void expect_match(const Outcome& o, bool exact) {

@@ -25,6 +25,7 @@
 #include "../hal_ops/test_models.h"
 #include "npu/hal/compiler.h"
 #include "npu/system/system.h"
+#include "run_both.h"
 
 namespace npu_hal13_test {
 
@@ -37,30 +38,8 @@ using npu::models::Tensor;
 
 inline constexpr auto I32 = OperandType::TENSOR_INT32;
 
-struct Outcome {
-  npu::hal::ExecutionResult npu, cpu;
-  std::string placement;
-};
-
-inline Outcome run_both(const Model& model, const npu::hal::TensorMap& inputs,
-                        const std::vector<std::string>& overrides = {}) {
-  auto cfg = npu::system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", overrides);
-  EXPECT_TRUE(cfg.ok()) << cfg.error();
-  auto sys = npu::system::System::create(*cfg);
-  EXPECT_TRUE(sys.ok()) << sys.error();
-  Outcome o;
-  auto end = (*sys)->run([&](npu::system::System& s) {
-    auto prepared = s.npu_device().prepare_model(model);
-    ASSERT_TRUE(prepared.status.ok()) << prepared.status.message;
-    o.placement = prepared.model->placement();
-    o.npu = prepared.model->execute_synchronously(inputs, true);
-    auto ref = s.cpu_device().prepare_model(model);
-    ASSERT_TRUE(ref.status.ok()) << ref.status.message;
-    o.cpu = ref.model->execute_synchronously(inputs, false);
-  });
-  EXPECT_TRUE(end.ok()) << end.error();
-  return o;
-}
+using npu_e2e::Outcome;
+using npu_e2e::run_both;
 
 // Quantisation of the quant8 operands (any: the operations copy bytes).
 inline float scale_of(OperandType t) {

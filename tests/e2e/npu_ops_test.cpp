@@ -12,6 +12,7 @@
 
 #include "../hal_ops/test_models.h"
 #include "npu/system/system.h"
+#include "run_both.h"
 
 namespace {
 
@@ -67,30 +68,8 @@ uint32_t constant(GraphBuilder& b, OperandType t, std::vector<uint32_t> dims, co
   return b.ints(t, std::move(dims), v, q.scale, q.zero_point);
 }
 
-struct Outcome {
-  npu::hal::ExecutionResult npu, cpu;
-  std::string placement;
-};
-
-Outcome run_both(const Model& model, const npu::hal::TensorMap& inputs,
-                 const std::vector<std::string>& overrides = {}) {
-  auto cfg = npu::system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", overrides);
-  EXPECT_TRUE(cfg.ok()) << cfg.error();
-  auto sys = npu::system::System::create(*cfg);
-  EXPECT_TRUE(sys.ok()) << sys.error();
-  Outcome o;
-  auto end = (*sys)->run([&](npu::system::System& s) {
-    auto prepared = s.npu_device().prepare_model(model);
-    ASSERT_TRUE(prepared.status.ok()) << prepared.status.message;
-    o.placement = prepared.model->placement();
-    o.npu = prepared.model->execute_synchronously(inputs, true);
-    auto ref = s.cpu_device().prepare_model(model);
-    ASSERT_TRUE(ref.status.ok()) << ref.status.message;
-    o.cpu = ref.model->execute_synchronously(inputs, false);
-  });
-  EXPECT_TRUE(end.ok()) << end.error();
-  return o;
-}
+using npu_e2e::Outcome;
+using npu_e2e::run_both;
 
 bool fp32_close(double e, double a) {
   return std::fabs(e - a) <= 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e);
