@@ -14,6 +14,7 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry&
       cfg_(cfg),
       size_(static_cast<uint64_t>(cfg.size_mib) << 20),
       ns_per_byte_(1.0 / cfg.bandwidth_gbps),
+      quantum_port_time_(ns_per_byte_ * static_cast<double>(cfg.arbitration_bytes), SC_NS),
       bytes_read_(stats.counter(std::string(this->name()) + ".host_bytes_read", "B", "Bytes the host read")),
       bytes_written_(
           stats.counter(std::string(this->name()) + ".host_bytes_written", "B", "Bytes the host wrote")),
@@ -86,16 +87,18 @@ bool Dram::transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core:
   };
   if (!wait_for(sc_time(cfg_.latency_ns, SC_NS))) return false;
   // Built from double nanoseconds: a per-byte sc_time would round to the 1 ps resolution. A whole
-  // quantum's times are built once per transfer (the same values; building an sc_time is costly).
+  // quantum's times are built once (the same values; building an sc_time is costly): the port's at
+  // construction, the requester's per transfer that has a whole quantum (a descriptor fetch has none).
   const uint64_t whole = cfg_.arbitration_bytes;
-  const sc_time whole_port(ns_per_byte_ * static_cast<double>(whole), SC_NS);
-  const sc_time whole_requester(requester_ns_per_byte * static_cast<double>(whole), SC_NS);
+  const sc_time whole_requester = bytes >= whole
+                                      ? sc_time(requester_ns_per_byte * static_cast<double>(whole), SC_NS)
+                                      : sc_core::SC_ZERO_TIME;
   while (bytes > 0) {
     const uint64_t quantum = std::min<uint64_t>(bytes, whole);
     const sc_time now = sc_core::sc_time_stamp();
     const sc_time start = std::max(now, next_free_);
     const sc_time port_time =
-        quantum == whole ? whole_port : sc_time(ns_per_byte_ * static_cast<double>(quantum), SC_NS);
+        quantum == whole ? quantum_port_time_ : sc_time(ns_per_byte_ * static_cast<double>(quantum), SC_NS);
     next_free_ = start + port_time;
     busy_ns_ += port_time.to_seconds() * 1e9;
     const sc_time requester = quantum == whole

@@ -50,6 +50,8 @@ class Dram : public sc_core::sc_module {
   DramConfig cfg_;
   uint64_t size_;
   double ns_per_byte_;
+  // The port's time for a whole arbitration quantum, built once (constructing an sc_time is costly).
+  sc_core::sc_time quantum_port_time_;
   sc_core::sc_time next_free_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
   uint64_t& bytes_read_;
