@@ -221,6 +221,11 @@ class AdaptivePolicy final : public SchedulingPolicy {
     return t.deadline_ns && static_cast<double>(t.now_ns) + stretched(t.job_remaining_ns) <=
                                 static_cast<double>(t.deadline_ns);
   }
+  // Whether deadline work `t` would miss its deadline if the whole of `ahead`'s job ran before its own.
+  bool misses_after(const TaskView& t, const TaskView& ahead) const {
+    return static_cast<double>(t.now_ns) + stretched(ahead.job_remaining_ns + t.job_remaining_ns) >
+           static_cast<double>(t.deadline_ns);
+  }
   static bool earlier_deadline(const TaskView& a, const TaskView& b) {
     return std::tie(a.deadline_ns, a.level, a.order) < std::tie(b.deadline_ns, b.level, b.order);
   }
@@ -276,9 +281,7 @@ class AdaptivePolicy final : public SchedulingPolicy {
         if (starved(r) && !(candidate.deadline_ns && candidate.job_remaining_ns < r.job_remaining_ns))
           continue;
         if (r.deadline_ns &&
-            (!candidate.deadline_ns || candidate.deadline_ns >= r.deadline_ns ||
-             static_cast<double>(r.now_ns) + stretched(candidate.job_remaining_ns + r.job_remaining_ns) >
-                 static_cast<double>(r.deadline_ns)))
+            (!candidate.deadline_ns || candidate.deadline_ns >= r.deadline_ns || misses_after(r, candidate)))
           continue;
         // Only where the candidate would have been picked over it, had both been waiting, and clearly:
         // work without a deadline must rank `preempt_ratio` times lower, deadline work only lower.
@@ -313,10 +316,7 @@ class AdaptivePolicy final : public SchedulingPolicy {
       }
       if (chosen.estimated_remaining_ns <= stage_left || r.next_stage_buffers < its_channels + free_channels)
         continue;
-      if (chosen.deadline_ns &&
-          static_cast<double>(chosen.now_ns) + stretched(r.job_remaining_ns + chosen.job_remaining_ns) >
-              static_cast<double>(chosen.deadline_ns))
-        continue;
+      if (chosen.deadline_ns && misses_after(chosen, r)) continue;
       return true;
     }
     return false;
