@@ -6,9 +6,9 @@
 
 #include <cmath>
 
+#include "../support/run_both.h"
 #include "npu/models/builder.h"
 #include "npu/system/system.h"
-#include "run_both.h"
 
 namespace {
 
@@ -17,11 +17,11 @@ using npu::models::ModelBuilder;
 using npu::models::OperandType;
 using npu::models::QuantParams;
 
-using npu_e2e::Outcome;
+using npu::testing::Outcome;
 
 Outcome run_both(ModelBuilder& b, const std::vector<std::string>& overrides = {}) {
   auto inputs = b.random_inputs();
-  return npu_e2e::run_both(b.take(), inputs, overrides);
+  return npu::testing::run_both(b.take(), inputs, overrides);
 }
 
 void expect_match(const Outcome& o, bool exact) {

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "../hal_ops/test_models.h"
+#include "../support/run_both.h"
 #include "npu/hal/compiler.h"
 #include "npu/system/system.h"
-#include "run_both.h"
 
 namespace npu_hal13_test {
 
@@ -38,8 +38,8 @@ using npu::models::Tensor;
 
 inline constexpr auto I32 = OperandType::TENSOR_INT32;
 
-using npu_e2e::Outcome;
-using npu_e2e::run_both;
+using npu::testing::Outcome;
+using npu::testing::run_both;
 
 // Quantisation of the quant8 operands (any: the operations copy bytes).
 inline float scale_of(OperandType t) {

@@ -11,8 +11,8 @@
 #include <cmath>
 
 #include "../hal_ops/test_models.h"
+#include "../support/run_both.h"
 #include "npu/system/system.h"
-#include "run_both.h"
 
 namespace {
 
@@ -68,8 +68,8 @@ uint32_t constant(GraphBuilder& b, OperandType t, std::vector<uint32_t> dims, co
   return b.ints(t, std::move(dims), v, q.scale, q.zero_point);
 }
 
-using npu_e2e::Outcome;
-using npu_e2e::run_both;
+using npu::testing::Outcome;
+using npu::testing::run_both;
 
 bool fp32_close(double e, double a) {
   return std::fabs(e - a) <= 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e);

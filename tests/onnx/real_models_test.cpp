@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "../support/run_both.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/models/onnx_import.h"
 #include "npu/models/quantize.h"
@@ -44,30 +45,13 @@ bool real_models_required() {
     GTEST_SKIP() << (why);                                       \
   } while (0)
 
-struct Runs {
-  hal::ExecutionResult npu, cpu;
-  std::string placement;
-};
+using npu::testing::Outcome;
 
-// One simulation: `model` on the NPU device with `inputs`, and `reference` (default: the same model)
-// on the CPU device with `ref_inputs`.
-Runs run_on_npu_and_cpu(const models::Model& model, const models::TensorMap& inputs,
-                        const models::Model& reference, const models::TensorMap& ref_inputs) {
-  Runs r;
-  auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
-  EXPECT_TRUE(cfg.ok()) << cfg.error();
-  auto sys = system::System::create(*cfg);
-  EXPECT_TRUE(sys.ok()) << sys.error();
-  auto end = (*sys)->run([&](system::System& s) {
-    auto p = s.npu_device().prepare_model(model);
-    ASSERT_TRUE(p.status.ok()) << p.status.message;
-    r.placement = p.model->placement();
-    r.npu = p.model->execute_synchronously(inputs, true);
-    auto c = s.cpu_device().prepare_model(reference);
-    ASSERT_TRUE(c.status.ok()) << c.status.message;
-    r.cpu = c.model->execute_synchronously(ref_inputs, false);
-  });
-  EXPECT_TRUE(end.ok()) << end.error();
+// One simulation: `model` on the NPU device with `inputs`, and `reference` on the CPU device with
+// `ref_inputs`; both runs must succeed.
+Outcome run_on_npu_and_cpu(const models::Model& model, const models::TensorMap& inputs,
+                           const models::Model& reference, const models::TensorMap& ref_inputs) {
+  const Outcome r = npu::testing::run_both(model, inputs, reference, ref_inputs);
   EXPECT_TRUE(r.npu.status.ok()) << r.npu.status.message;
   EXPECT_TRUE(r.cpu.status.ok()) << r.cpu.status.message;
   return r;
@@ -83,7 +67,7 @@ models::OnnxImported import(const std::string& path) {
   return std::move(*r);
 }
 
-void expect_float_match(const Runs& r) {
+void expect_float_match(const Outcome& r) {
   uint64_t elements = 0, bad = 0;
   double max_err = 0;
   for (const auto& [idx, want] : r.cpu.outputs) {
@@ -104,7 +88,7 @@ void expect_float_match(const Runs& r) {
   EXPECT_GT(elements, 0u);
 }
 
-void print_run(const char* what, const Runs& r) {
+void print_run(const char* what, const Outcome& r) {
   std::printf("%s: placement %s; latency %llu us simulated, %llu NPU cycles in %u command buffers\n", what,
               r.placement.c_str(), static_cast<unsigned long long>(r.npu.timing.time_in_driver_us),
               static_cast<unsigned long long>(r.npu.device_cycles), r.npu.command_buffers);
@@ -126,7 +110,7 @@ models::QuantError int8_error(const models::Model& f, float lo, float hi, const 
   const auto eval = models::synthetic_inputs(f, 1, 77, lo, hi)[0];
   models::TensorMap eval_q;
   for (const auto& [i, t] : eval) eval_q[i] = models::quantize_tensor(t, q->main.operands[i]);
-  const Runs r = run_on_npu_and_cpu(*q, eval_q, f, eval);
+  const Outcome r = run_on_npu_and_cpu(*q, eval_q, f, eval);
   print_run(what, r);
   auto err = models::compare_quantized(r.cpu.outputs, r.npu.outputs);
   EXPECT_TRUE(err.ok()) << err.error();
@@ -153,7 +137,7 @@ TEST(RealModels, BlazeFaceFront128FloatOnNpuMatchesCpuReference) {
   ASSERT_EQ(imp.model.main.input_indexes.size(), 1u);
   ASSERT_EQ(imp.model.main.output_indexes.size(), 4u);
   const auto in = models::synthetic_inputs(imp.model, 1, 5, -1.0f, 1.0f)[0];
-  const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
+  const Outcome r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
   print_run("BlazeFace float", r);
   EXPECT_GT(r.npu.device_cycles, 0u);
   expect_float_match(r);
@@ -172,7 +156,7 @@ TEST(RealModels, OpenWakeWordEmbeddingFloatOnNpuMatchesCpuReference) {
   if (const auto why = missing(path); !why.empty()) SKIP_OR_FAIL(why);
   const auto imp = import(path);
   const auto in = models::synthetic_inputs(imp.model, 1, 5, 0.0f, 1.0f)[0];
-  const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
+  const Outcome r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
   print_run("openWakeWord embedding float", r);
   expect_float_match(r);
 }
@@ -215,7 +199,7 @@ TEST(RealModels, OpenWakeWordMelspectrogramFloatOnNpuMatchesCpuReference) {
   EXPECT_EQ(imp.model.main.operands[imp.model.main.output_indexes[0]].dimensions,
             (std::vector<uint32_t>{1, 1, 97, 32}));  // (16000 − 512) / 160 + 1 = 97 frames of 32 mel bands
   const auto in = models::synthetic_inputs(imp.model, 1, 5, -1.0f, 1.0f)[0];
-  const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
+  const Outcome r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
   print_run("openWakeWord melspectrogram float", r);
   EXPECT_GT(r.npu.device_cycles, 0u);
   expect_float_match(r);
@@ -229,7 +213,7 @@ TEST(RealModels, SileroVadFloatOnNpuMatchesCpuReference) {
   ASSERT_EQ(imp.output_names, (std::vector<std::string>{"output", "hn", "cn"}));
   EXPECT_EQ(imp.op_counts.at("LSTM"), 8u);  // 2 layers × (h given / not) × (16 / 8 kHz) in the file
   const auto in = models::synthetic_inputs(imp.model, 1, 5, -0.5f, 0.5f)[0];
-  const Runs r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
+  const Outcome r = run_on_npu_and_cpu(imp.model, in, imp.model, in);
   print_run("Silero VAD float", r);
   EXPECT_GT(r.npu.device_cycles, 0u);
   expect_float_match(r);
@@ -279,22 +263,13 @@ TEST(RealModels, OpenWakeWordChainAudioToEmbeddingOnNpu) {
   ASSERT_TRUE(emb.ok()) << emb.error();
   const auto audio = models::synthetic_inputs(mel->model, 1, 7, -0.3f, 0.3f)[0];
   // One simulation (SystemC runs once per process): each stage on the NPU and on the CPU device.
-  Runs m, e;
+  Outcome m, e;
   auto cfg = system::load_system_config(NPUSIM_SOURCE_DIR "/configs/npu/default.json", {});
   ASSERT_TRUE(cfg.ok()) << cfg.error();
   auto sys = system::System::create(*cfg);
   ASSERT_TRUE(sys.ok()) << sys.error();
-  auto stage = [](system::System& s, const models::Model& model, const models::TensorMap& in, Runs* r) {
-    auto p = s.npu_device().prepare_model(model);
-    ASSERT_TRUE(p.status.ok()) << p.status.message;
-    r->placement = p.model->placement();
-    r->npu = p.model->execute_synchronously(in, true);
-    auto c = s.cpu_device().prepare_model(model);
-    ASSERT_TRUE(c.status.ok()) << c.status.message;
-    r->cpu = c.model->execute_synchronously(in, false);
-  };
   auto end = (*sys)->run([&](system::System& s) {
-    stage(s, mel->model, audio, &m);
+    npu::testing::run_on_both_devices(s, mel->model, audio, mel->model, audio, &m);
     ASSERT_TRUE(m.npu.status.ok()) << m.npu.status.message;
     const models::Tensor& spec = m.npu.outputs.begin()->second;
     ASSERT_EQ(spec.dimensions, (std::vector<uint32_t>{1, 1, 133, 32}));
@@ -303,7 +278,8 @@ TEST(RealModels, OpenWakeWordChainAudioToEmbeddingOnNpu) {
     for (uint64_t i = 0; i < 76 * 32; ++i)
       models::write_element(frames.type, frames.data, i,
                             models::read_element(spec.type, spec.data, (133 - 76) * 32 + i) / 10.0 + 2.0);
-    stage(s, emb->model, {{in, frames}}, &e);
+    const models::TensorMap frames_in{{in, frames}};
+    npu::testing::run_on_both_devices(s, emb->model, frames_in, emb->model, frames_in, &e);
   });
   ASSERT_TRUE(end.ok()) << end.error();
   print_run("chain: melspectrogram", m);
