@@ -22,7 +22,8 @@
 #ifndef NPUSIM_VP_H
 #define NPUSIM_VP_H
 
-#ifdef __KERNEL__
+#if defined(__KERNEL__) || defined(__linux__)
+/* the kernel's own __u32/__u64: a Linux client also includes <linux/types.h> (drm.h does) */
 #include <linux/types.h>
 #else
 #include <stdint.h>
