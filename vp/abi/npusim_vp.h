@@ -22,7 +22,9 @@
 #ifndef NPUSIM_VP_H
 #define NPUSIM_VP_H
 
-#ifdef __KERNEL__
+/* <linux/types.h> in the kernel and in Linux user space alike (a user-space typedef of __u64 as
+ * uint64_t would conflict with the one glibc headers pull in); the fallback is for other systems. */
+#if defined(__KERNEL__) || defined(__linux__)
 #include <linux/types.h>
 #else
 #include <stdint.h>
