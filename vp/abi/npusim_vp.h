@@ -16,8 +16,9 @@
  *
  * Time: the simulation is frozen between requests; each access advances it by its bus time, as in
  * process. NPUSIM_VP_OP_RUN says "the driver has nothing more to write now": the device then simulates
- * until its interrupt line is high or nothing is left to simulate, and freezes again. A driver issues
- * it after programming work and at the end of its interrupt handling; on silicon it is a no-op.
+ * until its interrupt line is high or nothing is left to simulate, and freezes again; only then is RUN
+ * answered (ack_seq), after the MSI-X of a rise during it. A driver issues it after programming work and
+ * at the end of its interrupt handling; on silicon it is a no-op.
  */
 #ifndef NPUSIM_VP_H
 #define NPUSIM_VP_H
