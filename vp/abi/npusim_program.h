@@ -15,8 +15,9 @@
 #ifndef NPUSIM_PROGRAM_H
 #define NPUSIM_PROGRAM_H
 
+/* <linux/types.h> in the kernel and in Linux user space alike (a user-space typedef of __u64 as
+ * uint64_t would conflict with the one glibc headers pull in); the fallback is for other systems. */
 #if defined(__KERNEL__) || defined(__linux__)
-/* the kernel's own __u32/__u64: a Linux client also includes <linux/types.h> (drm.h does) */
 #include <linux/types.h>
 #else
 #include <stdint.h>

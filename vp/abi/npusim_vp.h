@@ -16,14 +16,16 @@
  *
  * Time: the simulation is frozen between requests; each access advances it by its bus time, as in
  * process. NPUSIM_VP_OP_RUN says "the driver has nothing more to write now": the device then simulates
- * until its interrupt line is high or nothing is left to simulate, and freezes again. A driver issues
- * it after programming work and at the end of its interrupt handling; on silicon it is a no-op.
+ * until its interrupt line is high or nothing is left to simulate, and freezes again; only then is RUN
+ * answered (ack_seq), after the MSI-X of a rise during it. A driver issues it after programming work and
+ * at the end of its interrupt handling; on silicon it is a no-op.
  */
 #ifndef NPUSIM_VP_H
 #define NPUSIM_VP_H
 
+/* <linux/types.h> in the kernel and in Linux user space alike (a user-space typedef of __u64 as
+ * uint64_t would conflict with the one glibc headers pull in); the fallback is for other systems. */
 #if defined(__KERNEL__) || defined(__linux__)
-/* the kernel's own __u32/__u64: a Linux client also includes <linux/types.h> (drm.h does) */
 #include <linux/types.h>
 #else
 #include <stdint.h>
