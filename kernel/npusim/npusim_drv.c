@@ -242,6 +242,10 @@ static int npusim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ndev->regs = pcim_iomap_region(pdev, 0, NPUSIM_DRIVER_NAME);
 	if (IS_ERR(ndev->regs))
 		return PTR_ERR(ndev->regs);
+	/* BAR2: device memory (user mappings of BOs) and, on the VP, the mailbox */
+	ret = pcim_request_region(pdev, 2, NPUSIM_DRIVER_NAME);
+	if (ret)
+		return ret;
 	ndev->mem_phys = pci_resource_start(pdev, 2);
 	if (ndev->ops == &npusim_transport_vp) {
 		ret = npusim_vp_attach(ndev);
