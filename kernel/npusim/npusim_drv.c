@@ -195,14 +195,14 @@ static int npusim_jobs_show(struct seq_file *m, void *unused)
 		else
 			seq_printf(m, "channel %u: idle\n", ch);
 	}
-	seq_puts(m, "job priority level status retries buffers cycles wall_us\n");
+	seq_puts(m, "job priority level status retries buffers cycles latency_cycles wall_us\n");
 	n = min_t(u32, ndev->log_next, NPUSIM_JOB_LOG);
 	for (i = ndev->log_next - n; i != ndev->log_next; i++) {
 		struct npusim_job_record *r = &ndev->log[i % NPUSIM_JOB_LOG];
 
-		seq_printf(m, "%u %d %s %d %u %u %llu %llu\n", r->id, r->priority,
+		seq_printf(m, "%u %d %s %d %u %u %llu %llu %llu\n", r->id, r->priority,
 			   npusim_level_name(npusim_level_for(r->priority)), r->error, r->retries,
-			   r->cmds, r->cycles, r->wall_ns / 1000);
+			   r->cmds, r->cycles, r->latency_cycles, r->wall_ns / 1000);
 	}
 	mutex_unlock(&ndev->sched_lock);
 	return 0;

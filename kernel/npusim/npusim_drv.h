@@ -80,6 +80,7 @@ struct npusim_job {
 	u32 stage_left;			/* its command buffers not yet done */
 	struct drm_gem_object **bos;	/* references held until the job ends */
 	u64 cycles, energy_pj;
+	u64 start_cycle, end_cycle;	/* CYCLE_LO/HI at submission and at the end */
 	u32 retries;
 	int error;
 	bool ended;
@@ -94,6 +95,7 @@ struct npusim_job_record {
 	u32 cmds;
 	u64 cycles;
 	u64 wall_ns;
+	u64 latency_cycles;
 };
 
 struct npusim_channel {
@@ -153,6 +155,7 @@ struct npusim_file {
 u32 npusim_rd32(struct npusim_device *ndev, u32 offset);
 void npusim_wr32(struct npusim_device *ndev, u32 offset, u32 value);
 void npusim_hw_sync(struct npusim_device *ndev);
+u64 npusim_cycle(struct npusim_device *ndev);
 static inline u32 npusim_ch_rd32(struct npusim_device *ndev, u32 ch, u32 reg)
 {
 	return npusim_rd32(ndev, NPUSIM_CH_BASE(ch) + reg);

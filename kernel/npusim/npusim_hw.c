@@ -174,6 +174,19 @@ void npusim_hw_sync(struct npusim_device *ndev)
 	mutex_unlock(&ndev->hw_lock);
 }
 
+/* The NPU's free-running cycle counter (the high word read twice across a carry) */
+u64 npusim_cycle(struct npusim_device *ndev)
+{
+	u32 hi, lo, hi2;
+
+	hi = npusim_rd32(ndev, NPUSIM_CYCLE_HI);
+	lo = npusim_rd32(ndev, NPUSIM_CYCLE_LO);
+	hi2 = npusim_rd32(ndev, NPUSIM_CYCLE_HI);
+	if (hi2 != hi)
+		lo = npusim_rd32(ndev, NPUSIM_CYCLE_LO);
+	return (u64)hi2 << 32 | lo;
+}
+
 /* VP: find the mailbox, check the device side serves this ABI. */
 int npusim_vp_attach(struct npusim_device *ndev)
 {

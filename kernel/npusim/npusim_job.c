@@ -107,6 +107,7 @@ static void npusim_log_job(struct npusim_device *ndev, struct npusim_job *job)
 	r->cmds = job->cmd_count;
 	r->cycles = job->cycles;
 	r->wall_ns = ktime_to_ns(ktime_sub(job->end, job->submitted));
+	r->latency_cycles = job->end_cycle - job->start_cycle;
 }
 
 /* Stop the channel running cmd (if any) and forget it. */
@@ -135,6 +136,7 @@ static void npusim_job_end(struct npusim_job *job, int error)
 	job->ended = true;
 	job->error = error;
 	job->end = ktime_get();
+	job->end_cycle = ndev->lost || ndev->dead ? job->start_cycle : npusim_cycle(ndev);
 	for (i = 0; i < job->cmd_count; i++)
 		npusim_cmd_abort(ndev, &job->cmds[i]);
 	list_del_init(&job->node);
@@ -542,6 +544,7 @@ int npusim_submit_ioctl(struct drm_device *drm, void *data, struct drm_file *fil
 	job->fence.seqno = ++ndev->fence_seqno;
 	dma_fence_get(&job->fence);	/* the scheduler's, until npusim_job_end */
 	list_add_tail(&job->node, &ndev->jobs);
+	job->start_cycle = npusim_cycle(ndev);
 	npusim_stage_queue(ndev, job);
 	npusim_kick(ndev);
 	mutex_unlock(&ndev->sched_lock);
@@ -583,6 +586,7 @@ int npusim_wait_ioctl(struct drm_device *drm, void *data, struct drm_file *file)
 		args->device_cycles = job->cycles;
 		args->energy_pj = job->energy_pj;
 		args->wall_ns = ktime_to_ns(ktime_sub(job->end, job->submitted));
+		args->latency_cycles = job->end_cycle - job->start_cycle;
 		/* a job is waited for once: the file forgets it */
 		if (xa_erase(&nfile->jobs, args->job_id) == job)
 			dma_fence_put(&job->fence);

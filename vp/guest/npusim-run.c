@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	const struct npusim_program_stage *stages;
 	const struct npusim_program_cmd *cmds;
 	const struct npusim_program_reloc *relocs;
-	uint64_t *cmd_at, wall_min = UINT64_MAX, wall_max = 0, wall_sum = 0;
+	uint64_t *cmd_at, wall_min = UINT64_MAX, wall_max = 0, wall_sum = 0, lat_sum = 0;
 	uint8_t *file, *inputs = NULL, *cmdbuf;
 	struct bo *bos, cbo;
 	uint32_t *handles, i, j, k;
@@ -276,7 +276,7 @@ usage:
 	}
 
 	for (r = 0; r < repeat && !failed; r++) {
-		uint64_t t0 = now_ns(), cycles = 0, wall;
+		uint64_t t0 = now_ns(), cycles = 0, wall, lat = 0;
 
 		for (j = 0; j < h->job_count && !failed; j++) {
 			const struct npusim_program_job *pj = &jobs[j];
@@ -316,10 +316,13 @@ usage:
 			xioctl(DRM_IOCTL_NPUSIM_WAIT, &w, "WAIT");
 			free(uc);
 			cycles += (uint64_t)w.device_cycles;
+			lat += (uint64_t)w.latency_cycles;
 			if (!quiet || w.status)
-				printf("job %u: status %d%s%s cycles %" PRIu64 " energy_pj %" PRIu64 " retries %u wall_us %" PRIu64 "\n",
+				printf("job %u: status %d%s%s cycles %" PRIu64 " latency_cycles %" PRIu64 " energy_pj %" PRIu64
+				       " retries %u wall_us %" PRIu64 "\n",
 				       j, w.status, w.status ? " " : "", w.status ? strerror(-w.status) : "",
-				       (uint64_t)w.device_cycles, (uint64_t)w.energy_pj, w.retries, (uint64_t)w.wall_ns / 1000);
+				       (uint64_t)w.device_cycles, (uint64_t)w.latency_cycles, (uint64_t)w.energy_pj, w.retries,
+				       (uint64_t)w.wall_ns / 1000);
 			if (w.status) {
 				printf("ERROR job=%u errno=%d (%s)\n", j, -w.status, strerror(-w.status));
 				failed = 1;
@@ -330,8 +333,10 @@ usage:
 		wall_min = wall < wall_min ? wall : wall_min;
 		wall_max = wall > wall_max ? wall : wall_max;
 		total_cycles = cycles;
+		lat_sum += lat;
 		if (!quiet)
-			printf("run %d: device_cycles %" PRIu64 " wall_us %" PRIu64 "\n", r, cycles, wall / 1000);
+			printf("run %d: device_cycles %" PRIu64 " latency_cycles %" PRIu64 " wall_us %" PRIu64 "\n", r, cycles,
+			       lat, wall / 1000);
 	}
 	if (failed)
 		return 3;
@@ -355,8 +360,8 @@ usage:
 			fail(1, "%s: %s", argv[optind + 2], strerror(errno));
 	}
 	printf("RESULT model=%s jobs=%u device_cycles=%" PRIu64 " expected_cycles=%" PRIu64 " repeat=%d wall_us_mean=%" PRIu64
-	       " wall_us_min=%" PRIu64 " wall_us_max=%" PRIu64 " priority=%d output_bytes=%" PRIu64 "\n",
+	       " wall_us_min=%" PRIu64 " wall_us_max=%" PRIu64 " latency_cycles_mean=%" PRIu64 " priority=%d output_bytes=%" PRIu64 "\n",
 	       h->model, h->job_count, total_cycles, (uint64_t)h->device_cycles, repeat, wall_sum / repeat / 1000, wall_min / 1000,
-	       wall_max / 1000, priority, obytes);
+	       wall_max / 1000, lat_sum / (uint64_t)repeat, priority, obytes);
 	return 0;
 }

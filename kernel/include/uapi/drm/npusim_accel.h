@@ -99,6 +99,7 @@ struct drm_npusim_wait {
 	__u64 device_cycles;	/* out: sum of CH_CYCLES of the job's command buffers */
 	__u64 energy_pj;	/* out: sum of CH_ENERGY */
 	__u64 wall_ns;		/* out: submit to end, guest clock */
+	__u64 latency_cycles;	/* out: submit to end, the NPU's free-running cycle counter */
 };
 
 #if defined(__cplusplus)
