@@ -636,7 +636,8 @@ int regmap_c_header() {
       " * common/include/npu/regmap/npu_regs.h: do not edit; regenerate.\n"
       " */\n"
       "#ifndef NPUSIM_REGS_H\n#define NPUSIM_REGS_H\n\n#include <linux/bits.h>\n\n");
-  std::printf("#define NPUSIM_ID_VALUE 0x%08x\n\n/* Global block (offset from the MMIO base) */\n", kNpuIdValue);
+  std::printf("#define NPUSIM_ID_VALUE 0x%08x\n\n/* Global block (offset from the MMIO base) */\n",
+              kNpuIdValue);
   for (const auto& r : kGlobalRegisters) reg(r.name, r.offset, access(r.access));
   std::printf("\n/* Thermal, power and DVFS block */\n");
   for (const auto& r : kThermalRegisters) reg(r.name, r.offset, access(r.access));

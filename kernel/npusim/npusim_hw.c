@@ -38,7 +38,7 @@ static int mmio_write32(struct npusim_device *ndev, u32 offset, u32 value)
 	return 0;
 }
 
-static int mmio_sync(struct npusim_device *ndev)
+static int mmio_sync(struct npusim_device *ndev, u32 bound_us)
 {
 	return 0;
 }
@@ -108,11 +108,9 @@ static int vp_write32(struct npusim_device *ndev, u32 offset, u32 value)
 	return vp_request(ndev, NPUSIM_VP_OP_WRITE32, offset, &value);
 }
 
-static int vp_sync(struct npusim_device *ndev)
+static int vp_sync(struct npusim_device *ndev, u32 bound_us)
 {
-	u32 unused = 0;
-
-	return vp_request(ndev, NPUSIM_VP_OP_RUN, 0, &unused);
+	return vp_request(ndev, NPUSIM_VP_OP_RUN, 0, &bound_us);
 }
 
 const struct npusim_transport_ops npusim_transport_vp = {
@@ -161,13 +159,13 @@ void npusim_wr32(struct npusim_device *ndev, u32 offset, u32 value)
 	mutex_unlock(&ndev->hw_lock);
 }
 
-void npusim_hw_sync(struct npusim_device *ndev)
+void npusim_hw_sync(struct npusim_device *ndev, u32 bound_us)
 {
 	int ret;
 
 	mutex_lock(&ndev->hw_lock);
 	if (!ndev->lost) {
-		ret = ndev->ops->sync(ndev);
+		ret = ndev->ops->sync(ndev, bound_us);
 		if (ret)
 			npusim_hw_failed(ndev, ret);
 	}
