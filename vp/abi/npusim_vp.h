@@ -18,10 +18,7 @@
  * process. NPUSIM_VP_OP_RUN says "the driver has nothing more to write now": the device then simulates
  * until its interrupt line is high or nothing is left to simulate, and freezes again; only then is RUN
  * answered (ack_seq), after the MSI-X of a rise during it. A driver issues it after programming work and
- * at the end of its interrupt handling; on silicon it is a no-op. RUN's value is a bound: the most
- * simulated time it may advance, in microseconds (0: none); the run also ends, and RUN is answered, when
- * the bound is reached. A hung channel stays busy and the thermal model keeps sampling while any channel
- * is busy, so without a bound a RUN over a hang would never be answered and the driver could not reset it.
+ * at the end of its interrupt handling; on silicon it is a no-op.
  */
 #ifndef NPUSIM_VP_H
 #define NPUSIM_VP_H
@@ -46,7 +43,7 @@ typedef uint64_t __u64;
 enum npusim_vp_op {
 	NPUSIM_VP_OP_READ32 = 1,
 	NPUSIM_VP_OP_WRITE32 = 2,
-	NPUSIM_VP_OP_RUN = 3,	/* value: bound in simulated microseconds, 0 none */
+	NPUSIM_VP_OP_RUN = 3,
 };
 
 enum npusim_vp_status {

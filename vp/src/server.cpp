@@ -2,7 +2,6 @@
 
 #include <poll.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -84,8 +83,7 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
     store(mb->sim_time_ps, static_cast<__u64>(sim_time_ps()));
     store(mb->ack_seq, seq, __ATOMIC_RELEASE);
   };
-  uint32_t run_seq = 0;                                // the RUN being simulated (answered when it ends)
-  sc_core::sc_time run_until = sc_core::SC_ZERO_TIME;  // its bound (RUN's value, µs), or zero: none
+  uint32_t run_seq = 0;  // the RUN being simulated (answered when it ends)
   // Performs every request waiting in the mailbox (the guest posts one at a time); stops at a RUN that
   // has to simulate.
   auto take_requests = [&] {
@@ -107,16 +105,14 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
           break;
         case NPUSIM_VP_OP_RUN:
           ++report.runs;
+          value = 0;
           // Still high: the guest is told again rather than the model run past an unserved interrupt.
           if (device.irq_high()) {
-            value = 0;
             ++report.msix;
             server.interrupt_guest();
           } else {
             running = true;
             run_seq = seq;
-            run_until = value ? sc_core::sc_time_stamp() + sc_core::sc_time(value, sc_core::SC_US)
-                              : sc_core::SC_ZERO_TIME;
             continue;  // answered when the run ends
           }
           break;
@@ -157,16 +153,8 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
       break;
     }
     if (running) {
-      sc_core::sc_time step_limit = options.run_step;
-      const bool bounded = run_until != sc_core::SC_ZERO_TIME;
-      if (bounded && run_until > sc_core::sc_time_stamp())
-        step_limit = std::min(step_limit, run_until - sc_core::sc_time_stamp());
-      const Device::Step step = device.run(step_limit);
-      if (step == Device::Step::MORE && bounded && sc_core::sc_time_stamp() >= run_until) {
-        running = false;
-        log->debug("RUN {} ended at {} ps: its bound", run_seq, sim_time_ps());
-        answer(run_seq, 0, NPUSIM_VP_OK);
-      } else if (step != Device::Step::MORE) {
+      const Device::Step step = device.run(options.run_step);
+      if (step != Device::Step::MORE) {
         running = false;
         log->debug("RUN {} ended at {} ps: {}", run_seq, sim_time_ps(),
                    step == Device::Step::IRQ ? "interrupt" : "nothing left to simulate");
