@@ -32,11 +32,8 @@ struct npusim_transport_ops {
 	const char *name;
 	int (*read32)(struct npusim_device *ndev, u32 offset, u32 *value);
 	int (*write32)(struct npusim_device *ndev, u32 offset, u32 value);
-	/*
-	 * "nothing more to write now": lets a simulated device advance, by at most bound_us of its
-	 * time, until its interrupt line rises; a no-op on silicon
-	 */
-	int (*sync)(struct npusim_device *ndev, u32 bound_us);
+	/* "nothing more to write now": lets a simulated device advance; no-op on silicon */
+	int (*sync)(struct npusim_device *ndev);
 };
 
 extern const struct npusim_transport_ops npusim_transport_mmio;
@@ -157,7 +154,7 @@ struct npusim_file {
 /* npusim_hw.c */
 u32 npusim_rd32(struct npusim_device *ndev, u32 offset);
 void npusim_wr32(struct npusim_device *ndev, u32 offset, u32 value);
-void npusim_hw_sync(struct npusim_device *ndev, u32 bound_us);
+void npusim_hw_sync(struct npusim_device *ndev);
 u64 npusim_cycle(struct npusim_device *ndev);
 static inline u32 npusim_ch_rd32(struct npusim_device *ndev, u32 ch, u32 reg)
 {

@@ -38,7 +38,7 @@ static int mmio_write32(struct npusim_device *ndev, u32 offset, u32 value)
 	return 0;
 }
 
-static int mmio_sync(struct npusim_device *ndev, u32 bound_us)
+static int mmio_sync(struct npusim_device *ndev)
 {
 	return 0;
 }
@@ -108,9 +108,11 @@ static int vp_write32(struct npusim_device *ndev, u32 offset, u32 value)
 	return vp_request(ndev, NPUSIM_VP_OP_WRITE32, offset, &value);
 }
 
-static int vp_sync(struct npusim_device *ndev, u32 bound_us)
+static int vp_sync(struct npusim_device *ndev)
 {
-	return vp_request(ndev, NPUSIM_VP_OP_RUN, 0, &bound_us);
+	u32 unused = 0;
+
+	return vp_request(ndev, NPUSIM_VP_OP_RUN, 0, &unused);
 }
 
 const struct npusim_transport_ops npusim_transport_vp = {
@@ -159,13 +161,13 @@ void npusim_wr32(struct npusim_device *ndev, u32 offset, u32 value)
 	mutex_unlock(&ndev->hw_lock);
 }
 
-void npusim_hw_sync(struct npusim_device *ndev, u32 bound_us)
+void npusim_hw_sync(struct npusim_device *ndev)
 {
 	int ret;
 
 	mutex_lock(&ndev->hw_lock);
 	if (!ndev->lost) {
-		ret = ndev->ops->sync(ndev, bound_us);
+		ret = ndev->ops->sync(ndev);
 		if (ret)
 			npusim_hw_failed(ndev, ret);
 	}

@@ -238,12 +238,9 @@ static void npusim_kick(struct npusim_device *ndev)
 
 	lockdep_assert_held(&ndev->sched_lock);
 	npusim_dispatch(ndev);
-	/*
-	 * A simulated device advances at most a job timeout of its own time: over a hung channel it
-	 * would otherwise simulate forever and never take the reset
-	 */
+	/* over a hung channel the VP answers RUN after a limit of simulated time (docs/vp-device.md) */
 	if (npusim_busy(ndev))
-		npusim_hw_sync(ndev, job_timeout_ms * 1000);
+		npusim_hw_sync(ndev);
 	if (ndev->lost) {
 		npusim_fail_all(ndev, -ENODEV);
 		return;
