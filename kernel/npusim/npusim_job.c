@@ -238,7 +238,7 @@ static void npusim_kick(struct npusim_device *ndev)
 
 	lockdep_assert_held(&ndev->sched_lock);
 	npusim_dispatch(ndev);
-	/* over a hung channel the VP answers RUN after a limit of simulated time (docs/vp-device.md) */
+	/* over a hung channel the VP answers RUN after a limit of simulated time */
 	if (npusim_busy(ndev))
 		npusim_hw_sync(ndev);
 	if (ndev->lost) {
