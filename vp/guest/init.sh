@@ -46,7 +46,7 @@ npurun() {
 say "init $(cut -d' ' -f1 /proc/uptime)"
 for m in /lib/modules/drm.ko /lib/modules/npusim.ko; do
 	if ! insmod $m $(cat /vp/params-$(basename $m .ko) 2>/dev/null); then
-		say "insmod $m failed"
+		say "module load failed: $m"
 		finish
 	fi
 done
