@@ -779,10 +779,9 @@ int sc_main(int argc, char* argv[]) {
 
   // Subcommands in their own files (tools/cmd_*.cpp); one line each.
   const std::vector<npusim::Subcommand> registered = {
-      npusim::register_scenario_command(app),
-      npusim::register_sweep_command(app),
-      npusim::register_measure_command(app),
-      npusim::register_stress_command(app),
+      npusim::register_scenario_command(app), npusim::register_sweep_command(app),
+      npusim::register_measure_command(app),  npusim::register_stress_command(app),
+      npusim::register_vp_command(app),  // docs/vp-device.md
   };
 
   if (argc == 1) {

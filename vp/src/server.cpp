@@ -84,6 +84,7 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
     store(mb->ack_seq, seq, __ATOMIC_RELEASE);
   };
   uint32_t run_seq = 0;  // the RUN being simulated (answered when it ends)
+  sc_core::sc_time run_until;
   // Performs every request waiting in the mailbox (the guest posts one at a time); stops at a RUN that
   // has to simulate.
   auto take_requests = [&] {
@@ -113,6 +114,7 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
           } else {
             running = true;
             run_seq = seq;
+            run_until = sc_core::sc_time_stamp() + options.run_limit;
             continue;  // answered when the run ends
           }
           break;
@@ -154,7 +156,13 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
     }
     if (running) {
       const Device::Step step = device.run(options.run_step);
-      if (step != Device::Step::MORE) {
+      if (step == Device::Step::MORE && sc_core::sc_time_stamp() >= run_until) {
+        ++report.runs_at_limit;
+        log->warn("RUN {}: no interrupt within {} of simulated time; answered (a hung channel?)", run_seq,
+                  options.run_limit.to_string());
+        running = false;
+        answer(run_seq, 0, NPUSIM_VP_OK);
+      } else if (step != Device::Step::MORE) {
         running = false;
         log->debug("RUN {} ended at {} ps: {}", run_seq, sim_time_ps(),
                    step == Device::Step::IRQ ? "interrupt" : "nothing left to simulate");

@@ -29,7 +29,8 @@ struct ServeReport {
   EndReason reason = EndReason::CLIENT_GONE;
   uint64_t requests = 0, reads = 0, writes = 0, runs = 0;
   uint64_t bad_ops = 0, bus_errors = 0;
-  uint64_t msix = 0;  // interrupts raised in the guest
+  uint64_t msix = 0;           // interrupts raised in the guest
+  uint64_t runs_at_limit = 0;  // RUNs answered at ServeOptions::run_limit, the line still low
   // The client left with a request unanswered (a RUN still simulating).
   bool client_gone_mid_request = false;
   bool running_at_end = false;  // RUN was still simulating when serving ended
@@ -37,6 +38,9 @@ struct ServeReport {
 
 struct ServeOptions {
   sc_core::sc_time run_step = sc_core::sc_time(20, sc_core::SC_US);
+  // A RUN is answered after this much simulated time without an interrupt even when events remain (a
+  // hung channel keeps the thermal monitor sampling forever): the guest's own timeout then decides.
+  sc_core::sc_time run_limit = sc_core::sc_time(10, sc_core::SC_SEC);
   int stop_fd = -1;
 };
 
