@@ -782,6 +782,7 @@ int sc_main(int argc, char* argv[]) {
       npusim::register_scenario_command(app), npusim::register_sweep_command(app),
       npusim::register_measure_command(app),  npusim::register_stress_command(app),
       npusim::register_vp_command(app),  // docs/vp-device.md
+      npusim::register_program_command(app),
   };
 
   if (argc == 1) {
