@@ -3,6 +3,7 @@
  * npusim-run: runs an npusim program file (vp/abi/npusim_program.h) through the npusim accel driver.
  *
  *   npusim-run [-d /dev/accel/accel0] [-p PRIORITY] [-n REPEAT] [-q] PROGRAM INPUTS.bin OUTPUTS.bin
+ *   npusim-run [-d DEVICE] -B     the driver's answers to bad requests, each against the errno it must give
  *
  * INPUTS.bin is every input operand's raw bytes, concatenated in the program's input order (an empty
  * file or "-" for a timing-only program); OUTPUTS.bin gets every output operand's raw bytes in the
@@ -108,6 +109,70 @@ static uint64_t param(uint32_t p)
 	return gp.value;
 }
 
+/* One bad request: the ioctl must fail with want. */
+static int bad(unsigned long req, void *arg, int want, const char *what)
+{
+	int ret = ioctl(dev_fd, req, arg), got = ret ? errno : 0;
+
+	printf("%-52s %s (errno %d%s%s)\n", what, got == want ? "ok" : "WRONG", got,
+	       got == want ? "" : ", want ", got == want ? "" : strerror(want));
+	return got != want;
+}
+
+/* The driver's checks of ioctl arguments, against a real device. */
+static int bad_requests(void)
+{
+	struct drm_npusim_bo_create c = { .size = 4096 };
+	struct drm_npusim_cmd cmd = { 0 };
+	struct drm_npusim_stage st = { 0, 1 };
+	struct drm_npusim_submit s = { 0 };
+	struct drm_npusim_wait w = { .job_id = 12345, .timeout_ns = 1000 };
+	struct drm_npusim_get_param gp = { .param = 999 };
+	uint32_t handle, nope = 0xdead;
+	int fails = 0;
+
+	fails += bad(DRM_IOCTL_NPUSIM_GET_PARAM, &gp, EINVAL, "GET_PARAM of an unknown parameter");
+	c.size = 0;
+	fails += bad(DRM_IOCTL_NPUSIM_BO_CREATE, &c, EINVAL, "BO_CREATE of 0 bytes");
+	c.size = 4096;
+	c.flags = 0x80;
+	fails += bad(DRM_IOCTL_NPUSIM_BO_CREATE, &c, EINVAL, "BO_CREATE with an unknown flag");
+	c.flags = DRM_NPUSIM_BO_WEIGHTS;
+	c.size = param(DRM_NPUSIM_PARAM_WEIGHT_MEM_BYTES) + 4096;
+	fails += bad(DRM_IOCTL_NPUSIM_BO_CREATE, &c, ENOSPC, "BO_CREATE of weights larger than their region");
+	c.flags = 0;
+	c.size = 4096;
+	xioctl(DRM_IOCTL_NPUSIM_BO_CREATE, &c, "BO_CREATE");
+	handle = c.handle;
+	s.cmds = (uintptr_t)&cmd;
+	s.stages = (uintptr_t)&st;
+	s.bo_handles = (uintptr_t)&nope;
+	s.cmd_count = 1;
+	s.stage_count = 1;
+	cmd.bo_handle = handle;
+	cmd.desc_count = 1;
+	s.bo_count = 1;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, ENOENT, "SUBMIT listing a BO handle that does not exist");
+	s.bo_handles = (uintptr_t)&handle;
+	cmd.desc_count = 33;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT of 33 descriptors in a 4 KiB BO");
+	cmd.desc_count = 1;
+	cmd.offset = 64;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT of a command buffer not 128-byte aligned");
+	cmd.offset = 0;
+	s.priority = 1001;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT at priority 1001");
+	s.priority = 0;
+	st.cmd_count = 2;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT whose stage covers more buffers than given");
+	st.cmd_count = 1;
+	s.cmds = 8;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EFAULT, "SUBMIT with a bad command-buffer pointer");
+	fails += bad(DRM_IOCTL_NPUSIM_WAIT, &w, ENOENT, "WAIT for a job that does not exist");
+	printf("BAD-REQUESTS %s\n", fails ? "FAILED" : "ok");
+	return fails ? 3 : 0;
+}
+
 static void put64(uint8_t *p, uint64_t v)
 {
 	int i;
@@ -119,7 +184,7 @@ static void put64(uint8_t *p, uint64_t v)
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/accel/accel0";
-	int priority = -1, repeat = 1, quiet = 0, opt;
+	int priority = -1, repeat = 1, quiet = 0, opt, bad_mode = 0;
 	uint64_t fsize, isize = 0, obytes = 0, ibytes = 0, cmd_bytes = 0, total_cycles = 0;
 	const struct npusim_program_header *h;
 	const struct npusim_program_bo *pbos;
@@ -134,14 +199,21 @@ int main(int argc, char **argv)
 	uint32_t *handles, i, j, k;
 	int failed = 0, r;
 
-	while ((opt = getopt(argc, argv, "d:p:n:q")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:n:qB")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'p': priority = atoi(optarg); break;
 		case 'n': repeat = atoi(optarg); break;
 		case 'q': quiet = 1; break;
+		case 'B': bad_mode = 1; break;
 		default: goto usage;
 		}
+	}
+	if (bad_mode) {
+		dev_fd = open(dev, O_RDWR | O_CLOEXEC);
+		if (dev_fd < 0)
+			fail(2, "%s: %s", dev, strerror(errno));
+		return bad_requests();
 	}
 	if (argc - optind != 3 || repeat < 1 || priority > DRM_NPUSIM_MAX_PRIORITY) {
 usage:
