@@ -9,11 +9,14 @@
  * transport; nothing else in the driver knows which one it runs on.
  */
 
+#include <linux/bitfield.h>
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include <drm/drm_accel.h>
 #include <drm/drm_debugfs.h>
@@ -209,6 +212,45 @@ static int npusim_jobs_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_jobs);
 
+/*
+ * debugfs: "CHANNEL KIND [INDEX]" arms CH_FAULT_INJECT of a channel (kind: 1 hang, 2 DMA error,
+ * 3 SRAM ECC) for its next command buffer, at descriptor INDEX; for bring-up of the recovery paths
+ */
+static ssize_t npusim_fault_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	struct npusim_device *ndev = file_inode(f)->i_private;
+	u32 ch, kind, index = 0;
+	char buf[32];
+	int idx, n;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	n = sscanf(buf, "%u %u %u", &ch, &kind, &index);
+	if (n < 2 || ch >= ndev->channels || !kind || kind > NPUSIM_FAULT_SRAM_ECC ||
+	    index > FIELD_MAX(NPUSIM_CH_FAULT_INJECT_INDEX))
+		return -EINVAL;
+	if (!(ndev->caps & NPUSIM_NPU_CAPS_FAULT_INJECT))
+		return -EOPNOTSUPP;
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return -ENODEV;
+	npusim_ch_wr32(ndev, ch, NPUSIM_CH_FAULT_INJECT,
+		       FIELD_PREP(NPUSIM_CH_FAULT_INJECT_KIND, kind) |
+		       FIELD_PREP(NPUSIM_CH_FAULT_INJECT_INDEX, index));
+	drm_dev_exit(idx);
+	dev_info(ndev->drm.dev, "debugfs: fault %u armed on channel %u at descriptor %u\n", kind,
+		 ch, index);
+	return len;
+}
+
+static const struct file_operations npusim_fault_fops = {
+	.owner = THIS_MODULE,
+	.write = npusim_fault_write,
+	.llseek = noop_llseek,
+};
+
 static void npusim_debugfs_init(struct npusim_device *ndev)
 {
 	struct dentry *root = ndev->drm.accel ? ndev->drm.accel->debugfs_root : NULL;
@@ -217,6 +259,7 @@ static void npusim_debugfs_init(struct npusim_device *ndev)
 		return;
 	debugfs_create_file("regs", 0400, root, ndev, &npusim_regs_fops);
 	debugfs_create_file("jobs", 0400, root, ndev, &npusim_jobs_fops);
+	debugfs_create_file("fault_inject", 0200, root, ndev, &npusim_fault_fops);
 }
 
 static int npusim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
