@@ -154,7 +154,7 @@ TEST(VpServeCli, ServesRegistersRunAndMsixThenWritesTheRunDirectory) {
   fs::remove_all(s.dir);
 }
 
-TEST(VpServeCli, InjectedHangLeavesNothingToSimulateAndExits4) {
+TEST(VpServeCli, InjectedHangEndsTheRunAtItsLimitAndExits4) {
   const Served s = start({"--set", "npu.faults.kind=hang", "--run-limit-ms", "50"});
   uint64_t irqs = 1;
   uint32_t status = 0;
@@ -165,7 +165,7 @@ TEST(VpServeCli, InjectedHangLeavesNothingToSimulateAndExits4) {
     const std::vector<desc::Raw> cmds = {test::dma_in(0x100000, 0, 4096), test::fence()};
     put(c, 0x1000, cmds);
     start_channel(c, 0, 0x1000, cmds.size());
-    c.run();  // answered: the hung channel leaves nothing to simulate
+    c.run();  // answered at --run-limit-ms: the hung channel raises no interrupt
     irqs = c.wait_interrupt(300);
     status = c.read(regs::channel_base(0) + regs::CH_STATUS);
   }
@@ -173,6 +173,8 @@ TEST(VpServeCli, InjectedHangLeavesNothingToSimulateAndExits4) {
   EXPECT_EQ(irqs, 0u);
   EXPECT_EQ(regs::CH_STATUS_STATE.get(status), static_cast<uint32_t>(regs::ChannelState::BUSY));
   EXPECT_EQ(summary(s)["faults"]["faults_injected"], 1);
+  // The hung channel keeps the thermal monitor sampling: the RUN ends at --run-limit-ms.
+  EXPECT_EQ(summary(s)["runs_at_limit"], 1);
   fs::remove_all(s.dir);
 }
 
