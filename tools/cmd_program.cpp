@@ -1,4 +1,5 @@
-// `npusim program --model M [--inputs I] [--hw H] [--set k=v] -o FILE.npuprog [--outputs OUT.json]`: the
+// `npusim program --model M [--inputs I] [--hw H] [--set k=v] -o FILE.npuprog [--outputs OUT.json]
+// [--raw-outputs DIR]`: the
 // model as the NPU device prepares it, written as a program file for the virtual platform's guest runner
 // (vp/abi/npusim_program.h, docs/vp-device.md). The model is prepared and run once in process exactly as
 // `npusim run` runs it (tools::run_model, same inputs); the file records that run's NPU cycles, and
@@ -6,6 +7,7 @@
 // A model with an operation the NPU cannot run, an IF/WHILE, or an input or output outside the arena is
 // refused with one line naming it (exit 1).
 #include <cstdio>
+#include <filesystem>
 
 #include "command.h"
 #include "npu/common/file_io.h"
@@ -26,7 +28,7 @@ namespace {
 struct ProgramCli {
   std::string hw = npu::tools::default_hw_config();
   std::vector<std::string> sets;
-  std::string model, inputs, output, outputs;
+  std::string model, inputs, output, outputs, raw_outputs;
   bool json = false;
 };
 
@@ -49,6 +51,10 @@ int run_program(const ProgramCli& c) {
   if (!timing_only && c.inputs.empty() && !zoo_inputs)
     return fail("--inputs is required (only a timing-only model or a zoo: model needs none)");
   if (timing_only && !c.outputs.empty()) return fail("--outputs: a timing-only model computes no outputs");
+  if (timing_only && !c.raw_outputs.empty())
+    return fail("--raw-outputs: a timing-only model computes no outputs");
+  if (!c.raw_outputs.empty() && !std::filesystem::is_directory(c.raw_outputs))
+    return fail(c.raw_outputs + ": --raw-outputs: not a folder");
   hal::TensorMap zeros;
   if (c.inputs.empty() && !zoo_inputs)
     for (uint32_t idx : model->main.input_indexes) {
@@ -102,6 +108,14 @@ int run_program(const ProgramCli& c) {
         c.outputs, models::dump_json_pretty(npu::with_build(models::io_to_json(run->result.outputs))));
     if (!w) return fail(w.error());
   }
+  // Each output operand's raw bytes, as the guest runner reads them back from its BO.
+  if (!c.raw_outputs.empty())
+    for (const auto& [operand, tensor] : run->result.outputs) {
+      const std::string path =
+          (std::filesystem::path(c.raw_outputs) / (std::to_string(operand) + ".bin")).string();
+      if (auto w = io::write_file_atomic(path, std::string(tensor.data.begin(), tensor.data.end())); !w)
+        return fail(w.error());
+    }
   auto parsed = tools::read_program_file(*file);
   if (!parsed) return fail(c.output + ": written but not readable: " + parsed.error());
   const auto& h = parsed->header;
@@ -145,6 +159,8 @@ Subcommand register_program_command(CLI::App& app) {
   cmd->add_option("-o,--output", c->output, "The program file to write (.npuprog)")->required();
   cmd->add_option("--outputs", c->outputs,
                   "Also write the in-process run's outputs JSON (as `npusim run --outputs`)");
+  cmd->add_option("--raw-outputs", c->raw_outputs,
+                  "Also write each output operand's raw bytes of the in-process run to DIR/<operand>.bin");
   cmd->add_flag("--json", c->json, "Print what was written as JSON");
   return {cmd, [c] { return run_program(*c); }};
 }

@@ -251,8 +251,9 @@ Subcommand register_vp_command(CLI::App& app) {
   serve->add_option("--stats", c->stats, "Where to write the stats tree JSON at the end");
   serve->add_option("--trace", c->trace, "Where to write a Perfetto-loadable trace at the end");
   serve
-      ->add_option("--run-step-us", c->run_step_us,
-                   "Simulated time per step while RUN simulates (the mailbox is looked at between steps)")
+      ->add_option(
+          "--run-step-us", c->run_step_us,
+          "Simulated time per step while RUN simulates (the socket and signals are watched between steps)")
       ->capture_default_str();
   serve
       ->add_option("--run-limit-ms", c->run_limit_ms,

@@ -204,6 +204,17 @@ TEST(VpProgramCli, FileCyclesAndOutputsEqualNpusimRun) {
     EXPECT_EQ(f->header.device_cycles, summary["npu_cycles"].get<uint64_t>()) << m;
     EXPECT_GT(f->header.device_cycles, 0u);
     EXPECT_EQ(read_text(dir + "/p.json"), read_text(dir + "/r.json")) << m;
+    // The raw bytes of each output: the in-process run's values, at the size the file gives the operand.
+    shell(bin + " program " + m + " -o " + dir + "/p.npuprog --raw-outputs " + dir, &st);
+    ASSERT_EQ(st, 0);
+    const auto values = nlohmann::json::parse(read_text(dir + "/r.json"));
+    for (const npusim_program_io& io : f->outputs) {
+      const std::string raw = read_text(dir + "/" + std::to_string(io.operand) + ".bin");
+      ASSERT_EQ(raw.size(), io.bytes);
+      const auto& v = values[std::to_string(io.operand)];
+      ASSERT_EQ(v.size(), raw.size());  // quant8: one byte per value
+      for (size_t i = 0; i < raw.size(); ++i) ASSERT_EQ(static_cast<uint8_t>(raw[i]), v[i].get<int>()) << i;
+    }
   }
   const std::string refused =
       shell(bin + " program --model zoo:lstm_acoustic_float -o " + dir + "/l.npuprog", &st);

@@ -154,7 +154,54 @@ TEST(VpServeCli, ServesRegistersRunAndMsixThenWritesTheRunDirectory) {
   fs::remove_all(s.dir);
 }
 
-TEST(VpServeCli, InjectedHangLeavesNothingToSimulateAndExits4) {
+// A lone guest is deterministic: the same requests give the same simulated times, trace and stats.
+TEST(VpServeCli, SameRequestsGiveTheSameRunTwice) {
+  std::string traces[2], stats[2], summaries[2];
+  for (int i = 0; i < 2; ++i) {
+    const Served s = start();
+    {
+      test::IvshmemClient c(s.socket);
+      ASSERT_TRUE(c.error.empty()) << c.error;
+      ASSERT_TRUE(c.wait_ready());
+      std::vector<desc::Raw> cmds;
+      for (uint32_t k = 0; k < 8; ++k) cmds.push_back(test::dma_in(0x100000 + k * 65536, 0, 65536));
+      cmds.push_back(test::dma_out(0x400000, 0, 65536));
+      cmds.push_back(test::fence());
+      put(c, 0x1000, cmds);
+      put(c, 0x9000, {test::dma_in(0x200000, 0, 32768), test::fence()});
+      start_channel(c, 0, 0x1000, cmds.size());
+      const uint32_t base1 = regs::channel_base(1);
+      c.write(regs::IRQ_MASK, regs::IRQ_CHANNELS.bit(0) | regs::IRQ_CHANNELS.bit(1));
+      c.write(base1 + regs::CH_CMD_BASE_LO, 0x9000);
+      c.write(base1 + regs::CH_CMD_COUNT, 2);
+      c.write(base1 + regs::CH_DOORBELL, regs::CH_DOORBELL_START);
+      // As a driver would: RUN, then per interrupt read and acknowledge, RUN again until both are done.
+      for (int done = 0; done < 2;) {
+        c.run();
+        const uint32_t pending = c.read(regs::IRQ_STATUS);
+        for (uint32_t ch = 0; ch < 2; ++ch)
+          if (pending & regs::IRQ_CHANNELS.bit(ch)) {
+            const uint32_t b = regs::channel_base(ch);
+            c.write(b + regs::CH_IRQ_STATUS, c.read(b + regs::CH_IRQ_STATUS));
+            ++done;
+          }
+        ASSERT_NE(pending, 0u);
+      }
+    }
+    ASSERT_EQ(wait_exit(s), 0) << read_text(s.log);
+    traces[i] = read_text(s.out + "/trace.json");
+    stats[i] = read_text(s.out + "/stats.json");
+    auto j = summary(s);
+    EXPECT_EQ(j["command_buffers"], 2);
+    summaries[i] = j.dump();
+    fs::remove_all(s.dir);
+  }
+  EXPECT_EQ(summaries[0], summaries[1]);
+  EXPECT_EQ(stats[0], stats[1]);
+  EXPECT_EQ(traces[0], traces[1]);
+}
+
+TEST(VpServeCli, InjectedHangEndsTheRunAtItsLimitAndExits4) {
   const Served s = start({"--set", "npu.faults.kind=hang", "--run-limit-ms", "50"});
   uint64_t irqs = 1;
   uint32_t status = 0;
@@ -165,7 +212,7 @@ TEST(VpServeCli, InjectedHangLeavesNothingToSimulateAndExits4) {
     const std::vector<desc::Raw> cmds = {test::dma_in(0x100000, 0, 4096), test::fence()};
     put(c, 0x1000, cmds);
     start_channel(c, 0, 0x1000, cmds.size());
-    c.run();  // answered: the hung channel leaves nothing to simulate
+    c.run();  // answered at --run-limit-ms: the hung channel raises no interrupt
     irqs = c.wait_interrupt(300);
     status = c.read(regs::channel_base(0) + regs::CH_STATUS);
   }
@@ -173,6 +220,8 @@ TEST(VpServeCli, InjectedHangLeavesNothingToSimulateAndExits4) {
   EXPECT_EQ(irqs, 0u);
   EXPECT_EQ(regs::CH_STATUS_STATE.get(status), static_cast<uint32_t>(regs::ChannelState::BUSY));
   EXPECT_EQ(summary(s)["faults"]["faults_injected"], 1);
+  // The hung channel keeps the thermal monitor sampling: the RUN ends at --run-limit-ms.
+  EXPECT_EQ(summary(s)["runs_at_limit"], 1);
   fs::remove_all(s.dir);
 }
 
