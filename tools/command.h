@@ -17,5 +17,7 @@ Subcommand register_scenario_command(CLI::App& app);
 Subcommand register_sweep_command(CLI::App& app);
 Subcommand register_measure_command(CLI::App& app);
 Subcommand register_stress_command(CLI::App& app);
+Subcommand register_vp_command(CLI::App& app);
+Subcommand register_program_command(CLI::App& app);
 
 }  // namespace npusim

@@ -112,8 +112,8 @@ void set_clock(std::function<uint64_t()> now_ns) { clock_source() = std::move(no
 
 namespace {
 // Every log::get() name starts with one of these (the channels' SystemC names are npu.chN).
-const char* const kRoots[] = {"compilation", "cpuexe", "driver",     "execution",
-                              "manager",     "model",  "scheduling", "npu"};
+const char* const kRoots[] = {"compilation", "cpuexe",     "driver", "execution", "manager",
+                              "model",       "scheduling", "npu",    "vp"};
 }  // namespace
 
 std::string unknown_selector(const std::string& filter) {

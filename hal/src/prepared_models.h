@@ -104,6 +104,7 @@ class NpuPreparedModel : public PreparedModel {
   std::string placement() const override;
   std::vector<OperationTiling> tilings() const override;
   const models::Operand* io_operand(uint32_t operand) const override;
+  const Program* npu_program() const override { return &program_; }
   // Gives the model (and those of the subgraphs it holds) the prepared subgraphs its IF/WHILE run.
   void attach_subgraphs(std::unique_ptr<SubgraphModels> subgraphs);
 

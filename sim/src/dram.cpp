@@ -45,7 +45,22 @@ uint8_t* Dram::page(uint64_t index) {
   return p.get();
 }
 
+bool Dram::use_external(uint8_t* base) {
+  if (!base) return false;
+  for (const auto& [index, data] : pages_) {
+    const uint64_t at = index * kPageBytes;
+    std::memcpy(base + at, data.get(), std::min(kPageBytes, size_ - at));
+  }
+  pages_.clear();
+  external_ = base;
+  return true;
+}
+
 void Dram::read(uint64_t addr, void* dst, uint64_t len) const {
+  if (external_) {
+    std::memcpy(dst, external_ + addr, len);
+    return;
+  }
   auto* out = static_cast<uint8_t*>(dst);
   while (len > 0) {
     const uint64_t index = addr / kPageBytes, offset = addr % kPageBytes;
@@ -63,6 +78,10 @@ void Dram::read(uint64_t addr, void* dst, uint64_t len) const {
 }
 
 void Dram::write(uint64_t addr, const void* src, uint64_t len) {
+  if (external_) {
+    std::memcpy(external_ + addr, src, len);
+    return;
+  }
   const auto* in = static_cast<const uint8_t*>(src);
   while (len > 0) {
     const uint64_t index = addr / kPageBytes, offset = addr % kPageBytes;

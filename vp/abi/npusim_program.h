@@ -1,35 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * An npusim program file: one model compiled on the host (`npusim program`) into what a client of the
- * kernel driver needs to run it without the HAL: buffer objects with their initial contents, where each
- * input and output operand lives, the command buffers of each job's stages, and the relocations that
- * patch device addresses once the guest has allocated the buffer objects. Written by npusim (C++),
- * read by the guest runner (C). Little-endian; every *_off is a byte offset from the start of the file.
+ * An npusim program file: one model compiled on the host (`npusim program`) into what a client of
+ * the kernel driver needs to run it without the HAL: buffer objects with their initial contents,
+ * where each input and output operand lives, the command buffers of each job's stages, and the
+ * relocations that patch device addresses once the guest has allocated the buffer objects. Written
+ * by npusim (C++), read by the guest runner (C). Little-endian; every *_off is a byte offset from
+ * the start of the file.
  *
- * Running it: allocate each BO (flags as given), copy init bytes to offset 0 of it; write every input
- * operand's raw bytes at (bo, bo_offset); copy all command buffers into one command BO, and for each
- * relocation store the 64-bit device address of (bo, bo_offset) at byte_offset of command buffer cmd;
- * submit the jobs in order, each job's stages in order (a stage's command buffers may run in parallel,
- * stage k + 1 starts when stage k is complete); read every output operand's raw bytes back.
+ * Running it: allocate each BO (flags as given), copy init bytes to offset 0 of it; write every
+ * input operand's raw bytes at (bo, bo_offset); copy all command buffers into one command BO, and
+ * for each relocation store the 64-bit device address of (bo, bo_offset) at byte_offset of command
+ * buffer cmd; submit the jobs in order, each job's stages in order (a stage's command buffers may
+ * run in parallel, stage k + 1 starts when stage k is complete); read every output operand's raw
+ * bytes back.
  */
 #ifndef NPUSIM_PROGRAM_H
 #define NPUSIM_PROGRAM_H
 
-#ifdef __KERNEL__
 #include <linux/types.h>
-#else
-#include <stdint.h>
-typedef uint32_t __u32;
-typedef int32_t __s32;
-typedef uint64_t __u64;
-#endif
 
 #define NPUSIM_PROGRAM_MAGIC "NPUPROG1" /* 8 bytes, no terminator in the file */
 #define NPUSIM_PROGRAM_VERSION 1u
 #define NPUSIM_DESCRIPTOR_BYTES 128u
 
-#define NPUSIM_PROGRAM_TIMING_ONLY (1u << 0) /* command buffers move and compute no data */
-#define NPUSIM_PROGRAM_BO_WEIGHTS (1u << 0)  /* place in the weight-memory region */
+#define NPUSIM_PROGRAM_TIMING_ONLY 0x1u /* command buffers move and compute no data */
+#define NPUSIM_PROGRAM_BO_WEIGHTS 0x1u /* place in the weight-memory region */
 
 struct npusim_program_header {
 	char magic[8];
@@ -41,14 +36,16 @@ struct npusim_program_header {
 	__u32 stage_count, cmd_count, reloc_count, reserved0;
 	__u64 bos_off, inputs_off, outputs_off, jobs_off;
 	__u64 stages_off, cmds_off, relocs_off;
-	__u64 device_cycles; /* Σ CH_CYCLES of the in-process run that wrote the file (0: not run) */
+	/* Σ CH_CYCLES of the in-process run that wrote the file (0: not run) */
+	__u64 device_cycles;
 };
 
 struct npusim_program_bo {
 	__u64 size;
 	__u32 flags;         /* NPUSIM_PROGRAM_BO_WEIGHTS */
 	__u32 reserved0;
-	__u64 init_off;      /* initial contents, copied to offset 0 of the BO; init_bytes == 0: zeroed */
+	/* initial contents, copied to offset 0 of the BO; init_bytes == 0: zeroed */
+	__u64 init_off;
 	__u64 init_bytes;
 };
 
@@ -56,7 +53,8 @@ struct npusim_program_io {
 	__u32 operand;       /* the model's operand index */
 	__u32 bo;
 	__u64 bo_offset;
-	__u64 bytes;         /* the operand's raw bytes, row-major, as `npusim run` reads and writes them */
+	/* the operand's raw bytes, row-major, as `npusim run` reads and writes them */
+	__u64 bytes;
 };
 
 struct npusim_program_job {

@@ -1,34 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The npusim virtual platform's transport: how a guest kernel driver reaches the simulated NPU when it
- * is served as a QEMU ivshmem-doorbell PCI function. Shared, unchanged, by the device side (npusim vp,
- * C++) and the guest's Linux driver (C). On silicon none of this exists: the registers are BAR0 MMIO.
+ * The npusim virtual platform's transport: how a guest kernel driver reaches the simulated NPU when
+ * it is served as a QEMU ivshmem-doorbell PCI function. Shared, unchanged, by the device side
+ * (npusim vp, C++) and the guest's Linux driver (C). On silicon none of this exists: the registers
+ * are BAR0 MMIO.
  *
  * ivshmem has no trapped MMIO, so register accesses travel through a mailbox:
- *   BAR2 = [0, dram_bytes)               the NPU's device memory (the guest maps it; the model's DRAM)
+ *   BAR2 = [0, dram_bytes)               the NPU's device memory (the model's DRAM, guest-mapped)
  *          [bar2_size - 4 KiB, bar2_size) this mailbox
- * One request at a time (the guest serialises accesses under a lock): the guest fills op, offset and
- * value, then increments req_seq and rings doorbell vector NPUSIM_VP_VEC_MAILBOX of peer
- * NPUSIM_VP_SERVER_PEER (ivshmem BAR0 DOORBELL = peer << 16 | vector). The device performs the access
- * on the simulated register file at the current simulated time, writes value (reads) and status, then
- * sets ack_seq = req_seq. The NPU's level interrupt reaches the guest as MSI-X vector 0 each time the
- * line rises (and again on RUN while it is still high).
+ * One request at a time (the guest serialises accesses under a lock): the guest fills op, offset
+ * and value, then increments req_seq and rings doorbell vector NPUSIM_VP_VEC_MAILBOX of peer
+ * NPUSIM_VP_SERVER_PEER (ivshmem BAR0 DOORBELL = peer << 16 | vector). The device performs the
+ * access on the simulated register file at the current simulated time, writes value (reads) and
+ * status, then sets ack_seq = req_seq. The NPU's level interrupt reaches the guest as MSI-X vector
+ * 0 each time the line rises (and again on RUN while it is still high).
  *
  * Time: the simulation is frozen between requests; each access advances it by its bus time, as in
- * process. NPUSIM_VP_OP_RUN says "the driver has nothing more to write now": the device then simulates
- * until its interrupt line is high or nothing is left to simulate, and freezes again. A driver issues
- * it after programming work and at the end of its interrupt handling; on silicon it is a no-op.
+ * process. NPUSIM_VP_OP_RUN says "the driver has nothing more to write now": the device then
+ * simulates until its interrupt line is high or nothing is left to simulate, and freezes again;
+ * only then is RUN answered (ack_seq), after the MSI-X of a rise during it. A driver issues it
+ * after programming work and at the end of its interrupt handling; on silicon it is a no-op.
  */
 #ifndef NPUSIM_VP_H
 #define NPUSIM_VP_H
 
-#ifdef __KERNEL__
 #include <linux/types.h>
-#else
-#include <stdint.h>
-typedef uint32_t __u32;
-typedef uint64_t __u64;
-#endif
 
 #define NPUSIM_VP_MAGIC 0x5056504eu /* "NPVP", written by the device when it is ready */
 #define NPUSIM_VP_VERSION 1u
@@ -45,7 +41,8 @@ enum npusim_vp_op {
 
 enum npusim_vp_status {
 	NPUSIM_VP_OK = 0,
-	NPUSIM_VP_BUS_ERROR = 1, /* the register file answered an error (e.g. a write to a RO register) */
+	/* the register file answered an error (e.g. a write to a RO register) */
+	NPUSIM_VP_BUS_ERROR = 1,
 	NPUSIM_VP_BAD_OP = 2,
 };
 

@@ -70,6 +70,7 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     if (!prepared.status.ok()) return;
     out.placement = prepared.model->placement();
     out.tilings = prepared.model->tilings();
+    if (o.on_prepared) o.on_prepared(s, *prepared.model);
     out.result = prepared.model->execute_synchronously(inputs, true);
     if (o.check) {
       auto ref = s.cpu_device().prepare_model(model);

@@ -181,6 +181,9 @@ class PreparedModel {
   virtual std::vector<OperationTiling> tilings() const { return {}; }
   // The operand descriptor of graph input or output `operand` (nullptr if it is neither).
   virtual const models::Operand* io_operand(uint32_t operand) const = 0;
+  // The compiled program an NPU-prepared model runs (its stages, weights image and arena layout), for
+  // tools that hand it to another client of the driver (`npusim program`); nullptr on the CPU.
+  virtual const Program* npu_program() const { return nullptr; }
   Priority priority() const { return priority_; }
   drv::Os& os() { return os_; }
 

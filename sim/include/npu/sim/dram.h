@@ -4,6 +4,9 @@
 // in `arbitration_bytes` quanta, so two streaming channels each get about half the bandwidth.
 // Stats: dma_bytes, host bytes, busy_ns, bandwidth_gbps (average DMA bandwidth used since time 0),
 // utilisation (busy over elapsed). Not modelled: banks, row buffers, refresh.
+// The data normally lives in a sparse page map; use_external() puts it in memory the caller owns instead
+// (the virtual platform's shared-memory BAR, which a QEMU guest writes directly): same addresses, same
+// timing, but accesses made there by others are neither timed nor counted.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -33,6 +36,11 @@ class Dram : public sc_core::sc_module {
   void read(uint64_t addr, void* dst, uint64_t len) const;
   void write(uint64_t addr, const void* src, uint64_t len);
 
+  // From now on the data is the size() bytes at `base` (mapped, writable, zero where never written), which
+  // must outlive this Dram; what was written before is copied there first. nullptr is refused (false).
+  bool use_external(uint8_t* base);
+  bool external() const { return external_ != nullptr; }
+
   // Blocks the calling SC_THREAD for the time `bytes` take through the shared DRAM port, given that
   // the requester itself cannot go faster than `requester_ns_per_byte`. Returns false, early, when
   // `abort` is notified meanwhile (the quantum in progress keeps the port booked).
@@ -54,6 +62,7 @@ class Dram : public sc_core::sc_module {
   sc_core::sc_time quantum_port_time_;
   sc_core::sc_time next_free_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+  uint8_t* external_ = nullptr;  // use_external(): the whole memory, pages_ unused
   uint64_t& bytes_read_;
   uint64_t& bytes_written_;
   uint64_t& dma_bytes_;

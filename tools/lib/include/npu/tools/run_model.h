@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct RunModelOptions {
   std::string name;            // how the user named the model: prefixes error messages
   std::string device = "npu";  // "npu" or "cpu" (the CPU reference device)
   bool check = false;          // also execute on the CPU reference device (RunModelOutcome::reference)
+  // Called inside the simulation once the model is prepared, before it executes (`npusim program` reads
+  // the prepared program there).
+  std::function<void(system::System&, const hal::PreparedModel&)> on_prepared;
 };
 
 struct RunModelOutcome {
