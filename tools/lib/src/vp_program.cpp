@@ -180,13 +180,13 @@ Result<ProgramFile> read_program_file(const std::string& bytes) {
     if (count) std::memcpy(vec.data(), bytes.data() + off, count * sizeof(T));
     return {};
   };
-  for (auto r : {read_table(f.bos, h.bos_off, h.bo_count, "bos_off"),
-                 read_table(f.inputs, h.inputs_off, h.input_count, "inputs_off"),
-                 read_table(f.outputs, h.outputs_off, h.output_count, "outputs_off"),
-                 read_table(f.jobs, h.jobs_off, h.job_count, "jobs_off"),
-                 read_table(f.stages, h.stages_off, h.stage_count, "stages_off"),
-                 read_table(f.cmds, h.cmds_off, h.cmd_count, "cmds_off"),
-                 read_table(f.relocs, h.relocs_off, h.reloc_count, "relocs_off")})
+  for (const auto& r : {read_table(f.bos, h.bos_off, h.bo_count, "bos_off"),
+                        read_table(f.inputs, h.inputs_off, h.input_count, "inputs_off"),
+                        read_table(f.outputs, h.outputs_off, h.output_count, "outputs_off"),
+                        read_table(f.jobs, h.jobs_off, h.job_count, "jobs_off"),
+                        read_table(f.stages, h.stages_off, h.stage_count, "stages_off"),
+                        read_table(f.cmds, h.cmds_off, h.cmd_count, "cmds_off"),
+                        read_table(f.relocs, h.relocs_off, h.reloc_count, "relocs_off")})
     if (!r) return make_error(r.error());
   for (size_t i = 0; i < f.bos.size(); ++i) {
     const auto& b = f.bos[i];
