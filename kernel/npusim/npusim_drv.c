@@ -303,9 +303,6 @@ static int npusim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			ndev->dram_bytes);
 		return -ENODEV;
 	}
-	ndev->mem = devm_ioremap_wc(&pdev->dev, ndev->mem_phys, ndev->dram_bytes);
-	if (!ndev->mem)
-		return -ENOMEM;
 	ret = npusim_gem_init(ndev);
 	if (ret)
 		return ret;

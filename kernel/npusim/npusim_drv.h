@@ -119,7 +119,6 @@ struct npusim_device {
 	u32 channels;
 	u64 dram_bytes, weight_base, weight_bytes;
 	phys_addr_t mem_phys;		/* BAR2: device memory as the CPU sees it */
-	void __iomem *mem;		/* ... mapped: SUBMIT reads descriptors through it */
 
 	/* device memory */
 	struct mutex mm_lock;

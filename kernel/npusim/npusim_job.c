@@ -24,6 +24,7 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -427,24 +428,30 @@ static bool npusim_job_covers(struct npusim_job *job, u32 listed, u64 addr, u64 
  * driver checks them against the submitting context's BOs (ContextTable::validate_dma): a DMA's
  * whole extent, for a gather any row of its table; an unknown opcode is refused too. The
  * descriptor layout comes from npusim_regs.h, generated from descriptors.h. The descriptors are
- * read here, at SUBMIT: user space keeps its mapping of the command buffer, so this stops
- * mistakes, not a process that rewrites its descriptors after SUBMIT (that needs a copy the
- * device runs from, which user space cannot map).
+ * read here, at SUBMIT, through a mapping of the command buffer's range alone. User space keeps
+ * its own mapping of it, so this stops mistakes, not a process that rewrites its descriptors
+ * after SUBMIT (that needs a copy the device runs from, which user space cannot map).
  */
 static int npusim_cmd_check(struct npusim_job *job, struct drm_file *file, u32 index, u32 listed)
 {
 	struct npusim_cmd *cmd = &job->cmds[index];
-	const void __iomem *d = job->ndev->mem + cmd->addr;
+	size_t bytes = (size_t)cmd->count * NPUSIM_DESC_BYTES;
+	void __iomem *base = ioremap_wc(job->ndev->mem_phys + cmd->addr, bytes);
+	const void __iomem *d = base;
 	u32 i, op, rows, row_bytes, stride;
 	u64 addr, len;
+	int ret = 0;
 
-	for (i = 0; i < cmd->count; i++, d += NPUSIM_DESC_BYTES) {
+	if (!base)
+		return -ENOMEM;
+	for (i = 0; i < cmd->count && !ret; i++, d += NPUSIM_DESC_BYTES) {
 		op = readl(d + NPUSIM_DESC_OPCODE);
 		if (op >= NPUSIM_DESC_OPCODE_COUNT) {
 			drm_dbg(file->minor->dev,
 				"submit: command buffer %u descriptor %u: unknown opcode %u\n",
 				index, i, op);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		}
 		if (op != NPUSIM_OP_DMA_IN && op != NPUSIM_OP_DMA_OUT && op != NPUSIM_OP_DMA_GATHER)
 			continue;	/* the others address SRAM only */
@@ -461,7 +468,8 @@ static int npusim_cmd_check(struct npusim_job *job, struct drm_file *file, u32 i
 				drm_dbg(file->minor->dev,
 					"submit: command buffer %u descriptor %u: gather from an empty table at 0x%llx\n",
 					index, i, addr);
-				return -EINVAL;
+				ret = -EINVAL;
+				break;
 			}
 		}
 		len = (u64)(rows - 1) * stride + row_bytes;
@@ -469,10 +477,11 @@ static int npusim_cmd_check(struct npusim_job *job, struct drm_file *file, u32 i
 			drm_dbg(file->minor->dev,
 				"submit: command buffer %u descriptor %u: DMA at 0x%llx (%llu bytes) outside the submission's BOs\n",
 				index, i, addr, len);
-			return -EINVAL;
+			ret = -EINVAL;
 		}
 	}
-	return 0;
+	iounmap(base);
+	return ret;
 }
 
 static int npusim_job_lookup_bos(struct npusim_job *job, struct drm_file *file,
