@@ -37,6 +37,7 @@ struct ServeCli {
   std::string socket, shm, out_dir, stats, trace;
   double run_step_us = 20;
   double run_limit_ms = 10000;
+  int64_t ack_timeout_ms = 5000;
   bool json = false;
 };
 
@@ -87,6 +88,7 @@ int run_serve(ServeCli c) {
     if (auto why = unwritable_reason(*out); !why.empty()) return fail(1, why);
   if (c.run_step_us <= 0) return fail(2, "--run-step-us: must be above 0");
   if (c.run_limit_ms <= 0) return fail(2, "--run-limit-ms: must be above 0");
+  if (c.ack_timeout_ms < 0) return fail(2, "--ack-timeout-ms: must be 0 (no watch) or above");
   auto cfg = system::load_system_config(c.hw, c.sets);
   if (!cfg) return fail(1, cfg.error());
   auto resolved = system::resolved_config(c.hw, c.sets);
@@ -129,6 +131,10 @@ int run_serve(ServeCli c) {
   vp::ServeOptions options;
   options.run_step = sc_core::sc_time(c.run_step_us, sc_core::SC_US);
   options.run_limit = sc_core::sc_time(c.run_limit_ms, sc_core::SC_MS);
+  options.ack_timeout = std::chrono::milliseconds(c.ack_timeout_ms);
+  options.on_unacked = [](const std::string& warning) {
+    std::fprintf(stderr, "npusim: vp serve: warning: %s\n", warning.c_str());
+  };
   options.stop_fd = g_stop_pipe[0];
   vp::ServeReport report;
   bool served = false;
@@ -158,7 +164,9 @@ int run_serve(ServeCli c) {
         {"runs", report.runs, "RUN requests"},
         {"bad_requests", report.bad_ops, "Requests with an unknown op (answered BAD_OP)"},
         {"bus_errors", report.bus_errors, "Accesses the register file refused (answered BUS_ERROR)"},
-        {"msix", report.msix, "MSI-X interrupts raised in the guest"}})
+        {"msix", report.msix, "MSI-X interrupts raised in the guest"},
+        {"unacked_interrupts", report.unacked_interrupts,
+         "Interrupts left pending with no guest request for --ack-timeout-ms"}})
     stats.counter(std::string("vp.") + leaf, "", description) = value;
   const DeviceTotals totals = device_totals(stats, npu->channel_count());
   const double sim_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
@@ -178,6 +186,7 @@ int run_serve(ServeCli c) {
       {"bus_errors", report.bus_errors},
       {"msix", report.msix},
       {"runs_at_limit", report.runs_at_limit},
+      {"unacked_interrupts", report.unacked_interrupts},
       {"npu_cycles", totals.npu_cycles},
       {"command_buffers", totals.command_buffers},
       {"client_gone_mid_request", report.client_gone_mid_request},
@@ -220,6 +229,12 @@ int run_serve(ServeCli c) {
         static_cast<unsigned long long>(report.runs), static_cast<unsigned long long>(report.bad_ops),
         static_cast<unsigned long long>(report.msix), static_cast<unsigned long long>(totals.npu_cycles),
         static_cast<unsigned long long>(totals.command_buffers));
+  if (report.unacked_interrupts)
+    std::fprintf(stderr,
+                 "npusim: vp serve: %llu interrupt(s) left pending by the guest with no request for "
+                 "--ack-timeout-ms %lld (unacked_interrupts in the summary)\n",
+                 static_cast<unsigned long long>(report.unacked_interrupts),
+                 static_cast<long long>(c.ack_timeout_ms));
   if (!serve_error.empty()) return fail(3, serve_error);
   if (!written) return 1;
   if (report.client_gone_mid_request)
@@ -258,6 +273,11 @@ Subcommand register_vp_command(CLI::App& app) {
   serve
       ->add_option("--run-limit-ms", c->run_limit_ms,
                    "Answer a RUN after this much simulated time without an interrupt (a hung channel)")
+      ->capture_default_str();
+  serve
+      ->add_option("--ack-timeout-ms", c->ack_timeout_ms,
+                   "Warn (once per interrupt, not fatal) when the NPU interrupt stays pending this long "
+                   "(wall clock) with no request from the guest; 0: no watch")
       ->capture_default_str();
   serve->add_flag("--json", c->json, "Print the summary as JSON on stdout at the end");
   return {vp, [c, serve] { return serve->parsed() ? run_serve(*c) : 2; }};

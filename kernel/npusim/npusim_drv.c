@@ -298,6 +298,11 @@ static int npusim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = npusim_hw_probe(ndev);
 	if (ret)
 		return ret;
+	if (ndev->dram_bytes > pci_resource_len(pdev, 2)) {
+		dev_err(&pdev->dev, "device memory of %llu bytes is larger than BAR2\n",
+			ndev->dram_bytes);
+		return -ENODEV;
+	}
 	ret = npusim_gem_init(ndev);
 	if (ret)
 		return ret;

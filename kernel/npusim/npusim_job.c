@@ -24,6 +24,7 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -407,11 +408,88 @@ void npusim_sched_fini(struct npusim_device *ndev)
 	cancel_delayed_work_sync(&ndev->watchdog);
 }
 
+/* addr .. addr + len - 1 inside one of the first listed BOs of the job */
+static bool npusim_job_covers(struct npusim_job *job, u32 listed, u64 addr, u64 len)
+{
+	u32 i;
+
+	for (i = 0; i < listed; i++) {
+		u64 start = to_npusim_bo(job->bos[i])->node.start, size = job->bos[i]->size;
+
+		if (addr >= start && len <= size && addr - start <= size - len)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every device address a command buffer's descriptors carry must lie inside the BOs the
+ * submission lists (this file's own: their handles were looked up in it), as the in-process
+ * driver checks them against the submitting context's BOs (ContextTable::validate_dma): a DMA's
+ * whole extent, for a gather any row of its table; an unknown opcode is refused too. The
+ * descriptor layout comes from npusim_regs.h, generated from descriptors.h. The descriptors are
+ * read here, at SUBMIT, through a mapping of the command buffer's range alone. User space keeps
+ * its own mapping of it, so this stops mistakes, not a process that rewrites its descriptors
+ * after SUBMIT (that needs a copy the device runs from, which user space cannot map).
+ */
+static int npusim_cmd_check(struct npusim_job *job, struct drm_file *file, u32 index, u32 listed)
+{
+	struct npusim_cmd *cmd = &job->cmds[index];
+	size_t bytes = (size_t)cmd->count * NPUSIM_DESC_BYTES;
+	void __iomem *base = ioremap_wc(job->ndev->mem_phys + cmd->addr, bytes);
+	const void __iomem *d = base;
+	u32 i, op, rows, row_bytes, stride;
+	u64 addr, len;
+	int ret = 0;
+
+	if (!base)
+		return -ENOMEM;
+	for (i = 0; i < cmd->count && !ret; i++, d += NPUSIM_DESC_BYTES) {
+		op = readl(d + NPUSIM_DESC_OPCODE);
+		if (op >= NPUSIM_DESC_OPCODE_COUNT) {
+			drm_dbg(file->minor->dev,
+				"submit: command buffer %u descriptor %u: unknown opcode %u\n",
+				index, i, op);
+			ret = -EINVAL;
+			break;
+		}
+		if (op != NPUSIM_OP_DMA_IN && op != NPUSIM_OP_DMA_OUT && op != NPUSIM_OP_DMA_GATHER)
+			continue;	/* the others address SRAM only */
+		addr = readl(d + NPUSIM_DESC_DMA_DEV);
+		addr |= (u64)readl(d + NPUSIM_DESC_DMA_DEV + 4) << 32;
+		row_bytes = readl(d + NPUSIM_DESC_DMA_ROW_BYTES);
+		rows = readl(d + NPUSIM_DESC_DMA_ROWS);
+		stride = readl(d + NPUSIM_DESC_DMA_DEV_STRIDE);
+		if (!rows || !row_bytes)
+			continue;	/* moves nothing */
+		if (op == NPUSIM_OP_DMA_GATHER) {
+			rows = readl(d + NPUSIM_DESC_GATHER_TABLE_ROWS);
+			if (!rows) {
+				drm_dbg(file->minor->dev,
+					"submit: command buffer %u descriptor %u: gather from an empty table at 0x%llx\n",
+					index, i, addr);
+				ret = -EINVAL;
+				break;
+			}
+		}
+		len = (u64)(rows - 1) * stride + row_bytes;
+		if (!npusim_job_covers(job, listed, addr, len)) {
+			drm_dbg(file->minor->dev,
+				"submit: command buffer %u descriptor %u: DMA at 0x%llx (%llu bytes) outside the submission's BOs\n",
+				index, i, addr, len);
+			ret = -EINVAL;
+		}
+	}
+	iounmap(base);
+	return ret;
+}
+
 static int npusim_job_lookup_bos(struct npusim_job *job, struct drm_file *file,
 				 const struct drm_npusim_submit *args, struct drm_npusim_cmd *ucmds)
 {
 	u32 __user *handles = u64_to_user_ptr(args->bo_handles);
 	u32 i, handle;
+	int ret;
 
 	/* the listed BOs, then each command buffer's own BO */
 	job->bos = kvcalloc(args->bo_count + args->cmd_count, sizeof(*job->bos), GFP_KERNEL);
@@ -453,6 +531,9 @@ static int npusim_job_lookup_bos(struct npusim_job *job, struct drm_file *file,
 		cmd->channel = -1;
 		cmd->count = ucmds[i].desc_count;
 		cmd->addr = to_npusim_bo(obj)->node.start + ucmds[i].offset;
+		ret = npusim_cmd_check(job, file, i, args->bo_count);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

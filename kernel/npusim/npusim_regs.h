@@ -6,7 +6,9 @@
 #ifndef NPUSIM_REGS_H
 #define NPUSIM_REGS_H
 
+#ifdef __KERNEL__ /* user space (the guest runner) uses the plain constants */
 #include <linux/bits.h>
+#endif
 
 #define NPUSIM_ID_VALUE 0x4e505531
 
@@ -135,5 +137,36 @@
 #define NPUSIM_FAULT_DMA_ERROR 2
 #define NPUSIM_FAULT_SRAM_ECC 3
 #define NPUSIM_FAULT_THERMAL_RUNAWAY 4
+
+/* Command-buffer descriptors (common/include/npu/regmap/descriptors.h) */
+#define NPUSIM_DESC_BYTES 128
+#define NPUSIM_DESC_OPCODE_COUNT 21
+#define NPUSIM_OP_NOP 0
+#define NPUSIM_OP_DMA_IN 1
+#define NPUSIM_OP_DMA_OUT 2
+#define NPUSIM_OP_CONV_INT8 3
+#define NPUSIM_OP_CONV_FP32 4
+#define NPUSIM_OP_FENCE 5
+#define NPUSIM_OP_DWCONV_INT8 6
+#define NPUSIM_OP_DWCONV_FP32 7
+#define NPUSIM_OP_ELTWISE 8
+#define NPUSIM_OP_UNARY 9
+#define NPUSIM_OP_POOL 10
+#define NPUSIM_OP_REDUCE 11
+#define NPUSIM_OP_SOFTMAX 12
+#define NPUSIM_OP_FILL 13
+#define NPUSIM_OP_BARRIER 14
+#define NPUSIM_OP_PREEMPT_POINT 15
+#define NPUSIM_OP_RMS_NORM 16
+#define NPUSIM_OP_ROPE 17
+#define NPUSIM_OP_DMA_GATHER 18
+#define NPUSIM_OP_SELECT 19
+#define NPUSIM_OP_RESIZE_BILINEAR 20
+#define NPUSIM_DESC_OPCODE                 0 /* u32 */
+#define NPUSIM_DESC_DMA_DEV                8 /* u64 */
+#define NPUSIM_DESC_DMA_ROW_BYTES          20 /* u32 */
+#define NPUSIM_DESC_DMA_ROWS               24 /* u32 */
+#define NPUSIM_DESC_DMA_DEV_STRIDE         28 /* u32 */
+#define NPUSIM_DESC_GATHER_TABLE_ROWS      40 /* u32 */
 
 #endif /* NPUSIM_REGS_H */

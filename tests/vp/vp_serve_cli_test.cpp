@@ -1,6 +1,7 @@
 // `npusim vp serve` as QEMU meets it: the binary started as a process of its own, this test the ivshmem
 // client (ivshmem_client.h). What it answers, what it writes at the end, and its exit status for a clean
-// end, a bad path, an injected fault, a client gone mid-RUN, a signal and bad arguments.
+// end, a bad path, an injected fault, a client gone mid-RUN, a signal and bad arguments; the warning for
+// an interrupt the guest never acknowledges.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -222,6 +223,56 @@ TEST(VpServeCli, InjectedHangEndsTheRunAtItsLimitAndExits4) {
   EXPECT_EQ(summary(s)["faults"]["faults_injected"], 1);
   // The hung channel keeps the thermal monitor sampling: the RUN ends at --run-limit-ms.
   EXPECT_EQ(summary(s)["runs_at_limit"], 1);
+  fs::remove_all(s.dir);
+}
+
+// A driver whose interrupt handler never runs: the line stays high and the guest says nothing more. The
+// device side warns once, after --ack-timeout-ms of wall clock, counts it and serves on; an interrupt
+// acknowledged in time is not counted.
+TEST(VpServeCli, InterruptLeftPendingIsReportedAfterTheAckTimeout) {
+  const Served s = start({"--ack-timeout-ms", "300"});
+  const std::string warning = "is its interrupt handler running?";
+  uint64_t irqs = 0, irqs_acked = 0;
+  uint32_t line_after_ack = 1;
+  std::string log_before, log_after;
+  std::chrono::milliseconds waited{0};
+  {
+    test::IvshmemClient c(s.socket);
+    ASSERT_TRUE(c.error.empty()) << c.error;
+    ASSERT_TRUE(c.wait_ready());
+    const std::vector<desc::Raw> cmds = {test::dma_in(0x100000, 0, 4096), test::fence()};
+    put(c, 0x1000, cmds);
+    start_channel(c, 0, 0x1000, cmds.size());
+    c.run();  // ends at the channel's DONE interrupt
+    const auto t0 = std::chrono::steady_clock::now();
+    irqs = c.wait_interrupt(2000);
+    log_before = read_text(s.log);
+    // from here on, not a word to the device until the warning is out
+    for (int i = 0; i < 1000 && read_text(s.log).find(warning) == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+    // a late acknowledgement is still served; then a second buffer, acknowledged at once
+    const uint32_t base = regs::channel_base(0);
+    c.write(base + regs::CH_IRQ_STATUS, ~0u);
+    line_after_ack = c.read(regs::IRQ_STATUS);
+    start_channel(c, 0, 0x1000, cmds.size());
+    c.run();
+    irqs_acked = c.wait_interrupt(2000);
+    c.write(base + regs::CH_IRQ_STATUS, ~0u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    log_after = read_text(s.log);
+  }
+  EXPECT_EQ(wait_exit(s), 0) << read_text(s.log);
+  EXPECT_EQ(irqs, 1u);
+  EXPECT_EQ(irqs_acked, 1u);
+  EXPECT_EQ(log_before.find(warning), std::string::npos) << log_before;
+  EXPECT_GE(waited.count(), 280) << "warned before --ack-timeout-ms";  // timed from the MSI-X
+  const size_t first = log_after.find(warning);
+  EXPECT_NE(first, std::string::npos) << log_after;
+  EXPECT_EQ(log_after.find(warning, first + 1), std::string::npos) << "warned twice:\n" << log_after;
+  EXPECT_EQ(line_after_ack, 0u);
+  EXPECT_EQ(summary(s)["unacked_interrupts"], 1);
+  EXPECT_NE(read_text(s.log).find("1 interrupt(s) left pending"), std::string::npos) << read_text(s.log);
   fs::remove_all(s.dir);
 }
 

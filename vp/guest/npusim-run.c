@@ -27,6 +27,7 @@
 
 #include "npusim_accel.h"
 #include "npusim_program.h"
+#include "npusim_regs.h"
 
 static const char *prog_path;
 
@@ -119,8 +120,44 @@ static int bad(unsigned long req, void *arg, int want, const char *what)
 	return got != want;
 }
 
+static void put32(uint8_t *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One descriptor at d: opcode, and for the DMA opcodes device address, row bytes, rows, stride. */
+static void descriptor(uint8_t *d, uint32_t op, uint64_t dev, uint32_t row_bytes, uint32_t rows, uint32_t stride)
+{
+	memset(d, 0, NPUSIM_DESC_BYTES);
+	put32(d + NPUSIM_DESC_OPCODE, op);
+	put32(d + NPUSIM_DESC_DMA_DEV, (uint32_t)dev);
+	put32(d + NPUSIM_DESC_DMA_DEV + 4, (uint32_t)(dev >> 32));
+	put32(d + NPUSIM_DESC_DMA_ROW_BYTES, row_bytes);
+	put32(d + NPUSIM_DESC_DMA_ROWS, rows);
+	put32(d + NPUSIM_DESC_DMA_DEV_STRIDE, stride);
+	__sync_synchronize();
+}
+
+/* A submission the driver must accept, and its job complete. */
+static int good(struct drm_npusim_submit *s, const char *what)
+{
+	struct drm_npusim_wait w = { .timeout_ns = 60ll * 1000000000ll };
+	int ret = ioctl(dev_fd, DRM_IOCTL_NPUSIM_SUBMIT, s), got = ret ? errno : 0;
+
+	if (!ret) {
+		w.job_id = s->job_id;
+		ret = ioctl(dev_fd, DRM_IOCTL_NPUSIM_WAIT, &w);
+		got = ret ? errno : -w.status;
+	}
+	printf("%-52s %s (errno %d)\n", what, got ? "WRONG" : "ok", got);
+	return got != 0;
+}
+
 /* The driver's checks of ioctl arguments, against a real device. */
-static int bad_requests(void)
+static int bad_requests(const char *dev)
 {
 	struct drm_npusim_bo_create c = { .size = 4096 };
 	struct drm_npusim_cmd cmd = { 0 };
@@ -128,8 +165,10 @@ static int bad_requests(void)
 	struct drm_npusim_submit s = { 0 };
 	struct drm_npusim_wait w = { .job_id = 12345, .timeout_ns = 1000 };
 	struct drm_npusim_get_param gp = { .param = 999 };
-	uint32_t handle, nope = 0xdead;
-	int fails = 0;
+	uint32_t handle, nope = 0xdead, listed[2];
+	int fails = 0, other_fd;
+	uint64_t data, cmd_addr;
+	uint8_t *map;
 
 	fails += bad(DRM_IOCTL_NPUSIM_GET_PARAM, &gp, EINVAL, "GET_PARAM of an unknown parameter");
 	c.size = 0;
@@ -144,6 +183,7 @@ static int bad_requests(void)
 	c.size = 4096;
 	xioctl(DRM_IOCTL_NPUSIM_BO_CREATE, &c, "BO_CREATE");
 	handle = c.handle;
+	cmd_addr = c.device_addr;
 	s.cmds = (uintptr_t)&cmd;
 	s.stages = (uintptr_t)&st;
 	s.bo_handles = (uintptr_t)&nope;
@@ -169,6 +209,47 @@ static int bad_requests(void)
 	s.cmds = 8;
 	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EFAULT, "SUBMIT with a bad command-buffer pointer");
 	fails += bad(DRM_IOCTL_NPUSIM_WAIT, &w, ENOENT, "WAIT for a job that does not exist");
+
+	/* the device addresses descriptors carry: only inside the BOs the submission lists */
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, dev_fd, (off_t)c.mmap_offset);
+	c.size = 4096;
+	c.flags = 0;
+	xioctl(DRM_IOCTL_NPUSIM_BO_CREATE, &c, "BO_CREATE (data)");
+	listed[0] = handle;
+	listed[1] = c.handle;
+	data = c.device_addr;
+	/* a BO of another open file: what another process would own */
+	other_fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (map == MAP_FAILED || other_fd < 0)
+		fail(2, "%s: mmap or second open: %s", dev, strerror(errno));
+	c.size = 4096;
+	if (ioctl(other_fd, DRM_IOCTL_NPUSIM_BO_CREATE, &c))
+		fail(2, "BO_CREATE (another file): %s", strerror(errno));
+	s.cmds = (uintptr_t)&cmd;
+	s.bo_handles = (uintptr_t)listed;
+	s.bo_count = 2;
+	descriptor(map, NPUSIM_OP_DMA_IN, data + 64, 64, 4, 128);
+	fails += good(&s, "SUBMIT of a DMA_IN inside a listed BO, and WAIT");
+	descriptor(map, NPUSIM_OP_DMA_IN, c.device_addr, 64, 1, 0);
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT of a DMA_IN from another file's BO");
+	descriptor(map, NPUSIM_OP_DMA_OUT, data, 64, 1, 0);
+	s.bo_count = 1;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT of a DMA_OUT to a BO it does not list");
+	s.bo_count = 2;
+	descriptor(map, NPUSIM_OP_DMA_OUT, data + 4096 - 256, 64, 3, 128);
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT of a DMA_OUT whose last row passes its BO");
+	descriptor(map, NPUSIM_OP_DMA_GATHER, data, 64, 1, 64);
+	put32(map + NPUSIM_DESC_GATHER_TABLE_ROWS, 65);
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT of a DMA_GATHER whose table passes its BO");
+	descriptor(map, NPUSIM_DESC_OPCODE_COUNT, 0, 0, 0, 0);
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT of a descriptor with an unknown opcode");
+	descriptor(map + NPUSIM_DESC_BYTES, NPUSIM_OP_DMA_IN, (data > cmd_addr ? data : cmd_addr) + 4096, 64, 1, 0);
+	descriptor(map, NPUSIM_OP_NOP, 0, 0, 0, 0);
+	cmd.desc_count = 2;
+	fails += bad(DRM_IOCTL_NPUSIM_SUBMIT, &s, EINVAL, "SUBMIT whose second descriptor DMAs past both BOs");
+	descriptor(map + NPUSIM_DESC_BYTES, NPUSIM_OP_DMA_OUT, data, 4096, 1, 0);
+	fails += good(&s, "SUBMIT of a DMA_OUT filling a listed BO, and WAIT");
+	close(other_fd);
 	printf("BAD-REQUESTS %s\n", fails ? "FAILED" : "ok");
 	return fails ? 3 : 0;
 }
@@ -213,7 +294,7 @@ int main(int argc, char **argv)
 		dev_fd = open(dev, O_RDWR | O_CLOEXEC);
 		if (dev_fd < 0)
 			fail(2, "%s: %s", dev, strerror(errno));
-		return bad_requests();
+		return bad_requests(dev);
 	}
 	if (argc - optind != 3 || repeat < 1 || priority > DRM_NPUSIM_MAX_PRIORITY) {
 usage:

@@ -2,8 +2,11 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <string>
 
 #include "npu/common/log.h"
 #include "npu/regmap/npu_regs.h"
@@ -57,9 +60,18 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
   auto* mb = reinterpret_cast<npusim_vp_mailbox*>(server.memory() + mailbox_offset(server.memory_bytes()));
   ServeReport report;
   bool running = false;
+  // The acknowledgement watch: armed by an MSI-X, it fires when the line is still high and the guest has
+  // sent nothing for options.ack_timeout since the MSI-X or its last request.
+  using Clock = std::chrono::steady_clock;
+  bool ack_watch = false;
+  Clock::time_point quiet_since = Clock::now();
+  uint64_t msix_watched = 0;  // the MSI-X that armed it
   // MSI-X on each rise of the line; RUN's "still high" case is raised below.
   device.set_interrupt_callback([&] {
     ++report.msix;
+    ack_watch = options.ack_timeout.count() > 0;
+    quiet_since = Clock::now();
+    msix_watched = report.msix;
     server.interrupt_guest();
   });
   // Elaboration and time-zero initialisation, before the first request.
@@ -95,6 +107,7 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
       uint32_t value = load(mb->value);
       uint32_t status = NPUSIM_VP_OK;
       ++report.requests;
+      quiet_since = Clock::now();
       switch (op) {
         case NPUSIM_VP_OP_READ32:
           ++report.reads;
@@ -110,6 +123,8 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
           // Still high: the guest is told again rather than the model run past an unserved interrupt.
           if (device.irq_high()) {
             ++report.msix;
+            ack_watch = options.ack_timeout.count() > 0;
+            msix_watched = report.msix;
             server.interrupt_guest();
           } else {
             running = true;
@@ -140,7 +155,15 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
     // Running, the loop only looks (timeout 0) between steps; frozen, it sleeps until something happens.
     struct pollfd fds[3] = {
         {server.doorbell_fd(), POLLIN, 0}, {server.client_fd(), POLLIN, 0}, {options.stop_fd, POLLIN, 0}};
-    const int n = ::poll(fds, options.stop_fd >= 0 ? 3 : 2, running ? 0 : -1);
+    // Frozen with the line high and the guest silent, it wakes when the acknowledgement is due.
+    int timeout_ms = running ? 0 : -1;
+    const bool watching = !running && ack_watch && device.irq_high();
+    if (watching) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(quiet_since + options.ack_timeout - Clock::now());
+      timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
+    }
+    const int n = ::poll(fds, options.stop_fd >= 0 ? 3 : 2, timeout_ms);
     if (n < 0 && errno != EINTR) return make_error(std::string("poll: ") + std::strerror(errno));
     if (n > 0 && (fds[0].revents & POLLIN)) server.take_doorbell();
     // A request rung just before the end is still answered; the doorbell is not needed to see one.
@@ -153,6 +176,19 @@ Result<ServeReport> serve(Device& device, IvshmemServer& server, uint64_t dram_b
       report.reason = EndReason::CLIENT_GONE;
       report.client_gone_mid_request = running || load(mb->req_seq, __ATOMIC_ACQUIRE) != load(mb->ack_seq);
       break;
+    }
+    if (!running && ack_watch && !device.irq_high()) ack_watch = false;  // acknowledged
+    if (!running && ack_watch && Clock::now() - quiet_since >= options.ack_timeout) {
+      ack_watch = false;  // once per interrupt: a late answer is still served
+      ++report.unacked_interrupts;
+      const std::string warning = "the NPU interrupt (MSI-X " + std::to_string(msix_watched) +
+                                  ") is still pending and the guest has sent no request for " +
+                                  std::to_string(options.ack_timeout.count()) +
+                                  " ms: is its interrupt handler running? (still serving)";
+      if (options.on_unacked)
+        options.on_unacked(warning);
+      else
+        log->warn("{}", warning);
     }
     if (running) {
       const Device::Step step = device.run(options.run_step);

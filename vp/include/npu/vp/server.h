@@ -8,11 +8,14 @@
 // second guest process waits for the RUN in flight: at most until the next interrupt. Simulated times
 // depend only on the requests, never on wall time: a lone guest sees the same times run after run.
 // A bad request (unknown op) is answered BAD_OP and a refused access BUS_ERROR; both are counted and
-// logged (log `vp`), never fatal.
+// logged (log `vp`), never fatal. An interrupt the guest leaves pending without a word for `ack_timeout`
+// of wall-clock time is warned about once and counted (a driver whose handler never runs), not fatal.
 // It does not build the NPU, write files or install signal handlers: the caller does.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <systemc>
 
@@ -31,6 +34,9 @@ struct ServeReport {
   uint64_t bad_ops = 0, bus_errors = 0;
   uint64_t msix = 0;           // interrupts raised in the guest
   uint64_t runs_at_limit = 0;  // RUNs answered at ServeOptions::run_limit, the line still low
+  // Times the interrupt line stayed high with no request from the guest for ServeOptions::ack_timeout
+  // after the MSI-X (or the guest's last request): a driver that never acknowledges.
+  uint64_t unacked_interrupts = 0;
   // The client left with a request unanswered (a RUN still simulating).
   bool client_gone_mid_request = false;
   bool running_at_end = false;  // RUN was still simulating when serving ended
@@ -41,6 +47,12 @@ struct ServeOptions {
   // A RUN is answered after this much simulated time without an interrupt even when events remain (a
   // hung channel keeps the thermal monitor sampling forever): the guest's own timeout then decides.
   sc_core::sc_time run_limit = sc_core::sc_time(10, sc_core::SC_SEC);
+  // Wall-clock time the interrupt line may stay high without a request from the guest before a warning
+  // (log `vp`) and ServeReport::unacked_interrupts; serving goes on (the guest may still answer).
+  // Zero: no watch.
+  std::chrono::milliseconds ack_timeout{5000};
+  // Where that warning goes (the CLI: a line on stderr); unset: the `vp` log.
+  std::function<void(const std::string&)> on_unacked;
   int stop_fd = -1;
 };
 
