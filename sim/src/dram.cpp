@@ -169,10 +169,10 @@ void Dram::settle() {
     }
   }
   // Plan on a copy until the first end: a transfer joining before then plans again.
-  std::vector<Flow> plan = flows_;
+  plan_ = flows_;  // assigned, not built: keeps its allocation from one plan to the next
   double free = free_ns_, port = 0;
   while (const Flow* f =
-             book_next(plan, &free, first, ns_per_byte_, static_cast<double>(cfg_.arbitration_bytes), &port))
+             book_next(plan_, &free, first, ns_per_byte_, static_cast<double>(cfg_.arbitration_bytes), &port))
     if (!f->remaining) first = std::min(first, f->done_ns);
   next_end_.cancel();
   if (first < std::numeric_limits<double>::infinity())

@@ -94,9 +94,10 @@ void NpuConfig::declare(cfg::Schema& s, ComputeCoreTable cores) {
            "exact published in docs/sim.md");
   s.f64("npu.timing.quantum_ns", &timing.quantum_ns, 1000.0, "ns",
         "Fast mode: how far a driver thread may run ahead of the SystemC kernel before it synchronises "
-        "(it always synchronises where it blocks). 1 µs: several times a register access sequence of one "
-        "job (about 10 accesses of npu.mmio_access_ns), well below the µs-scale interrupt and ioctl costs, "
-        "so an interrupt or doorbell moves by at most that much",
+        "(it always synchronises where it blocks). 1 us: below the us-scale ioctl and interrupt costs "
+        "(host.ioctl_ns, host.bottom_half_ns), so a driver decision lands at most about one such step "
+        "early; measured against exact mode in docs/sim.md \"Fast mode\" (a smaller quantum is not "
+        "always closer there)",
         1.0, 1e6);
   s.f64("npu.faults.thermal_runaway_w", &faults.thermal_runaway_w, 10.0, "W",
         "Extra junction power of a thermal_runaway fault", 0, 1e4);

@@ -44,16 +44,19 @@ int lines(const std::string& s) {
 const std::string kNpusim = NPUSIM_BIN;
 
 TEST(TimingMode, RunRefusesAnUnknownModeInOneLine) {
-  const auto r = sh(kNpusim + " run --model zoo:mobilenet_v2_quant8 --set npu.functional=false --set "
-                              "npu.timing.mode=loose");
+  const auto r = sh(kNpusim +
+                    " run --model zoo:mobilenet_v2_quant8 --set npu.functional=false --set "
+                    "npu.timing.mode=loose");
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(lines(r.out), 1) << r.out;
-  EXPECT_NE(r.out.find("npu.timing.mode: expected one of \"exact\", \"fast\", got \"loose\""), std::string::npos)
+  EXPECT_NE(r.out.find("npu.timing.mode: expected one of \"exact\", \"fast\", got \"loose\""),
+            std::string::npos)
       << r.out;
 }
 
 TEST(TimingMode, ScenarioRefusesABadQuantumInOneLine) {
-  const auto r = sh(kNpusim + " scenario " NPUSIM_SOURCE_DIR "/configs/scenarios/prema_mix.json --scale 0.01 "
+  const auto r = sh(kNpusim + " scenario " NPUSIM_SOURCE_DIR
+                              "/configs/scenarios/prema_mix.json --scale 0.01 "
                               "--set npu.timing.quantum_ns=-5");
   EXPECT_NE(r.status, 0);
   EXPECT_EQ(lines(r.out), 1) << r.out;
@@ -68,9 +71,12 @@ TEST(TimingMode, InjectedFaultsStrikeAndRecoverTheSameInBothModes) {
     nlohmann::json faults[2];
     std::string error[2];
     for (int fast = 0; fast < 2; ++fast) {
-      const auto r = sh(kNpusim + " run --model zoo:mobilenet_v2_quant8 --set npu.functional=false --set "
-                                  "npu.faults.kind=" + fault + " --set npu.faults.at_descriptor=5 --set npu.timing.mode=" +
-                        (fast ? "fast" : "exact") + " --json -q");
+      const auto r =
+          sh(kNpusim +
+             " run --model zoo:mobilenet_v2_quant8 --set npu.functional=false --set "
+             "npu.faults.kind=" +
+             fault + " --set npu.faults.at_descriptor=5 --set npu.timing.mode=" + (fast ? "fast" : "exact") +
+             " --json -q");
       EXPECT_EQ(r.status, 4) << fault << (fast ? " fast: " : " exact: ") << r.out;
       const auto brace = r.out.find('{');
       ASSERT_NE(brace, std::string::npos) << r.out;

@@ -24,21 +24,22 @@ uint64_t kernel_ns() { return static_cast<uint64_t>(sc_core::sc_time_stamp().to_
 TEST(SimPortTiming, ExactWaitsOutEveryRegisterAccess) {
   auto sys = make_system({});
   uint64_t k0 = 0, k1 = 0, n1 = 0;
-  ASSERT_TRUE(sys->run([&](system::System& s) {
+  const auto end = sys->run([&](system::System& s) {
     k0 = kernel_ns();
     for (int i = 0; i < 10; ++i) s.debug_registers().read32(regs::NPU_ID);
     k1 = kernel_ns();
     n1 = s.os().now_ns();
-  }).ok());
+  });
+  ASSERT_TRUE(end.ok()) << end.error();
   EXPECT_EQ(k1 - k0, 200u);
   EXPECT_EQ(n1, k1);
 }
 
 TEST(SimPortTiming, FastRunsAheadAndSynchronisesWhereItBlocks) {
   auto sys = make_system({"npu.timing.mode=fast", "npu.timing.quantum_ns=1000"});
-  uint64_t k0 = 0, n0 = 0, k_ahead = 0, n_ahead = 0, k_live = 0, k_after_wait = 0, n_after_wait = 0, k_quantum = 0,
-           n_quantum = 0;
-  ASSERT_TRUE(sys->run([&](system::System& s) {
+  uint64_t k0 = 0, n0 = 0, k_ahead = 0, n_ahead = 0, k_live = 0, k_after_wait = 0, n_after_wait = 0,
+           k_quantum = 0, n_quantum = 0;
+  const auto end = sys->run([&](system::System& s) {
     k0 = kernel_ns();
     n0 = s.os().now_ns();  // the thread may start ahead (the driver's probe ran on it)
     for (int i = 0; i < 10; ++i) s.debug_registers().read32(regs::NPU_ID);
@@ -53,7 +54,8 @@ TEST(SimPortTiming, FastRunsAheadAndSynchronisesWhereItBlocks) {
     for (int i = 0; i < 60; ++i) s.debug_registers().read32(regs::NPU_ID);  // 1200 ns: past the quantum
     k_quantum = kernel_ns();
     n_quantum = s.os().now_ns();
-  }).ok());
+  });
+  ASSERT_TRUE(end.ok()) << end.error();
   EXPECT_EQ(k_ahead, k0);
   EXPECT_EQ(n_ahead, n0 + 200);
   EXPECT_EQ(k_live, n0 + 200);

@@ -112,8 +112,9 @@ TEST(FastMode, HangWaitsForItsResetAndTheChannelRunsAgain) {
   EXPECT_EQ(next, regs::CH_IRQ_DONE);
 }
 
-// Preempted 900 ns after each (re)start (a restart first spends up to ~500 ns restoring), the SRAM overwritten in between, the program resumes from
-// its save area until done and writes exactly the bytes of an uninterrupted run.
+// Preempted 900 ns after each (re)start (a restart first spends up to ~500 ns restoring), the SRAM
+// overwritten in between, the program resumes from its save area until done and writes exactly the bytes of
+// an uninterrupted run.
 TEST(FastMode, PreemptedAndRestoredProgramWritesTheBytesOfAnUninterruptedRun) {
   stats::Registry stats;
   sim::Npu npu("npu", test::npu_config(kFast), stats);
@@ -179,8 +180,10 @@ TEST(FastMode, OneChannelAloneTakesTheCyclesOfExactModeWithinTwoPercent) {
   sc_core::sc_start();
   EXPECT_GT(cycles[0], 5000u);
   EXPECT_NE(cycles[1], 0u);
-  EXPECT_NEAR(static_cast<double>(cycles[1]), static_cast<double>(cycles[0]), 0.02 * static_cast<double>(cycles[0]));
-  EXPECT_EQ(*fast_stats.find_counter("fast.dram.dma_bytes"), *exact_stats.find_counter("exact.dram.dma_bytes"));
+  EXPECT_NEAR(static_cast<double>(cycles[1]), static_cast<double>(cycles[0]),
+              0.02 * static_cast<double>(cycles[0]));
+  EXPECT_EQ(*fast_stats.find_counter("fast.dram.dma_bytes"),
+            *exact_stats.find_counter("exact.dram.dma_bytes"));
   EXPECT_EQ(*fast_stats.find_counter("fast.ch0.macs"), *exact_stats.find_counter("exact.ch0.macs"));
 }
 

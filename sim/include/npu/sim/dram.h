@@ -70,7 +70,7 @@ class Dram : public sc_core::sc_module {
   // Wakes the requesters whose transfers have ended by now, then plans (on a copy) until the next end
   // and notifies next_end_ for it.
   void settle();
-  std::vector<Flow> flows_;
+  std::vector<Flow> flows_, plan_;
   double free_ns_ = 0;  // the port's next free time (fast mode)
   uint64_t next_seq_ = 0;
   sc_core::sc_event next_end_;
