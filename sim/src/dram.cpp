@@ -37,6 +37,7 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry&
       window_utilisation_(stats.value(std::string(this->name()) + ".window_utilisation", "",
                                       "Fraction of the execution window the DRAM port was transferring")) {
   host.register_b_transport(this, &Dram::b_transport);
+  fast_ = fast;
   if (fast) {  // only then: exact mode's processes stay what they were
     SC_HAS_PROCESS(Dram);
     SC_METHOD(settle);
@@ -84,6 +85,8 @@ void Dram::write(uint64_t addr, const void* src, uint64_t len) {
 }
 
 bool Dram::transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_event* abort) {
+  // Fast mode: one port model for every transfer (gathers, context save and restore too).
+  if (fast_) return share(bytes, requester_ns_per_byte, sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, abort);
   dma_bytes_ += bytes;
   auto wait_for = [abort](const sc_time& t) {
     if (!abort) {

@@ -37,6 +37,7 @@ class Dram : public sc_core::sc_module {
   // Blocks the calling SC_THREAD for the time `bytes` take through the shared DRAM port, given that
   // the requester itself cannot go faster than `requester_ns_per_byte`. Returns false, early, when
   // `abort` is notified meanwhile (the quantum in progress keeps the port booked).
+  // A Dram built `fast` serves it with share() (one wait).
   bool transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_event* abort = nullptr);
 
   // Fast mode (npu.timing.mode=fast): the whole transfer in one wait. The transfer asks for the port
@@ -70,6 +71,7 @@ class Dram : public sc_core::sc_module {
   // Wakes the requesters whose transfers have ended by now, then plans (on a copy) until the next end
   // and notifies next_end_ for it.
   void settle();
+  bool fast_ = false;
   std::vector<Flow> flows_, plan_;
   double free_ns_ = 0;  // the port's next free time (fast mode)
   uint64_t next_seq_ = 0;
