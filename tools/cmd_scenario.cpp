@@ -15,6 +15,7 @@
 #include "npu/scenario/metrics.h"
 #include "npu/scenario/report.h"
 #include "npu/scenario/runner.h"
+#include "npu/system/system.h"
 #include "npu/tools/scenario_runs.h"
 #include "output_path.h"
 
@@ -23,7 +24,8 @@ namespace {
 
 struct ScenarioOptions {
   std::string file, policy, trace, report, json;
-  std::string out_dir;  // --out: summary.json, jobs.csv, report.html and trace.json in one folder
+  std::string out_dir;            // --out: summary.json, jobs.csv, report.html and trace.json in one folder
+  std::vector<std::string> sets;  // --set: hardware overrides after the scenario's own
   bool compare = false, scale_thermal = false, trace_descriptors = false;
   double scale = 1;
   double sla_factor = 4;
@@ -58,6 +60,10 @@ int run_scenario(ScenarioOptions o) {
     return fail("--trace-descriptors: has no effect without --trace");
   auto sc = load_scenario(o.file);
   if (!sc) return fail(sc.error());
+  sc->hardware_set.insert(sc->hardware_set.end(), o.sets.begin(), o.sets.end());
+  if (!o.sets.empty())  // refused here with the override's own error, before any run
+    if (auto cfg = npu::system::load_system_config(sc->hardware, sc->hardware_set); !cfg)
+      return fail("--set: " + cfg.error());
   for (const std::string* out : {&o.json, &o.report, &o.trace, &jobs_csv_path})
     if (auto why = unwritable_reason(*out); !why.empty()) return fail(why);
   npu::tools::ScenarioRunsOptions ro;
@@ -128,6 +134,9 @@ Subcommand register_scenario_command(CLI::App& app) {
          "N of the SLA satisfaction rate: a request meets its SLA within N x its isolated turnaround")
       ->check(CLI::Range(1.0, 1e6));
   cmd->add_flag("--compare", o->compare, "Run every baseline and print one comparison table");
+  cmd->add_option("--set", o->sets,
+                  "Override a hardware parameter after the scenario's own hardware.set: path=value "
+                  "(repeatable; e.g. npu.timing.mode=fast)");
   cmd->add_option("--trace", o->trace, "Perfetto trace (Chrome trace-event JSON) of the main policy's run");
   cmd->add_option("--report", o->report, "Self-contained HTML report");
   cmd->add_option("--json", o->json, "Metrics JSON (deterministic: same seed, same bytes)");

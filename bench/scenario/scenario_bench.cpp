@@ -4,7 +4,8 @@
 // Wall-clock figures are machine-dependent: a benchmark, never a test.
 //
 //   scenario_bench                          every file in configs/scenarios, at --scale 1
-//   scenario_bench [--scale X] [--policy P] [FILE ...]
+//   scenario_bench [--scale X] [--policy P] [--set k=v ...] [FILE ...]
+// --set overrides a hardware parameter after each scenario's own (e.g. npu.timing.mode=fast).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,7 +23,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int usage() {
-  std::fprintf(stderr, "usage: scenario_bench [--scale X] [--policy P] [FILE ...]\n");
+  std::fprintf(stderr, "usage: scenario_bench [--scale X] [--policy P] [--set k=v ...] [FILE ...]\n");
   return 2;
 }
 
@@ -30,7 +31,7 @@ int usage() {
 
 int sc_main(int argc, char* argv[]) {
   using namespace npu::scenario;
-  std::vector<std::string> files;
+  std::vector<std::string> files, sets;
   RunOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -39,6 +40,8 @@ int sc_main(int argc, char* argv[]) {
       if (!(options.duration_scale > 0)) return usage();
     } else if (arg == "--policy" && i + 1 < argc) {
       options.policy = argv[++i];
+    } else if (arg == "--set" && i + 1 < argc) {
+      sets.push_back(argv[++i]);
     } else if (!arg.empty() && arg[0] == '-') {
       return usage();
     } else {
@@ -60,6 +63,7 @@ int sc_main(int argc, char* argv[]) {
       status = 1;
       continue;
     }
+    sc->hardware_set.insert(sc->hardware_set.end(), sets.begin(), sets.end());
     const auto t0 = Clock::now();
     auto run = run_forked(*sc, options);
     const double wall = std::chrono::duration<double>(Clock::now() - t0).count();

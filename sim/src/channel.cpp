@@ -24,12 +24,13 @@ uint64_t to_ns(const sc_core::sc_time& t) { return static_cast<uint64_t>(t.to_se
 }  // namespace
 
 Channel::Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConfig& cfg, bool functional,
-                 const ClockDomain& clock, Dram& dram, std::unique_ptr<ComputeCore> core, PowerModel& power,
-                 stats::Registry& stats)
+                 bool fast, const ClockDomain& clock, Dram& dram, std::unique_ptr<ComputeCore> core,
+                 PowerModel& power, stats::Registry& stats)
     : sc_module(name),
       index_(index),
       cfg_(cfg),
       functional_default_(functional),
+      fast_(fast),
       clock_(clock),
       dram_(dram),
       core_(std::move(core)),
@@ -127,7 +128,7 @@ uint32_t Channel::read_reg(uint32_t offset) const {
   }
 }
 
-void Channel::write_reg(uint32_t offset, uint32_t value) {
+void Channel::write_reg(uint32_t offset, uint32_t value, const sc_core::sc_time& delay) {
   auto set_lo = [value](uint64_t& r) { r = (r & ~0xFFFFFFFFull) | value; };
   auto set_hi = [value](uint64_t& r) { r = (r & 0xFFFFFFFFull) | (static_cast<uint64_t>(value) << 32); };
   switch (offset) {
@@ -159,7 +160,7 @@ void Channel::write_reg(uint32_t offset, uint32_t value) {
         restore_pending_ = value & regs::CH_DOORBELL_RESTORE;
         timing_only_pending_ = value & regs::CH_DOORBELL_TIMING_ONLY;
         if (activity_) activity_();
-        doorbell_.notify(sc_core::SC_ZERO_TIME);
+        doorbell_.notify(delay);
       }
       break;
     case regs::CH_CTRL:
@@ -167,7 +168,7 @@ void Channel::write_reg(uint32_t offset, uint32_t value) {
         abort();
       } else if ((value & regs::CH_CTRL_PREEMPT) && state_ == ChannelState::BUSY) {
         preempt_requested_ = true;
-        preempt_.notify(sc_core::SC_ZERO_TIME);
+        preempt_.notify(delay);
       }
       break;
     case regs::CH_FAULT_INJECT:
@@ -263,6 +264,17 @@ bool Channel::fetch(uint32_t index, desc::Raw* raw) {
   const uint64_t addr = cmd_base_ + static_cast<uint64_t>(index) * desc::kDescriptorBytes;
   if (!dram_.in_range(addr, desc::kDescriptorBytes)) return false;
   const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  if (fast_) {
+    // One wait: latency, the bytes through the port, decode.
+    if (!dram_.share(desc::kDescriptorBytes, ns_per_dma_byte(), sc_core::SC_ZERO_TIME,
+                     clock_.cycles(cfg_.descriptor_fetch_cycles), &abort_) ||
+        aborted())
+      return true;
+    power_.add_dram_bytes(power_id_, desc::kDescriptorBytes);
+    dram_.read(addr, raw->bytes, sizeof raw->bytes);
+    fetch_cycles_ += cycles_between(t0, sc_core::sc_time_stamp());
+    return true;
+  }
   if (!dram_.transfer(desc::kDescriptorBytes, ns_per_dma_byte(), &abort_)) return true;
   power_.add_dram_bytes(power_id_, desc::kDescriptorBytes);
   dram_.read(addr, raw->bytes, sizeof raw->bytes);

@@ -143,7 +143,9 @@ ChannelError Channel::execute(const Op& op) {
 
 ChannelError Channel::dma(const Op& op, const desc::Dma& d, bool to_sram) {
   if (d.rows == 0 || d.row_bytes == 0) return ChannelError::NONE;
-  if (!wait_cycles(cfg_.dma_setup_cycles, op.epoch)) return ChannelError::NONE;
+  // Fast mode, no fault armed: setup, latency and the whole transfer in one wait (below).
+  const bool one_wait = fast_ && op.fault == FaultKind::NONE;
+  if (!one_wait && !wait_cycles(cfg_.dma_setup_cycles, op.epoch)) return ChannelError::NONE;
   if (op.fault == FaultKind::DMA_ERROR) return ChannelError::DMA_FAULT;
   if (op.fault == FaultKind::SRAM_ECC)
     if (const ChannelError e = sram_upset(op); e != ChannelError::NONE) return e;
@@ -154,7 +156,14 @@ ChannelError Channel::dma(const Op& op, const desc::Dma& d, bool to_sram) {
   const uint64_t engine_cycles = div_up(bytes, cfg_.dma_bytes_per_cycle) + conflicts;
   const double ns_per_byte =
       static_cast<double>(engine_cycles) * clock_.period().to_seconds() * 1e9 / static_cast<double>(bytes);
-  if (!dram_.transfer(bytes, ns_per_byte, &abort_) || op.epoch != epoch_) return ChannelError::NONE;
+  if (one_wait) {
+    if (!dram_.share(bytes, ns_per_byte, clock_.cycles(cfg_.dma_setup_cycles), sc_core::SC_ZERO_TIME,
+                     &abort_) ||
+        op.epoch != epoch_)
+      return ChannelError::NONE;
+  } else if (!dram_.transfer(bytes, ns_per_byte, &abort_) || op.epoch != epoch_) {
+    return ChannelError::NONE;
+  }
   if (run_.functional) {
     for (uint32_t r = 0; r < d.rows; ++r) {
       uint8_t* s = sram_.data() + d.sram + static_cast<uint64_t>(r) * d.sram_stride;

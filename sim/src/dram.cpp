@@ -1,20 +1,23 @@
 #include "npu/sim/dram.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace npu::sim {
 
 using sc_core::SC_NS;
 using sc_core::sc_time;
 
-Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry& stats)
+Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry& stats, bool fast)
     : sc_module(name),
       host("host"),
       cfg_(cfg),
       size_(static_cast<uint64_t>(cfg.size_mib) << 20),
       ns_per_byte_(1.0 / cfg.bandwidth_gbps),
       quantum_port_time_(ns_per_byte_ * static_cast<double>(cfg.arbitration_bytes), SC_NS),
+      latency_(cfg.latency_ns, SC_NS),
       bytes_read_(stats.counter(std::string(this->name()) + ".host_bytes_read", "B", "Bytes the host read")),
       bytes_written_(
           stats.counter(std::string(this->name()) + ".host_bytes_written", "B", "Bytes the host wrote")),
@@ -34,6 +37,13 @@ Dram::Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry&
       window_utilisation_(stats.value(std::string(this->name()) + ".window_utilisation", "",
                                       "Fraction of the execution window the DRAM port was transferring")) {
   host.register_b_transport(this, &Dram::b_transport);
+  fast_ = fast;
+  if (fast) {  // only then: exact mode's processes stay what they were
+    SC_HAS_PROCESS(Dram);
+    SC_METHOD(settle);
+    sensitive << next_end_;
+    dont_initialize();
+  }
 }
 
 uint8_t* Dram::page(uint64_t index) {
@@ -94,6 +104,8 @@ void Dram::write(uint64_t addr, const void* src, uint64_t len) {
 }
 
 bool Dram::transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_event* abort) {
+  // Fast mode: one port model for every transfer (gathers, context save and restore too).
+  if (fast_) return share(bytes, requester_ns_per_byte, sc_core::SC_ZERO_TIME, sc_core::SC_ZERO_TIME, abort);
   dma_bytes_ += bytes;
   auto wait_for = [abort](const sc_time& t) {
     if (!abort) {
@@ -128,6 +140,101 @@ bool Dram::transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core:
     bytes -= quantum;
   }
   return true;
+}
+
+namespace {
+
+// One quantum of the earliest request among `flows` (ties: the earlier transfer), as transfer() books it:
+// the port after what is booked, the requester at its own pace. Returns it, or nullptr when no request is
+// before `until_ns`.
+template <typename Flow>
+Flow* book_next(std::vector<Flow>& flows, double* free_ns, double until_ns, double port_ns_per_byte,
+                double quantum, double* port_ns) {
+  Flow* next = nullptr;
+  for (Flow& f : flows)
+    if (f.remaining &&
+        (!next || f.ready_ns < next->ready_ns || (f.ready_ns == next->ready_ns && f.seq < next->seq)))
+      next = &f;
+  if (!next || next->ready_ns >= until_ns) return nullptr;
+  const double q = std::min(static_cast<double>(next->remaining), quantum);
+  const double start = std::max(next->ready_ns, *free_ns);
+  *port_ns = port_ns_per_byte * q;
+  *free_ns = start + *port_ns;
+  next->done_ns = std::max(*free_ns, next->ready_ns + next->ns_per_byte * q);
+  next->ready_ns = next->done_ns;
+  next->remaining -= static_cast<uint64_t>(q);
+  return next;
+}
+
+double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
+
+}  // namespace
+
+void Dram::commit() {
+  const double now = now_ns();
+  double port = 0;
+  while (book_next(flows_, &free_ns_, now, ns_per_byte_, static_cast<double>(cfg_.arbitration_bytes), &port))
+    busy_ns_ += port;
+}
+
+void Dram::settle() {
+  commit();
+  const double now = now_ns();
+  double first = std::numeric_limits<double>::infinity();
+  for (Flow& f : flows_) {
+    if (f.woken || f.remaining) continue;
+    if (f.done_ns <= now + 5e-4) {  // within half a picosecond: sc_time's resolution
+      f.woken = true;
+      f.done->notify(f.tail);
+    } else {
+      first = std::min(first, f.done_ns);
+    }
+  }
+  // Plan on a copy until the first end: a transfer joining before then plans again.
+  plan_ = flows_;  // assigned, not built: keeps its allocation from one plan to the next
+  double free = free_ns_, port = 0;
+  while (const Flow* f =
+             book_next(plan_, &free, first, ns_per_byte_, static_cast<double>(cfg_.arbitration_bytes), &port))
+    if (!f->remaining) first = std::min(first, f->done_ns);
+  next_end_.cancel();
+  if (first < std::numeric_limits<double>::infinity())
+    next_end_.notify(sc_time(std::max(1.0, std::ceil((first - now) * 1000.0)), sc_core::SC_PS));
+}
+
+bool Dram::share(uint64_t bytes, double requester_ns_per_byte, const sc_time& before, const sc_time& tail,
+                 const sc_core::sc_event* abort) {
+  dma_bytes_ += bytes;
+  sc_core::sc_event done;
+  Flow f;
+  f.seq = next_seq_++;
+  f.remaining = bytes;
+  f.ns_per_byte = requester_ns_per_byte;
+  f.ready_ns = now_ns() + (before + latency_).to_seconds() * 1e9;
+  f.done_ns = f.ready_ns;
+  f.tail = tail;
+  f.done = &done;
+  commit();
+  flows_.push_back(f);
+  settle();
+  // Ended (done, aborted, or the thread unwound): the transfer leaves the port; quanta booked stay booked.
+  struct Leave {
+    Dram& d;
+    uint64_t seq;
+    ~Leave() {
+      d.commit();
+      const auto it =
+          std::find_if(d.flows_.begin(), d.flows_.end(), [this](const Flow& x) { return x.seq == seq; });
+      const bool ended = it->woken;  // else aborted: the others' plan changes
+      d.flows_.erase(it);
+      if (!ended) d.settle();
+    }
+  } leave{*this, f.seq};
+  if (abort) {
+    sc_core::wait(done | *abort);
+  } else {
+    sc_core::wait(done);
+  }
+  return done.triggered();
 }
 
 void Dram::update_stats(double window_ns) {

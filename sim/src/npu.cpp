@@ -68,15 +68,16 @@ Npu::Npu(sc_core::sc_module_name name, const NpuConfig& cfg, stats::Registry& st
   SC_HAS_PROCESS(Npu);
   mmio.register_b_transport(this, &Npu::b_transport);
   power_ = std::make_unique<PowerModel>(power_params(cfg_), stats, this->name());
-  dram_ = std::make_unique<Dram>("dram", cfg_.dram, stats);
+  dram_ = std::make_unique<Dram>("dram", cfg_.dram, stats, cfg_.timing.fast());
   for (uint32_t i = 0; i < cfg_.channels; ++i) {
     const std::string ch_name = "ch" + std::to_string(i);
     std::string error;
     // Created while this module is being built, so the core becomes the child npu.<ch>_core.
     auto core = core_factory(ch_name + "_core", cfg_.channel, clock_, &error);
     if (!core) throw std::invalid_argument(error);
-    channels_.push_back(std::make_unique<Channel>(ch_name.c_str(), i, cfg_.channel, cfg_.functional, clock_,
-                                                  *dram_, std::move(core), *power_, stats));
+    channels_.push_back(std::make_unique<Channel>(ch_name.c_str(), i, cfg_.channel, cfg_.functional,
+                                                  cfg_.timing.fast(), clock_, *dram_, std::move(core),
+                                                  *power_, stats));
     Channel& ch = *channels_.back();
     ch.on_irq_change([this] { update_irq(); });
     ch.on_activity([this] { thermal_->wake(); });
@@ -314,7 +315,7 @@ void Npu::write_reg(uint32_t offset, uint32_t value) {
   if (offset >= regs::kChannelBase) {
     const uint32_t ch = (offset - regs::kChannelBase) / regs::kChannelStride;
     if (ch < channels_.size())
-      channels_[ch]->write_reg((offset - regs::kChannelBase) % regs::kChannelStride, value);
+      channels_[ch]->write_reg((offset - regs::kChannelBase) % regs::kChannelStride, value, access_delay_);
   }
 }
 
@@ -381,6 +382,7 @@ void Npu::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   const auto offset = static_cast<uint32_t>(gp.get_address());
   uint32_t v = 0;
   bool ok = true;
+  if (cfg_.timing.fast()) access_delay_ = delay;
   if (gp.is_read()) {
     ok = access(false, offset, v);
     std::memcpy(gp.get_data_ptr(), &v, 4);
@@ -390,6 +392,7 @@ void Npu::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
     ok = access(true, offset, v);
     ++mmio_writes_;
   }
+  access_delay_ = sc_core::SC_ZERO_TIME;
   // A refused write still took its bus cycle.
   delay += sc_core::sc_time(cfg_.mmio_access_ns, sc_core::SC_NS);
   gp.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);

@@ -86,6 +86,19 @@ void NpuConfig::declare(cfg::Schema& s, ComputeCoreTable cores) {
         "Bit (0 = least significant) an sram_ecc upset flips in the first byte the descriptor reads, when "
         "npu.channel.sram.ecc is false",
         0, 7);
+  s.choice("npu.timing.mode", &timing.mode, "exact", {"exact", "fast"},
+           "How simulated time is kept: exact = every register access, descriptor fetch, DMA setup and "
+           "DRAM arbitration quantum is its own SystemC wait (the reference model); fast = loosely timed "
+           "(TLM-2.0 temporal decoupling: the driver runs ahead by up to npu.timing.quantum_ns, a channel "
+           "takes each fetch and each whole DMA in one wait), faster to simulate, with the error against "
+           "exact published in docs/sim.md");
+  s.f64("npu.timing.quantum_ns", &timing.quantum_ns, 1000.0, "ns",
+        "Fast mode: how far a driver thread may run ahead of the SystemC kernel before it synchronises "
+        "(it always synchronises where it blocks). 1 us: below the us-scale ioctl and interrupt costs "
+        "(host.ioctl_ns, host.bottom_half_ns), so a driver decision lands at most about one such step "
+        "early; measured against exact mode in docs/sim.md \"Fast mode\" (a smaller quantum is not "
+        "always closer there)",
+        1.0, 1e6);
   s.f64("npu.faults.thermal_runaway_w", &faults.thermal_runaway_w, 10.0, "W",
         "Extra junction power of a thermal_runaway fault", 0, 1e4);
 }

@@ -246,6 +246,7 @@ Result<double> System::run(const std::function<void(System&)>& app, double limit
           probe_error = p.error();
         } else {
           app(*this);
+          port_->sync();  // fast mode: the run ends at the app's local time
         }
         finished = true;
         // Threads the app left parked (helpers, callbacks) are never resumed after sc_stop(): unwind them
@@ -280,7 +281,10 @@ Result<double> System::run_another(const std::function<void(System&)>& app, doub
           probed_ = probe_error.empty();
         }
         collect_spawned(sc_core::sc_get_top_level_objects(), keep.get());  // the platform's threads
-        if (probe_error.empty()) app(*this);
+        if (probe_error.empty()) {
+          app(*this);
+          port_->sync();
+        }
         finished = true;
         kill_unfinished_threads(sc_core::sc_process_handle(), *keep);
         sc_core::sc_pause();

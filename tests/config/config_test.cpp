@@ -188,4 +188,32 @@ TEST(SetErrors, ObjectPathIsNotAParameter) {
             "--set npu.dram=1: unknown parameter npu.dram (see npusim config --explain)");
 }
 
+// npu.timing (docs/sim.md "Fast mode"): exact unless asked; a bad mode or quantum is one line naming it.
+TEST(Timing, ExactIsTheDefaultAndFastIsSelectable) {
+  auto exact = load_system_config(kPresets + "default.json", {});
+  ASSERT_TRUE(exact.ok()) << exact.error();
+  EXPECT_EQ(exact->npu.timing.mode, "exact");
+  EXPECT_FALSE(exact->npu.timing.fast());
+  EXPECT_EQ(exact->npu.timing.quantum_ns, 1000.0);
+  auto fast =
+      load_system_config(kPresets + "default.json", {"npu.timing.mode=fast", "npu.timing.quantum_ns=250"});
+  ASSERT_TRUE(fast.ok()) << fast.error();
+  EXPECT_TRUE(fast->npu.timing.fast());
+  EXPECT_EQ(fast->npu.timing.quantum_ns, 250.0);
+}
+
+TEST(Timing, UnknownModeIsRefusedNamingTheParameter) {
+  EXPECT_EQ(error_of(R"({"npu": {"timing": {"mode": "loose"}}})"),
+            "hw.json: $.npu.timing.mode: expected one of \"exact\", \"fast\", got \"loose\"");
+  EXPECT_EQ(error_of("{}", {"npu.timing.mode=turbo"}),
+            "--set npu.timing.mode: expected one of \"exact\", \"fast\", got \"turbo\"");
+}
+
+TEST(Timing, QuantumOutOfRangeIsRefusedWithTheRange) {
+  EXPECT_EQ(error_of("{}", {"npu.timing.quantum_ns=0"}),
+            "--set npu.timing.quantum_ns: expected a number in [1, 1e+06], got 0");
+  EXPECT_EQ(error_of(R"({"npu": {"timing": "fast"}})"),
+            "hw.json: $.npu.timing: expected an object, got \"fast\"");
+}
+
 }  // namespace

@@ -19,32 +19,73 @@ bool no_time_to_spend() { return !sc_core::sc_get_current_process_handle().valid
 
 class SimWaitQueue : public WaitQueue {
  public:
+  explicit SimWaitQueue(LocalTime& time) : time_(time) {}
   void wait() override {
-    if (!unwinding()) sc_core::wait(event_);
+    if (unwinding()) return;
+    time_.sync();
+    sc_core::wait(event_);
   }
   bool wait_for(uint64_t timeout_ns) override {
     if (unwinding()) return false;
+    time_.sync();
     sc_core::wait(sc_core::sc_time(static_cast<double>(timeout_ns), sc_core::SC_NS), event_);
     return !sc_core::timed_out();
   }
-  // Delta notification: a waker never runs a waiter inside its own call stack.
-  void wake_all() override { event_.notify(sc_core::SC_ZERO_TIME); }
+  // Delta notification: a waker never runs a waiter inside its own call stack. A waker running ahead of
+  // the kernel (fast mode) wakes at its local time.
+  void wake_all() override {
+    if (time_.decoupled() && !no_time_to_spend()) {
+      event_.notify(time_.offset());
+    } else {
+      event_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
 
  private:
+  LocalTime& time_;
   sc_core::sc_event event_;
 };
 
 }  // namespace
 
+bool LocalTime::mine() const { return owner_ == sc_core::sc_get_current_process_handle(); }
+
+sc_core::sc_time LocalTime::offset() {
+  if (!decoupled_ || offset_ == sc_core::SC_ZERO_TIME || !mine()) return sc_core::SC_ZERO_TIME;
+  return offset_;
+}
+
+void LocalTime::set_offset(const sc_core::sc_time& t) {
+  owner_ = sc_core::sc_get_current_process_handle();
+  offset_ = t;
+  if (offset_ >= quantum_) sync();
+}
+
+void LocalTime::spend(const sc_core::sc_time& t) {
+  if (!decoupled_) {
+    sc_core::wait(t);
+    return;
+  }
+  set_offset(offset() + t);
+}
+
+void LocalTime::sync() {
+  if (!decoupled_ || no_time_to_spend()) return;
+  const sc_core::sc_time t = offset();
+  offset_ = sc_core::SC_ZERO_TIME;
+  if (t != sc_core::SC_ZERO_TIME) sc_core::wait(t);
+}
+
 uint64_t SimOs::now_ns() const {
-  return static_cast<uint64_t>(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5);
+  const auto t = static_cast<uint64_t>((sc_core::sc_time_stamp() + time_.offset()).to_seconds() * 1e9 + 0.5);
+  return time_.monotonic(t);
 }
 
 void SimOs::delay_ns(uint64_t ns) {
-  if (ns && !no_time_to_spend()) sc_core::wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
+  if (ns && !no_time_to_spend()) time_.spend(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
 }
 
-std::unique_ptr<WaitQueue> SimOs::make_wait_queue() { return std::make_unique<SimWaitQueue>(); }
+std::unique_ptr<WaitQueue> SimOs::make_wait_queue() { return std::make_unique<SimWaitQueue>(time_); }
 
 void SimOs::spawn(const std::string& name, std::function<void()> body) {
   sc_core::sc_spawn_options options;
@@ -58,6 +99,8 @@ SimPort::SimPort(sc_core::sc_module_name name, sim::Npu& npu)
       irq("irq"),
       memory_size_(npu.dram().size()) {
   SC_HAS_PROCESS(SimPort);
+  time_.configure(npu.config().timing.fast(),
+                  sc_core::sc_time(npu.config().timing.quantum_ns, sc_core::SC_NS));
   mmio_socket.bind(npu.mmio);
   mem_socket.bind(npu.dram().host);
   irq.bind(npu.irq);
@@ -66,7 +109,9 @@ SimPort::SimPort(sc_core::sc_module_name name, sim::Npu& npu)
 
 bool SimPort::transport(tlm_utils::simple_initiator_socket<SimPort>& socket, tlm::tlm_command cmd,
                         uint64_t address, void* data, uint64_t length) {
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  // Exact: starts at zero and is waited below. Fast: the thread's local offset, so the target dates
+  // the access at the thread's local time.
+  sc_core::sc_time delay = time_.decoupled() ? time_.offset() : sc_core::SC_ZERO_TIME;
   bool ok = false;
   {
     // The payload (its extension array is on the heap) ends before the wait: a thread parked there for
@@ -83,7 +128,11 @@ bool SimPort::transport(tlm_utils::simple_initiator_socket<SimPort>& socket, tlm
     socket->b_transport(gp, delay);
     ok = gp.is_response_ok();
   }
-  if (!unwinding()) sc_core::wait(delay);
+  if (time_.decoupled()) {
+    if (!no_time_to_spend()) time_.set_offset(delay);
+  } else if (!unwinding()) {
+    sc_core::wait(delay);
+  }
   return ok;
 }
 
@@ -98,8 +147,22 @@ void SimPort::set_tracer(trace::Tracer* tracer) {
   irq_track_ = tracer_->track("driver", "irq");
 }
 
+namespace {
+// Registers whose value moves with the device's progress: a read running ahead of the kernel (fast mode)
+// synchronises first, so it sees the device at the driver's local time (a scheduler deciding from
+// CH_PROGRESS, a poll of CH_STATUS). Configuration and latched status (IRQ_STATUS is read by the
+// interrupt handler, which starts synchronised) need not.
+bool live_register(uint32_t offset) {
+  if (offset == regs::CYCLE_LO || offset == regs::CYCLE_HI) return true;
+  if (offset < regs::kChannelBase) return false;
+  const uint32_t r = (offset - regs::kChannelBase) % regs::kChannelStride;
+  return r == regs::CH_PROGRESS || r == regs::CH_STATUS;
+}
+}  // namespace
+
 uint32_t SimPort::read32(uint32_t offset) {
   uint32_t v = 0;
+  if (time_.decoupled() && live_register(offset)) time_.sync();
   transport(mmio_socket, tlm::TLM_READ_COMMAND, offset, &v, 4);
   static auto log = log::get("driver.regs");
   // The name is built only for a trace line: register accesses are on every job's path.
@@ -156,6 +219,7 @@ void SimPort::irq_thread() {
     }
     const uint64_t start = now_ns();
     handler_();
+    time_.sync();
     if (tracer_) tracer_->span(irq_track_, "interrupt handler", start, now_ns() - start);
     sc_core::wait(sc_core::SC_ZERO_TIME);  // let the line settle before sampling it again
   }

@@ -36,6 +36,12 @@
 // Timing-only (npu.functional = false, or the doorbell's TIMING_ONLY bit): every descriptor takes its time
 // and energy but no byte of SRAM or device memory is read or written (the save-area header excepted).
 //
+// Fast mode (npu.timing.mode=fast, `fast` below): a descriptor fetch (DRAM latency, its 128 bytes through
+// the port, decode) and a DMA descriptor (setup, latency and all its bytes, sharing the DRAM port with
+// the other transfers in flight through Dram::share) each take one wait instead of one per step and per
+// arbitration quantum. A DMA with a fault armed on it, a gather, and context save and restore keep the
+// exact path.
+//
 // Not modelled: descriptor prefetch beyond one fetch at a time, SRAM port contention between engines,
 // DMA reads of the command buffer being written by the same channel.
 #pragma once
@@ -76,14 +82,17 @@ inline const char* to_string(Engine e) { return enums::to_string(e); }
 
 class Channel : public sc_core::sc_module {
  public:
-  // `functional` = npu.functional (a doorbell may still ask for timing-only).
-  Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConfig& cfg, bool functional,
+  // `functional` = npu.functional (a doorbell may still ask for timing-only); `fast` = npu.timing.mode
+  // is fast.
+  Channel(sc_core::sc_module_name name, uint32_t index, const ChannelConfig& cfg, bool functional, bool fast,
           const ClockDomain& clock, Dram& dram, std::unique_ptr<ComputeCore> core, PowerModel& power,
           stats::Registry& stats);
 
-  // Register block access (offset relative to channel_base); called by the register file.
+  // Register block access (offset relative to channel_base); called by the register file. `delay`: how
+  // far ahead of the kernel the writer is (TLM annotated delay; zero in exact mode): a doorbell or
+  // preemption request takes effect then.
   uint32_t read_reg(uint32_t offset) const;
-  void write_reg(uint32_t offset, uint32_t value);
+  void write_reg(uint32_t offset, uint32_t value, const sc_core::sc_time& delay = sc_core::SC_ZERO_TIME);
   // A write-1-to-clear register (CH_IRQ_STATUS): clears exactly `bits`.
   void clear_reg(uint32_t offset, uint32_t bits);
 
@@ -213,6 +222,7 @@ class Channel : public sc_core::sc_module {
   uint32_t index_;
   ChannelConfig cfg_;
   bool functional_default_;
+  bool fast_;
   const ClockDomain& clock_;
   Dram& dram_;
   std::unique_ptr<ComputeCore> core_;

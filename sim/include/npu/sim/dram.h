@@ -27,7 +27,8 @@ class Dram : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Dram> host;
 
-  Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry& stats);
+  // `fast`: the port also serves share() (npu.timing.mode=fast).
+  Dram(sc_core::sc_module_name name, const DramConfig& cfg, stats::Registry& stats, bool fast = false);
 
   uint64_t size() const { return size_; }
   bool in_range(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
@@ -44,7 +45,17 @@ class Dram : public sc_core::sc_module {
   // Blocks the calling SC_THREAD for the time `bytes` take through the shared DRAM port, given that
   // the requester itself cannot go faster than `requester_ns_per_byte`. Returns false, early, when
   // `abort` is notified meanwhile (the quantum in progress keeps the port booked).
+  // A Dram built `fast` serves it with share() (one wait).
   bool transfer(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_event* abort = nullptr);
+
+  // Fast mode (npu.timing.mode=fast): the whole transfer in one wait. The transfer asks for the port
+  // `before` + the latency from now, and is then arbitrated as transfer() arbitrates, quantum by
+  // quantum, but in a plain loop over the transfers in flight (each books its next quantum when its
+  // previous one is done, the earliest first) instead of a SystemC wait per quantum. The schedule is
+  // recomputed whenever a transfer joins or leaves; the caller wakes `tail` after its last byte. Returns
+  // false, early, when `abort` is notified (the transfer leaves the port; quanta booked stay booked).
+  bool share(uint64_t bytes, double requester_ns_per_byte, const sc_core::sc_time& before,
+             const sc_core::sc_time& tail, const sc_core::sc_event* abort);
 
   // Brings the average-bandwidth stats up to the present time: since time 0, and over `window_ns`, the
   // NPU's execution window (time with any command buffer in flight).
@@ -52,6 +63,27 @@ class Dram : public sc_core::sc_module {
 
  private:
   void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+  // Fast mode's port: the transfers in flight, arbitrated in a loop (share()).
+  struct Flow {
+    uint64_t seq = 0;        // arrival order: breaks ties between requests at the same time
+    uint64_t remaining = 0;  // bytes not yet booked
+    double ns_per_byte = 0;  // the requester's pace
+    double ready_ns = 0;     // when it books its next quantum
+    double done_ns = 0;      // when its last booked quantum is done
+    sc_core::sc_time tail;
+    sc_core::sc_event* done = nullptr;
+    bool woken = false;  // its end was reached and its requester notified
+  };
+  // Books, in order, every quantum of flows_ asked for before now (busy_ns_ counts their port time).
+  void commit();
+  // Wakes the requesters whose transfers have ended by now, then plans (on a copy) until the next end
+  // and notifies next_end_ for it.
+  void settle();
+  bool fast_ = false;
+  std::vector<Flow> flows_, plan_;
+  double free_ns_ = 0;  // the port's next free time (fast mode)
+  uint64_t next_seq_ = 0;
+  sc_core::sc_event next_end_;
   static constexpr uint64_t kPageBytes = 64 * 1024;
   uint8_t* page(uint64_t index);
 
@@ -60,6 +92,7 @@ class Dram : public sc_core::sc_module {
   double ns_per_byte_;
   // The port's time for a whole arbitration quantum, built once (constructing an sc_time is costly).
   sc_core::sc_time quantum_port_time_;
+  sc_core::sc_time latency_;
   sc_core::sc_time next_free_;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
   uint8_t* external_ = nullptr;  // use_external(): the whole memory, pages_ unused

@@ -109,6 +109,9 @@ class Npu : public sc_core::sc_module {
   std::unique_ptr<ThermalMonitor> thermal_;
   std::unique_ptr<DvfsController> dvfs_;
   trace::Tracer* tracer_ = nullptr;
+  // Fast mode: the annotated delay of the access in progress (how far ahead of the kernel the driver
+  // is), so a doorbell or preemption request takes effect at the driver's local time. Zero in exact mode.
+  sc_core::sc_time access_delay_;
   uint32_t irq_mask_ = 0;
   bool dvfs_pending_irq_ = false;
   bool irq_level_ = false;

@@ -51,6 +51,18 @@ struct FaultConfig {
   double thermal_runaway_w = 0;
 };
 
+// How simulated time is kept (npu.timing.*). exact: every register access, descriptor fetch, DMA setup
+// and DRAM arbitration quantum is a SystemC wait (the reference; every published figure). fast: loosely
+// timed (TLM-2.0 temporal decoupling): the driver's threads run ahead of the kernel by up to
+// `quantum_ns` and synchronise where they block, and a channel takes each descriptor fetch and each DMA
+// (setup, latency and its whole transfer, the DRAM port shared max-min fairly among the transfers in
+// flight instead of round-robin per quantum) in one wait. Docs: docs/sim.md "Fast mode".
+struct TimingConfig {
+  std::string mode = "exact";  // "exact" | "fast"
+  double quantum_ns = 0;
+  bool fast() const { return mode == "fast"; }
+};
+
 struct NpuConfig {
   uint32_t channels = 0;
   double mmio_access_ns = 0;
@@ -63,6 +75,7 @@ struct NpuConfig {
   ThermalConfig thermal;
   DvfsConfig dvfs;
   FaultConfig faults;
+  TimingConfig timing;
 
   // The core clock at reset: the initial operating point's frequency.
   double clock_mhz() const { return dvfs.points[dvfs.initial_point].mhz; }
