@@ -119,12 +119,13 @@ int run_serve(ServeCli c) {
   }
 
   if (::pipe2(g_stop_pipe, O_CLOEXEC) != 0) return fail(3, "pipe: cannot make the signal pipe");
-  struct sigaction sa {
-  }, old_int{}, old_term{};
+  // The handler stays installed to the end: a signal that comes while the results are written (scripts/vp
+  // sends SIGTERM once QEMU has gone) must not cut them short.
+  struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, &old_int);
-  ::sigaction(SIGTERM, &sa, &old_term);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
   std::fprintf(stderr, "npusim: vp serve: waiting for QEMU on %s (BAR2 %s, %llu MiB device memory)\n",
                c.socket.c_str(), c.shm.c_str(), static_cast<unsigned long long>(dram_bytes >> 20));
 
@@ -152,8 +153,6 @@ int run_serve(ServeCli c) {
   } else {
     report.reason = vp::EndReason::STOPPED;
   }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
 
   // The results, whatever ended serving (a socket error still leaves the stats of what was simulated).
   npu->finish();
