@@ -306,9 +306,10 @@ const std::map<OperationType, Builder>& builders() {
        }},
       {O::LSH_PROJECTION,
        [](Probe& p) {
+         const OperandType hash = p.t() == F16 ? F16 : F32;  // the hash and weight are float16 or float32
          p.op(O::LSH_PROJECTION,
-              {p.cst_of(F32, {2, 2}, {0.5, -0.5, 1, -1}, 0, 0), p.in({3, 2}),
-               p.cst_of(F32, {3}, {1, 1, 1}, 0, 0), p.i32(2)},
+              {p.cst_of(hash, {2, 2}, {0.5, -0.5, 1, -1}, 0, 0), p.in({3, 2}),
+               p.cst_of(hash, {3}, {1, 1, 1}, 0, 0), p.i32(2)},
               {p.out_of(I32)});
        }},
       {O::LSTM,

@@ -86,15 +86,17 @@ TEST(Quantized16BitLstm, GatesAtZeroAndSaturatedHandWorked) {
 }
 
 TEST(Quantized16BitLstm, AccumulatorsFromInputAndPreviousOutputHandWorked) {
-  // x = [192, 96] -> [0.5, -0.25] (centred 64, -32); h_prev = [160] -> 0.25 (centred 32); c_prev 1024
-  // -> 0.5. Weight deltas from the zero point (scale 1/32, so a delta of 32 is 1.0):
-  //  input gate:  wx (+16, +32), wh +32, bias 1024: 64·16 − 32·32 + 32·32 + 1024 = 2048 -> 0.5
-  //  forget gate: wx (+64, 0),   wh 0,   bias 0:    64·64 = 4096 -> 1.0
-  //  cell gate:   wx (0, +64),   wh −32, bias 0:    −32·64 − 32·32 = −3072 -> −0.75
-  //  output gate: wx (−32, 0),   wh 0,   bias −2048: −64·32 − 2048 = −4096 -> −1.0
-  // i = σ(0.5) = 0.622459, f = σ(1) = 0.731059, g = tanh(−0.75) = −0.635149, o = σ(−1) = 0.268941.
-  // c = f·0.5 + i·g = 0.365529 − 0.395354 = −0.029825 -> −61.08 in 1/2048 steps (raw −61 ± 1 for the
-  // fixed-point gates); h = o · tanh(c) = −0.0080188 -> −1.03 in 1/128 steps -> −1 + 128 = 127.
+  // NNAPI's reference multiplies the row [x, h_prev] by the weights row [wh, wx] position by position
+  // (as its CTS vector, Quantized16BitLstm.CtsVector, confirms). x = [192, 96] (centred 64, -32),
+  // h_prev = [160] (centred 32), c_prev 1024 -> 0.5. Weight deltas from the zero point (scale 1/32, so a
+  // delta of 32 is 1.0); row deltas [wh, wx0, wx1] against [64, -32, 32]:
+  //  input gate:  [+32, +16, +32], bias 1024:  64·32 − 32·16 + 32·32 + 1024 = 3584 -> 0.875
+  //  forget gate: [0, +64, 0],     bias 0:     −32·64 = −2048 -> −0.5
+  //  cell gate:   [−32, 0, +64],   bias 0:     −64·32 + 32·64 = 0 -> 0
+  //  output gate: [0, −32, 0],     bias −2048: 32·32 − 2048 = −1024 -> −0.25
+  // i = σ(0.875), f = σ(−0.5) = 0.377541, g = tanh(0) = 0, o = σ(−0.25) = 0.437823.
+  // c = f·0.5 + i·0 = 0.188771 -> 386.6 in 1/2048 steps (raw 387 ± 1 for the fixed-point gate);
+  // h = o · tanh(386/2048) = 0.437823 · 0.186285 = 0.081560 -> 10.44 in 1/128 steps -> 10 + 128 = 138.
   LstmParams p;
   p.input_size = 2;
   p.wx = {{144, 160}, {192, 128}, {128, 192}, {96, 128}};
@@ -104,8 +106,8 @@ TEST(Quantized16BitLstm, AccumulatorsFromInputAndPreviousOutputHandWorked) {
                           int_tensor(Q16, {1, 1}, {1024}, kStateScale, 0),
                           int_tensor(Q8, {1, 1}, {160}, kActScale, 128));
   ASSERT_EQ(y.size(), 2u);
-  expect_ints({-61}, y[0], 1);
-  expect_ints({127}, y[1]);
+  expect_ints({387}, y[0], 1);
+  expect_ints({138}, y[1]);
 }
 
 TEST(Quantized16BitLstm, ValidationNamesTheInput) {
@@ -124,6 +126,47 @@ TEST(Quantized16BitLstm, ValidationNamesTheInput) {
   LstmParams bad_bias = p;
   bad_bias.forget_bias_scale = 1.0f / 1024.0f;
   EXPECT_NE(validation_error(lstm_model(bad_bias)).find("input 10 (forget_gate_bias)"), std::string::npos);
+}
+
+// NNAPI's CTS vector (quantized_lstm, NN HAL 1.2): two batches, two inputs, four cells; weights scale
+// 0.00408021 with zero point 100, biases weights scale / 128.
+TEST(Quantized16BitLstm, CtsVector) {
+  const float ws = 0.00408021f;
+  const float bs = ws / 128.0f;
+  GraphBuilder g;
+  const uint32_t x = g.input(Q8, {2, 2}, kActScale, 128);
+  std::vector<uint32_t> ins{x};
+  const std::vector<std::vector<int32_t>> wx{{146, 250, 235, 171, 10, 218, 171, 108},
+                                             {24, 50, 132, 179, 158, 110, 3, 169},
+                                             {133, 34, 29, 49, 206, 109, 54, 183},
+                                             {195, 187, 11, 99, 109, 10, 218, 48}};
+  const std::vector<std::vector<int32_t>> wh{
+      {254, 206, 77, 168, 71, 20, 215, 6, 223, 7, 118, 225, 59, 130, 174, 26},
+      {137, 240, 103, 52, 68, 51, 237, 112, 0, 220, 89, 23, 69, 4, 207, 253},
+      {172, 60, 205, 65, 14, 0, 140, 168, 240, 223, 133, 56, 142, 64, 246, 216},
+      {106, 214, 67, 23, 59, 158, 45, 3, 119, 132, 49, 205, 129, 218, 11, 98}};
+  const std::vector<std::vector<int32_t>> bias{{-7876, 13488, -726, 32839},
+                                               {9206, -46884, -11693, -38724},
+                                               {39481, 48624, 48976, -21419},
+                                               {-58999, -17050, -41852, -40538}};
+  for (const auto& w : wx) ins.push_back(g.ints(Q8, {4, 2}, w, ws, 100));
+  for (const auto& w : wh) ins.push_back(g.ints(Q8, {4, 4}, w, ws, 100));
+  for (const auto& b : bias) ins.push_back(g.ints(I32, {4}, b, bs, 0));
+  const uint32_t c_prev = g.input(Q16, {2, 4}, kStateScale, 0);
+  const uint32_t h_prev = g.input(Q8, {2, 4}, kActScale, 128);
+  ins.push_back(c_prev);
+  ins.push_back(h_prev);
+  const uint32_t c_out = g.output(Q16, {2, 4}, kStateScale, 0);
+  const uint32_t h_out = g.output(Q8, {2, 4}, kActScale, 128);
+  g.op(OperationType::QUANTIZED_16BIT_LSTM, ins, {c_out, h_out});
+  auto r = run_ok(
+      g.build(),
+      {{x, int_tensor(Q8, {2, 2}, {166, 179, 50, 150}, kActScale, 128)},
+       {c_prev, int_tensor(Q16, {2, 4}, {876, 1034, 955, -909, 761, 1029, 796, -1036}, kStateScale, 0)},
+       {h_prev, int_tensor(Q8, {2, 4}, {136, 150, 140, 115, 135, 152, 138, 112}, kActScale, 128)}});
+  ASSERT_EQ(r.size(), 2u);
+  expect_ints({1485, 1177, 1373, -1023, 1019, 1355, 1097, -1235}, r.at(c_out));
+  expect_ints({140, 151, 146, 112, 136, 156, 142, 112}, r.at(h_out));
 }
 
 }  // namespace

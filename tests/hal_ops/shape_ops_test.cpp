@@ -134,8 +134,27 @@ TEST(Transpose, RejectsNonPermutation) {
             "operations[0] (TRANSPOSE): input 1 (permutation): is not a permutation of 0..1");
 }
 
-// SQUEEZE, hand-worked: [4, 1, 1, 2] squeezing dims [1, 2] -> [4, 2], data unchanged; without the dims input
-// every extent-1 dimension goes: [1, 3, 1] -> [3].
+// NNAPI 1.1-1.3 give SQUEEZE and TRANSPOSE exactly two inputs (the second may be NO_VALUE, never left
+// out), and RESHAPE an input of rank at most 4: each otherwise is rejected naming the input.
+TEST(Transpose, SqueezeTransposeNeedTwoInputsReshapeRankFour) {
+  for (const OperationType t : {OperationType::SQUEEZE, OperationType::TRANSPOSE}) {
+    GraphBuilder g;
+    const uint32_t in = g.input(F32, {1, 2});
+    const uint32_t o = g.output(F32, {});
+    g.op(t, {in}, {o});
+    EXPECT_EQ(validation_error(g.build()), "operations[0] (" + std::string(models::to_string(t)) +
+                                               "): expected 2 inputs (input 1 may be NO_VALUE), got 1");
+  }
+  GraphBuilder g;
+  const uint32_t in = g.input(F32, {1, 1, 1, 3, 3});
+  const uint32_t o = g.output(F32, {});
+  g.op(OperationType::RESHAPE, {in, g.ints(I32, {1}, {9})}, {o});
+  EXPECT_EQ(validation_error(g.build()),
+            "operations[0] (RESHAPE): input 0 (input): expected rank <= 4, got 5");
+}
+
+// SQUEEZE, hand-worked: [4, 1, 1, 2] squeezing dims [1, 2] -> [4, 2], data unchanged; with the dims input
+// NO_VALUE every extent-1 dimension goes: [1, 3, 1] -> [3].
 TEST(Squeeze, CtsAndDefault) {
   {
     GraphBuilder g;
@@ -149,7 +168,7 @@ TEST(Squeeze, CtsAndDefault) {
     GraphBuilder g;
     const uint32_t in = g.input(F32, {1, 3, 1});
     const uint32_t o = g.output(F32, {});
-    g.op(OperationType::SQUEEZE, {in}, {o});
+    g.op(OperationType::SQUEEZE, {in, g.omitted(I32)}, {o});
     const Tensor t = run_single(g.build(), float_tensor({1, 3, 1}, {1, 2, 3}));
     EXPECT_EQ(t.dimensions, (std::vector<uint32_t>{3}));
   }

@@ -65,6 +65,21 @@ Result<void> check_io_indexes(const Subgraph& s, const std::string& name) {
   return {};
 }
 
+// IF and WHILE take no omitted input (NNAPI: every input of a control-flow operation has a value): an
+// operand the model declares NO_VALUE would reach the branch or loop with nothing in it.
+Result<void> check_all_have_values(const Subgraph& sg, const models::Operation& op, uint32_t first_data,
+                                   const char* role) {
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    if (sg.operands[op.inputs[i]].lifetime != Lifetime::NO_VALUE) continue;
+    const char* what = i >= first_data                                  ? role
+                       : i == 0 && op.type == models::OperationType::IF ? "condition"
+                                                                        : "subgraph";
+    return make_error(detail::input_name(i, what) + ": operand " + std::to_string(op.inputs[i]) +
+                      " is required but has no value (NO_VALUE)");
+  }
+  return {};
+}
+
 std::string sub_name(const Subgraph& sg, const models::Model& model) {
   return "referenced[" + std::to_string(&sg - model.referenced.data()) + "]";
 }
@@ -76,6 +91,7 @@ Result<std::vector<std::vector<uint32_t>>> if_shapes(const models::Model& model,
     return make_error("expected at least 3 inputs (condition, then, else), got " +
                       std::to_string(op.inputs.size()));
   if (op.outputs.empty()) return make_error("expected at least 1 output");
+  if (auto r = check_all_have_values(sg, op, kIfFirstInput, "branch input"); !r) return make_error(r.error());
   const uint32_t c = op.inputs[kIfCondition];
   if (auto r = check_condition(sg.operands[c].type, shapes[c], detail::input_name(kIfCondition, "condition"));
       !r)
@@ -127,6 +143,8 @@ Result<std::vector<std::vector<uint32_t>>> while_shapes(const models::Model& mod
     return make_error("expected at least 3 inputs (condition, body, one loop input), got " +
                       std::to_string(op.inputs.size()));
   if (op.outputs.empty()) return make_error("expected at least 1 output");
+  if (auto r = check_all_have_values(sg, op, kWhileFirstInput, "loop input"); !r)
+    return make_error(r.error());
   auto cond = subgraph_input(model, sg, op, kWhileCondition, "condition");
   if (!cond) return make_error(cond.error());
   auto body = subgraph_input(model, sg, op, kWhileBody, "body");

@@ -1,5 +1,6 @@
 // ABS, EXP, LOG, NEG, RSQRT, SIN and SQRT kernels (NNAPI 1.2): element-wise float functions of one input,
-// output of the same type and shape. NNAPI signature: input 0 a tensor of rank <= 4, TENSOR_FLOAT32 or
+// output of the same type and shape. NNAPI signature: input 0 a tensor of any rank from 1 (NNAPI gives
+// no upper limit, so none is set here), TENSOR_FLOAT32 or
 // TENSOR_FLOAT16; ABS and NEG also TENSOR_INT32 (NEG since 1.2, ABS since 1.3; two's-complement, so
 // the most negative value maps to itself). Computed in float32 with the C library's functions, as
 // NNAPI's reference does; LOG of a negative number is NaN and of 0 is -inf, RSQRT(0) is +inf.
@@ -54,7 +55,6 @@ class ElementwiseUnaryKernel final : public OperationKernel {
                        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_INT32})
                  : expect_type(in, 0, "input", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16});
     if (!t) return make_error(t.error());
-    if (auto r = expect_rank_at_most(in[0], 0, "input", 4); !r) return make_error(r.error());
     if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
     if (auto r = expect_output_type(out, 0, in[0].type); !r) return make_error(r.error());
     return std::vector<std::vector<uint32_t>>{in[0].dimensions};

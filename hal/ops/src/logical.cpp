@@ -1,7 +1,7 @@
 // LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT kernels (NNAPI 1.2) on TENSOR_BOOL8 (any non-zero byte is
 // true; results are 0 or 1). AND/OR: inputs 0 and 1 of rank <= 4, broadcast against each other
-// (right-aligned, extents equal or 1); output TENSOR_BOOL8 of the broadcast shape. NOT: input 0 of rank
-// <= 4; output TENSOR_BOOL8 of its shape.
+// (right-aligned, extents equal or 1); output TENSOR_BOOL8 of the broadcast shape. NOT: input 0 of any
+// rank from 1 (NNAPI sets no upper limit); output TENSOR_BOOL8 of its shape.
 #include "kernel_util.h"
 #include "kernels.h"
 
@@ -28,7 +28,8 @@ class LogicalKernel final : public OperationKernel {
     for (size_t k = 0; k < n; ++k) {
       const char* role = n == 1 ? "input" : k == 0 ? "input0" : "input1";
       if (auto r = expect_type(in, k, role, {OperandType::TENSOR_BOOL8}); !r) return make_error(r.error());
-      if (auto r = expect_rank_at_most(in[k], k, role, 4); !r) return make_error(r.error());
+      if (n == 2)
+        if (auto r = expect_rank_at_most(in[k], k, role, 4); !r) return make_error(r.error());
     }
     if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
     if (auto r = expect_output_type(out, 0, OperandType::TENSOR_BOOL8); !r) return make_error(r.error());

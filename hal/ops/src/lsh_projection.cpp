@@ -1,10 +1,12 @@
-// LSH_PROJECTION kernel (NNAPI 1.0). Signature: 0 hash seeds, TENSOR_FLOAT32 [num_hash, num_bits]
-// (num_bits <= 32), 1 input, a tensor of rank >= 1 (TENSOR_FLOAT32, TENSOR_INT32 or
-// TENSOR_QUANT8_ASYMM; its rows are hashed as raw bytes), 2 weight, optional TENSOR_FLOAT32 [rows],
+// LSH_PROJECTION kernel (NNAPI 1.0). Signature: 0 hash seeds, TENSOR_FLOAT32 (or TENSOR_FLOAT16 since 1.2)
+// [num_hash, num_bits] (num_bits <= 32), 1 input, a tensor of rank >= 1 (TENSOR_FLOAT32, TENSOR_FLOAT16
+// since 1.2, TENSOR_INT32 or TENSOR_QUANT8_ASYMM; its rows are hashed as raw bytes), 2 weight, optional,
+// the hash's type [rows],
 // 3 type INT32: 1 sparse (deprecated since 1.2), 2 dense, 3 sparse with offsets (1.2). Output
 // TENSOR_INT32 [num_hash] (sparse) or [num_hash * num_bits] (dense).
 // As NNAPI's reference: bit (i, j) is sign(sum over rows r of weight[r] * (double) Fingerprint64(seed_ij
-// bytes ++ row r bytes)) > 0 (weight 1 when omitted); sparse packs a hash's bits MSB first (type 3 adds
+// bytes ++ row r bytes)) > 0 (weight 1 when omitted; a float16 seed is widened to float32 first, so the
+// key always starts with 4 seed bytes); sparse packs a hash's bits MSB first (type 3 adds
 // i * 2^num_bits), dense writes each bit. Fingerprint64 is farmhash's (farmhashna::Hash64); keys up to
 // 64 bytes are implemented, so rows longer than 60 bytes are rejected.
 #include <cstring>
@@ -111,18 +113,18 @@ class LshProjectionKernel final : public OperationKernel {
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
     if (in.size() != 4) return make_error("expected 4 inputs, got " + std::to_string(in.size()));
-    if (auto r = expect_type(in, 0, "hash", {OperandType::TENSOR_FLOAT32}); !r) return make_error(r.error());
+    if (auto r = expect_type(in, 0, "hash", {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}); !r)
+      return make_error(r.error());
     if (auto r = expect_rank(in[0], 0, "hash", 2); !r) return make_error(r.error());
-    if (auto r = expect_type(
-            in, 1, "input",
-            {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM});
+    if (auto r = expect_type(in, 1, "input",
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM});
         !r) {
       return make_error(r.error());
     }
     if (in[1].rank_known() && in[1].dimensions.empty()) return input_error(1, "input", "expected rank >= 1");
     if (!in[2].omitted()) {
-      if (auto r = expect_type(in, 2, "weight", {OperandType::TENSOR_FLOAT32}); !r)
-        return make_error(r.error());
+      if (auto r = expect_type(in, 2, "weight", {in[0].type}); !r) return make_error(r.error());
       if (auto r = expect_rank(in[2], 2, "weight", 1); !r) return make_error(r.error());
       if (in[2].rank_known() && in[1].rank_known() && in[2].dimensions[0] != 0 && in[1].dimensions[0] != 0 &&
           in[2].dimensions[0] != in[1].dimensions[0])

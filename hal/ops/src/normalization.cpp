@@ -1,18 +1,20 @@
 // L2_NORMALIZATION and LOCAL_RESPONSE_NORMALIZATION kernels (one file: both normalise along one axis,
 // the depth by default). NNAPI signatures:
-//   L2_NORMALIZATION: 0 input (rank 4 in NNAPI 1.0, 1..4 with the axis since 1.2; FLOAT32/FLOAT16,
+//   L2_NORMALIZATION: 0 input (rank 4 in NNAPI 1.0, 1..4 since 1.2 with or without the axis; FLOAT32/FLOAT16,
 //     QUANT8_ASYMM since 1.2, QUANT8_ASYMM_SIGNED since 1.3), [1 axis INT32, default -1]. Output of the
 //     input's shape; quant8 output scale 1/128 with zero point 128 (signed 0).
 //     Float: x / max(sqrt(sum x^2), 1e-6). Quant8 is NNAPI's reference bit-exactly (TFLite
 //     reference_ops::L2Normalization): the int32 sum of squared centred inputs gives an inverse-sqrt
 //     multiplier by GetInvSqrtQuantizedMultiplierExp (fixed-point Newton-Raphson), each centred input
 //     times 128 is rescaled by it, + 128, clamped. Signed inputs: the same, shifted by 128.
-//   LOCAL_RESPONSE_NORMALIZATION: 0 input (rank 4; 1..4 with the axis since 1.2; FLOAT32/FLOAT16),
+//   LOCAL_RESPONSE_NORMALIZATION: 0 input (rank 4 in 1.0; 1..4 since 1.2, with or without the axis;
+//     FLOAT32/FLOAT16),
 //     1 radius INT32 >= 0, 2 bias, 3 alpha, 4 beta (FLOAT32; FLOAT16 for FLOAT16 inputs), [5 axis].
 //     out = x * (bias + alpha * sum over [c - radius, c + radius] of x^2)^-beta, in float.
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "kernel_util.h"
 #include "kernels.h"
@@ -32,8 +34,14 @@ int32_t sat_shift_left(int32_t x, int e) {
 }
 
 // TFLite GetInvSqrtQuantizedMultiplierExp(input, reverse_shift = -1): 1/sqrt(input) as a multiplier
-// and a right shift.
+// and a right shift. An input of 0 or 1 gives the largest multiplier (1.0) and no shift, as the reference
+// does: the general path below overflows for 1.
 void inv_sqrt_multiplier(int32_t input, int32_t* multiplier, int* right_shift) {
+  if (input <= 1) {
+    *multiplier = std::numeric_limits<int32_t>::max();
+    *right_shift = 0;
+    return;
+  }
   int shift = 11;
   while (input >= (1 << 29)) {
     input /= 4;
@@ -84,12 +92,14 @@ AxisSplit split(const std::vector<uint32_t>& dims, int32_t axis) {
   return s;
 }
 
+// Without the axis (the NNAPI 1.0 form) the axis is the last one: since NNAPI 1.2 ranks 1 to 4 are valid
+// either way (NNAPI 1.0 allowed rank 4 only; this HAL is 1.3).
 Result<void> check_axis_and_rank(std::span<const OperandInfo> in, size_t axis_index, bool has_axis) {
   if (!in[0].rank_known()) return {};
   const size_t rank = in[0].dimensions.size();
-  if (!has_axis) return expect_rank(in[0], 0, "input", 4);
   if (rank < 1 || rank > 4)
     return input_error(0, "input", "expected rank 1 to 4, got " + std::to_string(rank));
+  if (!has_axis) return {};
   auto axis =
       int_param_in_range(in, axis_index, "axis", -static_cast<int32_t>(rank), static_cast<int32_t>(rank) - 1);
   if (!axis) return make_error(axis.error());

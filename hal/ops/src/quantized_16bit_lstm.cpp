@@ -11,7 +11,10 @@
 //   14 previous output [numBatches, outputSize] TENSOR_QUANT8_ASYMM, scale 1/128, zero point 128.
 // Outputs: 0 cell state out (as input 13), 1 output (as input 14).
 // Arithmetic is NNAPI's reference (TFLite's LstmCell<4> on gemmlowp 16-bit fixed point), bit-exact:
-// each gate's int32 accumulator (bias + Σ (x − 128)(w − w_zp) over input and previous output) is
+// each gate's int32 accumulator is bias + Σ_d (a_d − 128)(w_d − w_zp) over the row a = [input, previous
+// output] and the gate's weights row w = [recurrent weights, input weights] position by position, as
+// NNAPI's reference concatenates them (recurrent first) and its CTS vector confirms: with inputSize 2 and
+// outputSize 4, input element 0 meets recurrent column 0, previous output 2 meets input column 0. It is
 // rescaled by 4096 · bias_scale to Q3.12 and saturated to int16; input/forget/output gates are
 // logistic(Q3.12) → Q0.15, the cell gate tanh(Q3.12) → Q0.15; the new cell state (Q4.11) is
 // forget · c_prev + (input · cell gate) / 16 with saturation; the output is output_gate ·
@@ -152,12 +155,16 @@ class Quantized16BitLstmKernel final : public OperationKernel {
       for (uint32_t b = 0; b < batches; ++b) {
         for (uint32_t c = 0; c < output_size; ++c) {
           int32_t acc = bias[c];
-          for (uint32_t i = 0; i < input_size; ++i)
-            acc = wrap_add(acc, int64_t{x[size_t{b} * input_size + i] - kActivationZeroPoint} *
-                                    (wx[size_t{c} * input_size + i] - w_zp));
-          for (uint32_t j = 0; j < output_size; ++j)
-            acc = wrap_add(acc, int64_t{h[size_t{b} * output_size + j] - kActivationZeroPoint} *
-                                    (wh[size_t{c} * output_size + j] - w_zp));
+          // NNAPI's reference multiplies the row [input, previous output] by the weights row
+          // [recurrent weights, input weights] position by position (see the file comment).
+          const size_t depth = size_t{input_size} + output_size;
+          for (size_t d = 0; d < depth; ++d) {
+            const int32_t act = d < input_size ? x[size_t{b} * input_size + d]
+                                               : h[size_t{b} * output_size + (d - input_size)];
+            const int32_t w = d < output_size ? wh[size_t{c} * output_size + d]
+                                              : wx[size_t{c} * input_size + (d - output_size)];
+            acc = wrap_add(acc, int64_t{act - kActivationZeroPoint} * (w - w_zp));
+          }
           pre[(g * batches + b) * output_size + c] =
               q16::saturate(fx::multiply_by_quantized_multiplier(acc, to_q3_12));
         }

@@ -11,11 +11,11 @@
 //   16 projection weights [outputSize, numUnits] TENSOR_QUANT8_SYMM, 17 projection bias [outputSize]
 //      TENSOR_INT32, both optional;
 //   18 previous output state [batches, outputSize] TENSOR_QUANT8_ASYMM_SIGNED;
-//   19 previous cell state [batches, numUnits] TENSOR_QUANT16_SYMM, scale a power of two <= 2^-9;
-//   20-23 {input, forget, cell, output} layer-norm weights [numUnits] TENSOR_QUANT16_SYMM, optional;
-//   24 cell clip, 25 projection clip (FLOAT32, 0 = none); 26-29 the scale of each gate's matrix
-//   products (the layer norm's input; Q3.12 = 2^-12 without layer norm); 30 hidden-state zero point
-//   (INT32), 31 hidden-state scale (FLOAT32).
+//   19 previous cell state [batches, numUnits] TENSOR_QUANT16_SYMM, scale a power of two <= 2^-9 (log2 within
+//   1e-3 of an integer, as NNAPI); 20-23 {input, forget, cell, output} layer-norm weights [numUnits]
+//   TENSOR_QUANT16_SYMM, optional; 24 cell clip, 25 projection clip (FLOAT32, 0 = none); 26-29 the scale of
+//   each gate's matrix products (the layer norm's input; Q3.12 = 2^-12 without layer norm); 30 hidden-state
+//   zero point (INT32), 31 hidden-state scale (FLOAT32).
 // Outputs: 0 output state [batches, outputSize] and 2 output (identical, TENSOR_QUANT8_ASYMM_SIGNED,
 // quantised as input 18), 1 cell state [batches, numUnits] TENSOR_QUANT16_SYMM (as input 19).
 //
@@ -116,13 +116,15 @@ Result<void> expect_shape(const OperandInfo& o, size_t i, std::vector<uint32_t> 
   return {};
 }
 
-// log2 of a power-of-two scale, or nullopt.
-std::optional<int> exact_log2(float scale) {
-  if (!(scale > 0)) return std::nullopt;
-  int e = 0;
-  const float m = std::frexp(scale, &e);
-  if (m != 0.5f) return std::nullopt;
-  return e - 1;
+// The nearest integer to log2(scale) when the scale is a power of two as NNAPI's reference tells one
+// (TFLite's CheckedLog2: log2 computed in float, within 1e-3 of an integer), or nullopt. An exact test
+// would refuse scales a model converter wrote as a rounded decimal (e.g. 0.00048828 for 2^-11).
+std::optional<int> checked_log2(float scale) {
+  if (!(scale > 0) || !std::isfinite(scale)) return std::nullopt;
+  const float l = std::log(scale) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(l);
+  if (std::fabs(l - rounded) >= 1e-3f) return std::nullopt;
+  return static_cast<int>(rounded);
 }
 
 int32_t sat16(int64_t v) { return static_cast<int32_t>(std::clamp<int64_t>(v, q16::kMin, q16::kMax)); }
@@ -183,7 +185,7 @@ class QuantizedLstmKernel final : public OperationKernel {
                          "omitted, so numUnits (" + std::to_string(units) + ") must equal outputSize (" +
                              std::to_string(output_size) + ")");
 
-    const std::optional<int> cell_shift = exact_log2(in[kPrevCell].scale);
+    const std::optional<int> cell_shift = checked_log2(in[kPrevCell].scale);
     if (!cell_shift || *cell_shift > -9)
       return input_error(
           kPrevCell, kRoles[kPrevCell],
@@ -231,7 +233,7 @@ class QuantizedLstmKernel final : public OperationKernel {
     const bool cifg = !present(1);
     const bool peephole = present(10);
     const bool layer_norm = present(21);
-    const int cell_shift = *exact_log2(in[kPrevCell].scale);
+    const int cell_shift = *checked_log2(in[kPrevCell].scale);
     const float cell_scale = in[kPrevCell].scale;
 
     const std::vector<int32_t> x = read_ints(in[kInput]);

@@ -40,8 +40,11 @@ constexpr const char* kNoExtensions =
 // every float32 result it writes is rounded to the nearest binary16 (ties to even, beyond ±65504 to
 // ±inf), as an fp16 datapath stores them; arithmetic inside one operation stays float32 (fp16 storage,
 // wider accumulation, which NNAPI allows: relaxed means range and precision "as low as" fp16).
-// Quantised operations are not relaxed, float scalar parameters (SOFTMAX's beta) included.
+// Quantised operations are not relaxed, float scalar parameters (SOFTMAX's beta) included, and neither is
+// LSH_PROJECTION: it hashes its operands' bytes, it computes nothing in float (NNAPI's reference gives the
+// float32 bits whether relaxed or not).
 bool computes_in_float32(const Subgraph& sg, const Operation& op) {
+  if (op.type == models::OperationType::LSH_PROJECTION) return false;
   auto f32 = [&](uint32_t i) { return sg.operands[i].type == models::OperandType::TENSOR_FLOAT32; };
   return std::any_of(op.inputs.begin(), op.inputs.end(), f32) ||
          std::any_of(op.outputs.begin(), op.outputs.end(), f32);
@@ -311,7 +314,16 @@ class GraphRunner {
     std::vector<Tensor*> out_ptrs;
     for (size_t j = 0; j < op.outputs.size(); ++j) {
       const uint32_t idx = op.outputs[j];
-      auto placed = place_output(sg, idx, j, (*shapes)[j], where);
+      // Every input is known now, so the kernel knows each output's whole shape; a declared shape is
+      // checked against it, never taken in its place (else a declared [10] would get 10 elements).
+      const auto& produced = (*shapes)[j];
+      if (models::is_tensor(sg.operands[idx].type) &&
+          (produced.empty() || std::find(produced.begin(), produced.end(), 0u) != produced.end()))
+        return make_error(where + ": output " + std::to_string(j) + " (operand " + std::to_string(idx) +
+                          "): the operation gave no shape " + models::dims_to_string(produced) +
+                          " to check the declared " + models::dims_to_string(sg.operands[idx].dimensions) +
+                          " against");
+      auto placed = place_output(sg, idx, j, produced, where);
       if (!placed) return make_error(placed.error());
       values[idx] = models::make_tensor(sg.operands[idx], *placed);
       out_ptrs.push_back(&*values[idx]);

@@ -1,10 +1,10 @@
 // RESHAPE and SQUEEZE kernels (one file: both only relabel the shape; the bytes are copied unchanged
 // and the output has the input's type and quantisation).
-// RESHAPE: input 0 a tensor (rank <= 4; FLOAT32/FLOAT16/QUANT8_ASYMM(_SIGNED)/INT32), input 1 the new
-// shape as a 1-D TENSOR_INT32 (at most one -1, inferred from the element count).
-// SQUEEZE (NNAPI 1.1): input 0 a tensor of rank <= 4 (FLOAT32/FLOAT16/QUANT8_ASYMM(_SIGNED)), optional
-// input 1 a 1-D TENSOR_INT32 of dimensions to drop (each in [-rank, rank) and of extent 1); without it
-// (omitted or NO_VALUE) every extent-1 dimension is dropped.
+// RESHAPE: input 0 a tensor (rank <= 4, checked; FLOAT32/FLOAT16/QUANT8_ASYMM(_SIGNED)/INT32), input 1 the
+// new shape as a 1-D TENSOR_INT32 (at most one -1, inferred from the element count). SQUEEZE (NNAPI 1.1):
+// exactly 2 inputs (NNAPI 1.1-1.3 all count them so): input 0 a tensor of rank <= 4
+// (FLOAT32/FLOAT16/QUANT8_ASYMM(_SIGNED)), input 1 a 1-D TENSOR_INT32 of dimensions to drop (each in
+// [-rank, rank) and of extent 1), which may be NO_VALUE: then every extent-1 dimension is dropped.
 #include "kernel_util.h"
 #include "kernels.h"
 
@@ -29,6 +29,7 @@ class ReshapeKernel final : public OperationKernel {
         !r) {
       return make_error(r.error());
     }
+    if (auto r = expect_rank_at_most(in[0], 0, "input", 4); !r) return make_error(r.error());
     if (auto r = expect_type(in, 1, "shape", {OperandType::TENSOR_INT32}); !r) return make_error(r.error());
     if (auto r = expect_rank(in[1], 1, "shape", 1); !r) return make_error(r.error());
     if (auto r = expect_output_count(out, 1); !r) return make_error(r.error());
@@ -84,11 +85,11 @@ class SqueezeKernel final : public OperationKernel {
 
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
-    if (in.size() != 1 && in.size() != 2)
-      return make_error("expected 1 or 2 inputs, got " + std::to_string(in.size()));
+    if (in.size() != 2)
+      return make_error("expected 2 inputs (input 1 may be NO_VALUE), got " + std::to_string(in.size()));
     if (auto r = expect_type(in, 0, "input", kFloatAndQuant8); !r) return make_error(r.error());
     if (auto r = expect_rank_at_most(in[0], 0, "input", 4); !r) return make_error(r.error());
-    const bool has_dims = in.size() == 2 && !in[1].omitted();
+    const bool has_dims = !in[1].omitted();
     if (has_dims) {
       if (auto r = expect_type(in, 1, "squeeze dimensions", {OperandType::TENSOR_INT32}); !r)
         return make_error(r.error());

@@ -5,7 +5,7 @@
 // direction; negative indices count from the end; begin and end are clamped to [0, d] (stride > 0) or
 // [-1, d-1] (stride < 0). A shrunk axis takes the single element at begin and is dropped from the
 // output (begin must then be in range). Output extent ceil((end - begin) / stride); an empty slice is
-// an error (NNAPI has no zero-sized tensors here).
+// an error (NNAPI has no zero-sized tensors here). With every axis shrunk the output is [1].
 #include <algorithm>
 #include <limits>
 
@@ -96,6 +96,9 @@ Result<std::optional<Slice>> resolve(std::span<const OperandInfo> in) {
     sl.extent.push_back(static_cast<uint32_t>(extent));
     sl.shape.push_back(static_cast<uint32_t>(extent));
   }
+  // Every axis shrunk: NNAPI's output is [1] (a tensor has rank >= 1). An empty shape here would read as
+  // "unknown" and let any declared shape through (a declared [2] got two elements).
+  if (sl.shape.empty()) sl.shape.push_back(1);
   return std::optional<Slice>(sl);
 }
 

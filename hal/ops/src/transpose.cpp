@@ -1,7 +1,7 @@
-// TRANSPOSE kernel (NNAPI 1.1). NNAPI signature: input 0 a tensor of rank <= 4 (FLOAT32/FLOAT16/
-// QUANT8_ASYMM(_SIGNED)), optional input 1 the permutation, a 1-D TENSOR_INT32 of length rank holding
-// each of 0..rank-1 once (omitted or NO_VALUE: reverse the dimensions); output extent k is input
-// extent perm[k], same type and quantisation.
+// TRANSPOSE kernel (NNAPI 1.1). NNAPI signature: exactly 2 inputs (NNAPI 1.1-1.3 all count them so):
+// input 0 a tensor of rank <= 4 (FLOAT32/FLOAT16/QUANT8_ASYMM(_SIGNED)), input 1 the permutation, a 1-D
+// TENSOR_INT32 of length rank holding each of 0..rank-1 once, which may be NO_VALUE (reverse the
+// dimensions); output extent k is input extent perm[k], same type and quantisation.
 #include "kernel_util.h"
 #include "kernels.h"
 
@@ -41,11 +41,11 @@ class TransposeKernel final : public OperationKernel {
 
   Result<std::vector<std::vector<uint32_t>>> prepare(std::span<const OperandInfo> in,
                                                      std::span<const OperandInfo> out) const override {
-    if (in.size() != 1 && in.size() != 2)
-      return make_error("expected 1 or 2 inputs, got " + std::to_string(in.size()));
+    if (in.size() != 2)
+      return make_error("expected 2 inputs (input 1 may be NO_VALUE), got " + std::to_string(in.size()));
     if (auto r = expect_type(in, 0, "input", kFloatAndQuant8); !r) return make_error(r.error());
     if (auto r = expect_rank_at_most(in[0], 0, "input", 4); !r) return make_error(r.error());
-    if (in.size() == 2 && !in[1].omitted()) {
+    if (!in[1].omitted()) {
       if (auto r = expect_type(in, 1, "permutation", {OperandType::TENSOR_INT32}); !r)
         return make_error(r.error());
       if (auto r = expect_rank(in[1], 1, "permutation", 1); !r) return make_error(r.error());
