@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "npu/common/file_io.h"
 #include "npu/common/version.h"
@@ -110,6 +111,7 @@ struct QuantizeCliOptions {
   bool per_tensor = false;
   bool cpu_fallback = false;
   bool float_fallback = false;
+  bool json = false;
 };
 
 int quantize_command(const QuantizeCliOptions& o) {
@@ -171,9 +173,26 @@ int quantize_command(const QuantizeCliOptions& o) {
   if (!npu.status.ok()) return fail(o.output + ": int8 on the NPU: " + npu.status.message);
   auto err = models::compare_quantized(ref.outputs, npu.outputs);
   if (!err) return fail(err.error());
+  const char* weights = o.per_tensor ? "per-tensor" : "per-channel";
+  if (o.json) {
+    const nlohmann::json j = {{npu::kBuildKey, build_json()},
+                              {"model", o.model},
+                              {"output", o.output},
+                              {"weights", weights},
+                              {"calibration_samples", calib.size()},
+                              {"placement", placement},
+                              {"latency_us", npu.timing.time_in_driver_us},
+                              {"npu_cycles", npu.device_cycles},
+                              {"accuracy",
+                               {{"elements", err->elements},
+                                {"max_abs_error", err->max_abs},
+                                {"mse", err->mse},
+                                {"cosine", err->cosine}}}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
   std::printf("npusim quantize: %s -> %s (%s weights, %zu calibration sample%s)\n", o.model.c_str(),
-              o.output.c_str(), o.per_tensor ? "per-tensor" : "per-channel", calib.size(),
-              calib.size() == 1 ? "" : "s");
+              o.output.c_str(), weights, calib.size(), calib.size() == 1 ? "" : "s");
   std::printf("  int8 placement  %s\n", placement.c_str());
   std::printf("  int8 latency    %llu us simulated, %llu NPU cycles\n",
               static_cast<unsigned long long>(npu.timing.time_in_driver_us),
@@ -223,6 +242,7 @@ void register_import_commands(CLI::App& app, int* exit_code) {
       "Keep operations without a quant8 form (LOG, LSTM, …) in float between DEQUANTIZE and QUANTIZE");
   q->add_option("--input-value", qo->values, "As npusim import --input-value (for .onnx input)");
   q->add_option("--hw", qo->hw, "Hardware config for the accuracy run")->capture_default_str();
+  q->add_flag("--json", qo->json, "Print the report as JSON (placement, latency, accuracy)");
   q->callback([qo, exit_code] { *exit_code = quantize_command(*qo); });
 }
 

@@ -10,12 +10,19 @@ trap 'rm -rf "$tmp"' EXIT
 deb=$(ls "$tmp"/pkg/npusim_*_amd64.deb)
 dpkg-deb -f "$deb" Package Version Architecture
 dpkg-deb -f "$deb" Depends | grep -q libsystemc || { echo "Depends lacks libsystemc"; exit 1; }
+if [ -d "$build/python/npusim" ]; then
+  dpkg-deb -f "$deb" Depends | grep -q 'python3 (>= 3' || { echo "Depends lacks python3"; exit 1; }
+  dpkg-deb -f "$deb" Recommends | grep -q 'python3-numpy, python3-pandas' ||
+    { echo "Recommends lacks python3-numpy, python3-pandas"; exit 1; }
+fi
 dpkg-deb -x "$deb" "$tmp/root"
 root=$tmp/root/usr
 for f in bin/npusim share/npusim/configs/npu/default.json share/doc/npusim/README.md \
          lib/python3/dist-packages/npusim/__init__.py; do
   test -e "$root/$f" || { echo "missing from the package: /usr/$f"; exit 1; }
 done
+# Stripped: no DWARF sections in the shipped executable.
+if readelf -S "$root/bin/npusim" | grep -q '\.debug_info'; then echo "bin/npusim is not stripped"; exit 1; fi
 "$root/bin/npusim" --version | grep -q '^npusim ' || { echo "no version line"; exit 1; }
 "$root/bin/npusim" run --help | grep -q "$root/share/npusim/configs/npu/default.json" ||
   { echo "the packaged npusim does not resolve its own default config"; exit 1; }

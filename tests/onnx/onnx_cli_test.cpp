@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace {
@@ -49,6 +50,29 @@ TEST(OnnxCli, QuantizeWritesAnInt8ModelAndReportsItsError) {
   std::ifstream q("conv-int8.json");
   std::string text((std::istreambuf_iterator<char>(q)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("TENSOR_QUANT8_SYMM_PER_CHANNEL"), std::string::npos);
+}
+
+// --json carries the figures of the text report (docs tables are generated from it).
+TEST(OnnxCli, QuantizeJsonReportsPlacementLatencyAndAccuracy) {
+  ASSERT_EQ(npusim("example conv-float --dir .").status, 0);
+  const std::string cmd = std::string(NPUSIM_BIN) + " quantize conv-float.model.json -o conv-int8j.json" +
+                          " --samples 2 --json" + kHw + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  ASSERT_EQ(pclose(p), 0) << out;
+  const auto j = nlohmann::json::parse(out);  // stdout is the JSON document alone
+  EXPECT_EQ(j.at("placement"), "npu");
+  EXPECT_EQ(j.at("calibration_samples"), 2);
+  EXPECT_EQ(j.at("weights"), "per-channel");
+  EXPECT_GT(j.at("latency_us").get<uint64_t>(), 0u);
+  EXPECT_GT(j.at("npu_cycles").get<uint64_t>(), 0u);
+  const auto& acc = j.at("accuracy");
+  EXPECT_GT(acc.at("elements").get<uint64_t>(), 0u);
+  EXPECT_GT(acc.at("cosine").get<double>(), 0.9);
+  EXPECT_LE(acc.at("cosine").get<double>(), 1.0 + 1e-9);
 }
 
 }  // namespace
