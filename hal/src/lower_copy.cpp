@@ -33,6 +33,16 @@ Result<Plan> plan(const models::Model& m, uint32_t index) {
   if (op.type == OperationType::RESHAPE || op.type == OperationType::EXPAND_DIMS ||
       op.type == OperationType::SQUEEZE || op.type == OperationType::CAST) {
     if (auto r = unknown_dims_reason(m, {op.inputs[0]}); !r.empty()) return make_error(r);
+    // The copy moves the input's bytes as the output's: only where preparation already knows the shape
+    // the operation produces (shape or axes operands constant), which it checked against the declared one.
+    for (size_t i = 1; i < op.inputs.size(); ++i) {
+      const auto& shape = g.operands[op.inputs[i]];
+      if (!shape.is_constant() && shape.lifetime != models::Lifetime::NO_VALUE)
+        return make_error("input " + std::to_string(i) +
+                          " is not a constant: the output's shape is known only at execution");
+    }
+    if (g.operands[op.inputs[0]].byte_size() != o.byte_size())
+      return make_error("the output's size differs from the input's");
     p.out_row = o.byte_size();
     p.rows = {p.out_row};
     return p;

@@ -170,6 +170,39 @@ TEST(HalConformance, DeclaredOutputShapesAreChecked) {
   });
 }
 
+// RESHAPE whose shape is a model input ([-1] at execution) for 9 elements declared [10]: preparation
+// cannot know the shape, so the execution must fail on both devices. The NPU device ran it as a
+// 40-byte copy of a 36-byte input and wrote [1..9, 0]; it now leaves such a RESHAPE to the CPU stage,
+// which checks the produced shape. Declared [9], it runs and gives the input back on both.
+TEST(HalConformance, ReshapeWithAShapeKnownOnlyAtExecutionIsChecked) {
+  auto reshape = [](uint32_t declared, uint32_t* in, uint32_t* shape, uint32_t* out) {
+    GraphBuilder g;
+    *in = g.input(F32, {3, 3});
+    *shape = g.input(I32, {1});
+    *out = g.output(F32, {declared});
+    g.op(OperationType::RESHAPE, {*in, *shape}, {*out});
+    return g.build();
+  };
+  const std::vector<float> nine = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  run_on_phone([&](system::System& s) {
+    for (Device* d : both(s)) {
+      uint32_t in = 0, shape = 0, out = 0;
+      const Model wrong = reshape(10, &in, &shape, &out);
+      auto p = d->prepare_model(wrong);
+      ASSERT_TRUE(p.status.ok()) << d->name() << ": " << p.status.message;
+      const TensorMap inputs = {{in, float_tensor({3, 3}, nine)}, {shape, int_tensor(I32, {1}, {-1})}};
+      auto r = p.model->execute_synchronously(inputs, false);
+      EXPECT_FALSE(r.status.ok()) << d->name() << " wrote "
+                                  << ::testing::PrintToString(floats_of(r.outputs[out]));
+      EXPECT_NE(r.status.message.find("declared dimensions [10] but the operation produces [9]"),
+                std::string::npos)
+          << d->name() << ": " << r.status.message;
+      const Model right = reshape(9, &in, &shape, &out);
+      expect_floats(nine, run_on(*d, right, inputs), out, *d);
+    }
+  });
+}
+
 // ---- 3. Rank limits as NNAPI's ---------------------------------------------------------------------
 
 // L2_NORMALIZATION without the axis (the last one) at ranks 1, 2, 3: [3, 4] / 5 = [0.6, 0.8] per row.
