@@ -132,7 +132,7 @@ std::string outputs_digest(const hal::TensorMap& outputs) {
 }
 
 // Runs the case; returns every stat of the run (flattened) plus result.* (the execution as the HAL saw it).
-Result<std::map<std::string, json>> run_case(const Case& c) {
+Result<std::map<std::string, json>> run_case(const Case& c, bool allow_fast) {
   models::Model model;
   hal::TensorMap inputs;
   if (!c.example.empty()) {
@@ -151,6 +151,12 @@ Result<std::map<std::string, json>> run_case(const Case& c) {
   }
   auto cfg = system::load_system_config(c.hw, c.sets);
   if (!cfg) return make_error(cfg.error());
+  // Expected stats are exact mode's: a case run loosely timed would fail (or bless) figures of the wrong
+  // model. Fast mode's error against exact is measured by scripts/timing-compare instead.
+  if (cfg->npu.timing.fast() && !allow_fast)
+    return make_error(c.dir +
+                      "/case.json: npu.timing.mode is \"fast\"; regress cases run in exact mode "
+                      "(--allow-fast runs it anyway, as scripts/timing-compare does to measure fast mode)");
   auto sys = system::System::create(*cfg);
   if (!sys) return make_error(sys.error());
   hal::ExecutionResult result;
@@ -266,14 +272,15 @@ int fail(const std::string& message) {
 struct Options {
   std::string dir, expected;
   bool bless = false;
-  bool complete = false;  // new stats (ones expected.json lacks) fail the case too
+  bool complete = false;    // new stats (ones expected.json lacks) fail the case too
+  bool allow_fast = false;  // run a case whose config selects npu.timing.mode=fast (timing-compare)
 };
 
 int regress(const Options& o) {
   auto c = load_case(o.dir);
   if (!c) return fail(c.error());
   const std::string expected_path = o.expected.empty() ? c->dir + "/expected.json" : o.expected;
-  auto got = run_case(*c);
+  auto got = run_case(*c, o.allow_fast);
   if (!got) return fail(c->name + ": " + got.error());
   std::map<std::string, json> compared;
   for (const auto& [path, v] : *got) {
@@ -354,6 +361,9 @@ std::function<int()> add_regress_command(CLI::App& app) {
   cmd->add_flag(
       "--complete", o->complete,
       "Fail also when this run has stats expected.json lacks (counters added since the last bless)");
+  cmd->add_flag("--allow-fast", o->allow_fast,
+                "Run the case even if its config selects npu.timing.mode=fast (refused otherwise: expected "
+                "stats are exact mode's; scripts/timing-compare uses this to measure fast mode)");
   cmd->add_option("--expected", o->expected, "Expected stats file to use instead of <case>/expected.json");
   return [o, cmd] { return cmd->parsed() ? regress(*o) : -1; };
 }

@@ -63,6 +63,27 @@ TEST(TimingMode, ScenarioRefusesABadQuantumInOneLine) {
   EXPECT_NE(r.out.find("npu.timing.quantum_ns: expected a number in"), std::string::npos) << r.out;
 }
 
+// Regress cases are exact mode's figures: a case whose config selects fast mode is refused in one line
+// naming the case and the parameter, and nothing is blessed; --allow-fast (scripts/timing-compare) runs it.
+TEST(TimingMode, RegressRefusesACaseInFastMode) {
+  const fs::path dir = fs::temp_directory_path() / ("regress_fast_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "case.json") << R"({"hw": ")" NPUSIM_SOURCE_DIR R"(/configs/npu/large.json",
+    "set": ["npu.timing.mode=fast"], "model": {"example": "conv-float", "seed": 1}})";
+  const auto r = sh(kNpusim + " regress " + dir.string() + " --bless");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(r.out), 1) << r.out;
+  EXPECT_NE(r.out.find("case.json: npu.timing.mode is \"fast\"; regress cases run in exact mode"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir / "expected.json"));
+  // scripts/timing-compare's way in: --allow-fast runs it.
+  const auto allowed = sh(kNpusim + " regress " + dir.string() + " --bless --allow-fast");
+  EXPECT_EQ(allowed.status, 0) << allowed.out;
+  EXPECT_TRUE(fs::exists(dir / "expected.json"));
+  fs::remove_all(dir);
+}
+
 // A DMA error and a hang, injected from the config, strike the same way in both modes: the DMA error fails
 // the job at the same descriptor, the hang is found by the watchdog, the channel reset and the job retried
 // to completion; exit 4 (the run met faults) with the same fault counts.
