@@ -42,9 +42,9 @@ class CliFiles : public ::testing::Test {
     ASSERT_EQ(sh(std::string(NPUSIM_BIN) + " example conv-quant8 --dir .").status, 0);
   }
   void TearDown() override { fs::remove_all(dir_); }
-  // A shell command in the case's folder under a 60 s watchdog, stdout and stderr together.
+  // A shell command in the case's folder, stdout and stderr together (ctest's timeout stops a hang).
   CliRun sh(const std::string& cmd) const {
-    return npu::testing::run_shell("cd " + dir_.string() + " && timeout 60 " + cmd);
+    return npu::testing::run_shell("(cd " + dir_.string() + " && " + cmd + ")");
   }
   // `npusim run` writing its outputs to `outputs`, stderr alone.
   CliRun run_to(const std::string& outputs) const {
@@ -170,7 +170,6 @@ TEST_F(CliFiles, TheCapabilityCacheIsBelievedOnlyUnderItsMac) {
       {"a top-level array", "[" + std::string(100, ' ') + "1]\n", "bad magic"},
       {"a forged entry", forged, "MAC mismatch"},
       {"a truncated entry", genuine.substr(0, 30), "truncated (30 bytes)"},
-      {"a truncated payload", genuine.substr(0, genuine.size() - 5), "(truncated or extended)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -61,7 +61,7 @@ Result<void> check_capability_rows(const nlohmann::json& rows) {
     const auto files = r.find("cache_files");
     if (files == r.end() || !files->is_array() || files->size() != 2 ||
         !std::all_of(files->begin(), files->end(), [](const nlohmann::json& n) {
-          return n.is_number_unsigned() && n.get<uint64_t>() <= 0xffffffffu;
+          return n.is_number_integer() && n.get<int64_t>() >= 0 && n.get<int64_t>() <= 0xffffffffLL;
         }))
       return fail(where + ".cache_files", "expected two counts");
     if (auto e = array(r, where, "extensions", kMaxItems); !e) return e;
