@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the hand-made binary seeds of fuzz/corpus/{onnx,driver_ioctl,registers} (the text targets'
-seeds are copies of shipped files; compilation_cache's and hal's come from their targets with
+seeds are copies of shipped files; compilation_cache's, capability_cache's and hal's come from their
+targets with
 NPUSIM_FUZZ_WRITE_SEEDS). ONNX files are encoded here by hand (protobuf wire format): Debian has no
 Python onnx package. Run from the repository root: python3 fuzz/make_seeds.py"""
 import os

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cmd_bench.h"
 #include "cmd_graph.h"
@@ -25,6 +26,7 @@
 #include "npu/common/file_io.h"
 #include "npu/common/log.h"
 #include "npu/common/version.h"
+#include "npu/hal/compilation_cache.h"
 #include "npu/hal/op_table.h"
 #include "npu/models/builder.h"
 #include "npu/models/io_json.h"
@@ -35,8 +37,10 @@
 #include "npu/regmap/npu_regs.h"
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
+#include "npu/tools/capability_cache.h"
 #include "npu/tools/data_files.h"
 #include "npu/tools/layers.h"
+#include "npu/tools/memory_budget.h"
 #include "npu/tools/progress.h"
 #include "npu/tools/run_model.h"
 #include "output_path.h"
@@ -68,6 +72,7 @@ struct RunOptions {
   std::vector<std::string> sets;
   bool json = false;
   bool check = false;
+  std::string memory_limit;  // --memory-limit: overrides NPUSIM_MEMORY_LIMIT (tools/memory_budget.h)
   bool cpu_fallback = false;
   bool stats_meta = false;
   bool explain_tiling = false;
@@ -222,6 +227,16 @@ int run_command(RunOptions o) {
     return fail("--inputs is required (only a timing-only run or a zoo: model needs none)");
   if (!timing_only_why && o.outputs.empty())
     return fail("--outputs is required (only a timing-only run writes none)");
+  // Before any operand buffer is allocated (a timing-only run still gets zero-filled inputs).
+  std::optional<uint64_t> limit;
+  if (!o.memory_limit.empty()) {
+    auto n = tools::parse_memory_size(o.memory_limit);
+    if (!n) return fail("--memory-limit: " + n.error());
+    limit = *n;
+  }
+  auto budget = tools::memory_budget(limit);
+  if (!budget) return fail(budget.error());
+  if (auto r = tools::check_host_memory(*model, o.model, *budget); !r) return fail(r.error());
   hal::TensorMap zeros;
   if (o.inputs.empty() && !zoo_inputs)
     for (uint32_t idx : model->main.input_indexes) {
@@ -242,6 +257,7 @@ int run_command(RunOptions o) {
   ro.name = o.model;
   ro.device = o.device;
   ro.check = o.check;
+  ro.memory_budget = *budget;
   auto run = tools::run_model(*model, *inputs, *cfg, ro);
   if (!run) return fail(run.error());
   // A failed execution still leaves its summary, stats, per-layer table and trace (no outputs).
@@ -293,7 +309,8 @@ int run_command(RunOptions o) {
     if (!reference.status.ok())
       return fail(o.model + ": CPU reference: " + hal::to_string(reference.status.code) + ": " +
                   reference.status.message);
-    cmp = tools::compare_outputs(result.outputs, reference.outputs);
+    cmp = tools::compare_outputs(result.outputs, reference.outputs,
+                                 model->relax_computation_float32_to_float16);
   }
   const auto& hwc = sys->config().npu;
   const RunFaults faults = run_faults(stats);
@@ -501,16 +518,28 @@ int devices_command(const std::string& hw, const std::vector<std::string>& sets)
   std::snprintf(key, sizeof key, "%016llx",
                 static_cast<unsigned long long>(digest64(identity.data(), identity.size())));
   const std::filesystem::path dir = capability_cache_dir();
-  const std::filesystem::path cached = dir.empty() ? dir : dir / (std::string("devices-") + key + ".json");
-  nlohmann::json rows;
+  std::filesystem::path cached = dir.empty() ? dir : dir / (std::string("devices-") + key + ".caps");
+  // Signed like the compilation cache (tools/capability_cache.h): a file that fails any check is named
+  // in one warning and measured again, never believed.
+  std::optional<hal::CacheIdentity> id;
   if (!cached.empty()) {
-    std::ifstream in(cached);
-    if (in) {
-      auto j = nlohmann::json::parse(in, nullptr, false);
-      // A damaged or foreign file is measured again and overwritten, never trusted.
-      if (!j.is_discarded() && j.value("identity", "") == identity && j.contains("devices"))
-        rows = j["devices"];
-    }
+    auto cache_key = hal::load_or_create_cache_key(hal::default_cache_key_path());
+    if (cache_key)
+      id = tools::capability_cache_identity(*cache_key, identity);
+    else
+      std::fprintf(stderr, "npusim devices: warning: capability cache not used: %s\n",
+                   cache_key.error().c_str());
+  }
+  if (!id) cached.clear();
+  nlohmann::json rows;
+  std::error_code exists_ec;
+  if (!cached.empty() &&
+      std::filesystem::symlink_status(cached, exists_ec).type() != std::filesystem::file_type::not_found) {
+    auto read = tools::read_capability_cache(cached.string(), *id);
+    if (read)
+      rows = std::move(*read);
+    else
+      std::fprintf(stderr, "npusim devices: warning: %s; measuring again\n", read.error().c_str());
   }
   if (rows.is_null()) {
     auto sys = system::System::create(*cfg);
@@ -542,25 +571,10 @@ int devices_command(const std::string& hw, const std::vector<std::string>& sets)
     if (!cached.empty()) {  // a cache that cannot be written only costs the next call its time
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
-      if (!ec)
-        (void)io::write_file_atomic(cached.string(),
-                                    nlohmann::json{{"identity", identity}, {"devices", rows}}.dump(1) + "\n");
+      if (!ec) (void)tools::write_capability_cache(cached.string(), *id, rows);
     }
   }
-  std::printf("%-20s %-12s %s\n", "name", "type", "version");
-  for (const auto& r : rows) {
-    std::printf("%-20s %-12s %s\n", r["name"].get<std::string>().c_str(),
-                r["type"].get<std::string>().c_str(), r["version"].get<std::string>().c_str());
-    // getSupportedExtensions: printed as the device answers it ("none" only when the list is empty).
-    std::string extensions;
-    for (const auto& e : r.value("extensions", nlohmann::json::array()))
-      extensions += (extensions.empty() ? "" : ", ") + e.get<std::string>();
-    std::printf("  cache files: %u model, %u data; extensions: %s\n", r["cache_files"][0].get<uint32_t>(),
-                r["cache_files"][1].get<uint32_t>(), extensions.empty() ? "none" : extensions.c_str());
-    for (const auto& p : r["operand_performance"])
-      std::printf("  %-32s exec_time %.4f  power_usage %.4f\n", p["type"].get<std::string>().c_str(),
-                  p["exec_time"].get<double>(), p["power_usage"].get<double>());
-  }
+  std::fputs(tools::capability_rows_text(rows).c_str(), stdout);
   return 0;
 }
 
@@ -749,6 +763,10 @@ int sc_main(int argc, char* argv[]) {
   run_cmd->add_option("--waves", run.waves, "RTL waveform file prefix (with compute_core.model=rtl)");
   run_cmd->add_flag("--json", run.json, "Print a machine-readable JSON summary");
   run_cmd->add_flag("--check", run.check, "Also run the CPU reference and compare (exit 3 on mismatch)");
+  run_cmd->add_option(
+      "--memory-limit", run.memory_limit,
+      "Host memory the run may take, e.g. 8G (default: NPUSIM_MEMORY_LIMIT, else 3/4 of physical "
+      "memory); inputs and outputs beyond it are refused before allocating");
   run_cmd->add_flag(
       "--explain-tiling", run.explain_tiling,
       "Print each CONV_2D / FULLY_CONNECTED's tiling (tile shape, loop order, buffering, tiles) with "

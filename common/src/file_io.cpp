@@ -165,13 +165,59 @@ Result<void> check_json_nesting(std::string_view text, unsigned max_depth) {
   return {};
 }
 
+namespace {
+
+// A character device or FIFO the user named as an output (/dev/null, /dev/stdout on a terminal or pipe,
+// a named pipe): written in place, never replaced. A FIFO with no reader is refused rather than waited on.
+Result<void> write_through(const std::string& path, std::string_view data, const char* kind) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENXIO) return make_error(path + ": cannot write: it is " + kind + " with no reader");
+    return make_error(path + ": cannot write: " + os_reason(errno));
+  }
+  struct stat st {};
+  // Checked again on the open file: a regular file put there meanwhile would be overwritten in place.
+  const bool special = ::fstat(fd, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (!special || flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    ::close(fd);
+    return make_error(path + ": cannot write: it changed while being opened");
+  }
+  auto w = write_all(fd, data.data(), data.size(), path);
+  if (::close(fd) != 0 && w) return make_error(path + ": cannot write: " + os_reason(errno));
+  return w;
+}
+
+}  // namespace
+
+// Beyond what file_io.h says, what the name leads to decides how it is written: a symbolic link is followed
+// and its target file replaced the same way (the temporary beside the target, the link kept); a link to
+// nothing is refused, as GNU cp refuses it. A character device or FIFO (/dev/null, /dev/stdout, a named pipe)
+// is written through in place, never replaced (`--outputs /dev/full` as root had deleted the device node); a
+// FIFO with no reader is refused, not waited on; a block device or socket is refused.
 Result<void> write_file_atomic(const std::string& path, std::string_view data) {
   if (path.empty()) return make_error("(empty path): cannot write: no file name given");
+  std::string dest = path;
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    return make_error(path + ": cannot write: it is a folder, not a file");
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return make_error(path + ": cannot write: it is a folder, not a file");
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_through(path, data, kind_of(st.st_mode));
+    if (!S_ISREG(st.st_mode))
+      return make_error(path + ": cannot write: it is " + kind_of(st.st_mode) + ", not a regular file");
+    struct stat lst {};
+    if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+      char* real = ::realpath(path.c_str(), nullptr);
+      if (real == nullptr) return make_error(path + ": cannot write: " + os_reason(errno));
+      dest = real;
+      std::free(real);  // NOLINT(cppcoreguidelines-no-malloc): realpath's buffer
+    }
+  } else if (errno != ENOENT) {
+    return make_error(path + ": cannot write: " + os_reason(errno));
+  } else if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return make_error(path + ": cannot write: it is a symbolic link to a file that does not exist");
+  }
   // The temporary lives in the destination's folder: rename() is atomic only within one file system.
-  std::string tmp = path + ".tmp.XXXXXX";
+  std::string tmp = dest + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) return make_error(path + ": cannot write: " + os_reason(errno));
   auto fail = [&](Result<void> r) {
@@ -190,7 +236,7 @@ Result<void> write_file_atomic(const std::string& path, std::string_view data) {
     ::unlink(tmp.c_str());
     return make_error(path + ": cannot write: " + os_reason(err));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::rename(tmp.c_str(), dest.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     return make_error(path + ": cannot write: " + os_reason(err));

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 
 #include "npu/common/file_io.h"
 #include "npu/hal/ops/control_flow.h"
+#include "npu/hal/signed_file.h"
 #include "npu/models/model_json.h"
 
 namespace npu::hal {
@@ -282,19 +284,21 @@ Result<Digest> write_file(const std::string& path, const CacheIdentity& id, cons
   return *mac;
 }
 
-// The payload of a cache file after checking magic, format version, length and MAC.
+// The payload of a cache file after checking magic, format version and length against the file's size
+// (before a byte of the payload is read: a large file of another kind is refused at once), then the MAC.
 Result<std::vector<uint8_t>> read_file(const std::string& path, const CacheIdentity& id,
                                        const char (&magic)[8], Digest* mac) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return make_error(path + ": no cache file");
-  auto text = io::read_file(path, kMaxCacheFileBytes);
-  if (!text) return make_error(text.error());
-  const auto* all = reinterpret_cast<const uint8_t*>(text->data());
-  const size_t size = text->size();
+  auto f = io::open_regular(path, kMaxCacheFileBytes);
+  if (!f) return make_error(f.error());
+  const uint64_t size = f->size();
   if (size < kHeaderBytes) return make_error(path + ": truncated (" + std::to_string(size) + " bytes)");
-  if (std::memcmp(all, magic, 8) != 0)
+  std::array<uint8_t, kHeaderBytes> header{};
+  if (auto r = f->read_at(0, header.data(), header.size(), path); !r) return make_error(r.error());
+  if (std::memcmp(header.data(), magic, 8) != 0)
     return make_error(path + ": not a cache file of this kind (bad magic)");
-  Reader r(all + 8, size - 8);
+  Reader r(header.data() + 8, header.size() - 8);
   const auto format = r.pod<uint32_t>();
   const auto bytes = r.pod<uint64_t>();
   r.bytes(mac->data(), mac->size());
@@ -304,13 +308,16 @@ Result<std::vector<uint8_t>> read_file(const std::string& path, const CacheIdent
   if (bytes != size - kHeaderBytes)
     return make_error(path + ": payload is " + std::to_string(size - kHeaderBytes) + " bytes, header says " +
                       std::to_string(bytes) + " (truncated or extended)");
-  auto want = file_mac(id, magic, bytes, all + kHeaderBytes);
+  std::vector<uint8_t> payload(static_cast<size_t>(bytes));
+  if (auto rd = f->read_at(kHeaderBytes, payload.data(), payload.size(), path); !rd)
+    return make_error(rd.error());
+  auto want = file_mac(id, magic, bytes, payload.data());
   if (!want) return make_error(path + ": " + want.error());
   if (!same_digest(want->data(), mac->data()))
     return make_error(path +
                       ": MAC mismatch (edited, corrupt, or written by another installation, device, "
                       "driver or token)");
-  return std::vector<uint8_t>(all + kHeaderBytes, all + size);
+  return payload;
 }
 
 // Model file: per graph, whether it has a program, the fallback reason, the model JSON and the
@@ -549,6 +556,19 @@ Result<CachedProgram> read_compilation_cache(const std::string& dir, const Cache
   return c;
 }
 
+Result<void> write_signed_file(const std::string& path, const CacheIdentity& id, const char (&magic)[8],
+                               const std::vector<uint8_t>& payload) {
+  auto mac = write_file(path, id, magic, payload);
+  if (!mac) return make_error(mac.error());
+  return {};
+}
+
+Result<std::vector<uint8_t>> read_signed_file(const std::string& path, const CacheIdentity& id,
+                                              const char (&magic)[8]) {
+  Digest mac{};
+  return read_file(path, id, magic, &mac);
+}
+
 Result<void> write_signed_cache_file(const std::string& path, const CacheIdentity& id, bool model_file,
                                      const std::vector<uint8_t>& payload) {
   static_assert(kCacheFileHeaderBytes == kHeaderBytes);
@@ -580,6 +600,11 @@ Result<CacheKey> load_or_create_cache_key(const std::string& path) {
       return make_error("cache key " + path + ": " + std::to_string(f->size()) + " bytes, expected " +
                         std::to_string(key.size()));
     if (auto r = f->read_at(0, key.data(), key.size(), path); !r) return make_error("cache key " + r.error());
+    // RAND_bytes never gives 32 zero bytes; a zeroed file (truncated and refilled, or planted) would
+    // let anyone forge the MACs.
+    if (std::all_of(key.begin(), key.end(), [](uint8_t b) { return b == 0; }))
+      return make_error("cache key " + path +
+                        ": all 32 bytes are zero, not a key (delete it to make a new one)");
     return key;
   };
   std::error_code ec;

@@ -1,8 +1,10 @@
 #include "npu/models/model_json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
@@ -423,6 +425,34 @@ class ModelParser {
     return bytes;
   }
 
+  // A side file lies in the model's folder (links resolved), or in a folder NPUSIM_SIDE_FILE_DIRS
+  // (colon-separated) names: a model from elsewhere must not read /etc/passwd or ../../secret into its
+  // weights, from where they reach the outputs.
+  Result<void> side_file_allowed(const std::filesystem::path& full) const {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path file = fs::weakly_canonical(full, ec);
+    if (ec) return make_error("cannot be resolved: " + ec.message());
+    auto inside = [&](const std::string& dir) {
+      std::error_code dir_ec;
+      const fs::path root = fs::weakly_canonical(dir.empty() ? fs::path(".") : fs::path(dir), dir_ec);
+      if (dir_ec) return false;
+      const auto [r, f] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+      return r == root.end() && f != file.end();
+    };
+    if (inside(base_dir_)) return {};
+    if (const char* extra = std::getenv("NPUSIM_SIDE_FILE_DIRS"); extra && *extra) {
+      std::string list = extra;
+      for (size_t at = 0; at <= list.size();) {
+        const size_t end = std::min(list.find(':', at), list.size());
+        if (end > at && inside(list.substr(at, end - at))) return {};
+        at = end + 1;
+      }
+    }
+    return make_error("is outside the model's folder (" + (base_dir_.empty() ? std::string(".") : base_dir_) +
+                      "): side files are read from there only, or from a folder NPUSIM_SIDE_FILE_DIRS names");
+  }
+
   Result<std::vector<uint8_t>> side_file_data(const json& obj, const std::string& path,
                                               const Operand& op) const {
     if (auto r = check_keys(obj, path, {"file", "offset", "length"}); !r) return make_error(r.error());
@@ -461,6 +491,8 @@ class ModelParser {
     const std::filesystem::path full = std::filesystem::path(name).is_absolute() || base_dir_.empty()
                                            ? std::filesystem::path(name)
                                            : std::filesystem::path(base_dir_) / name;
+    if (auto r = side_file_allowed(full); !r)
+      return fail(child(path, "file"), "\"" + name + "\" " + r.error());
     // A side file may be large (weights): it is opened, checked and read in place, never slurped.
     auto f = io::open_regular(full.string(), std::numeric_limits<uint64_t>::max());
     if (!f) return fail(child(path, "file"), f.error());

@@ -190,7 +190,8 @@ std::string run(const std::string& request_text) {
       return error("simulation", name + ": CPU reference: " + hal::to_string(out->reference.status.code) +
                                      ": " + out->reference.status.message);
     } else {
-      const auto c = tools::compare_outputs(r.outputs, out->reference.outputs);
+      const auto c = tools::compare_outputs(r.outputs, out->reference.outputs,
+                                            model->relax_computation_float32_to_float16);
       j["check"] = {{"elements", c.elements},
                     {"mismatches", c.mismatches},
                     {"max_abs_error", c.max_abs_error},

@@ -1,10 +1,12 @@
 #include "npu/system/system.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "npu/common/file_io.h"
 #include "npu/common/log.h"
 #include "npu/drv/port/sim_port.h"
 #include "npu/models/model_json.h"
@@ -63,11 +65,22 @@ void SystemConfig::declare(cfg::Schema& s) {
 
 namespace {
 
+// One file of a chain of bases: its path as written (for messages) and as the file system names it
+// (to recognise it again through "./a.json", "../cfg/a.json" or a link).
+struct ChainLink {
+  std::string shown, identity;
+};
+
+std::string file_identity(const std::string& path) {
+  std::error_code ec;
+  const auto canonical = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : canonical.string();
+}
+
 // Applies the config file at `path` to `schema`: first the file its "base" key names (a path relative to
 // this file, itself applied the same way), then this file's own keys. `chain` holds the files being
 // applied, to refuse a cycle.
-Result<void> apply_config_file(cfg::Schema& schema, const std::string& path,
-                               std::vector<std::string>& chain) {
+Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std::vector<ChainLink>& chain) {
   auto text = models::read_text_file(path);
   if (!text) return make_error(text.error());
   auto doc = models::parse_json_text(*text, path);
@@ -76,19 +89,26 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path,
     const nlohmann::json& base = (*doc)["base"];
     if (!base.is_string() || base.get<std::string>().empty())
       return make_error(path + ": $.base: expected the path of a config file (relative to this one), got " +
-                        base.dump());
+                        io::json_for_message(base, 200));
     const std::string rel = base.get<std::string>();
     const auto slash = path.rfind('/');
     const std::string base_path =
         rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
-    for (const auto& f : chain) {
-      if (f == base_path)
-        return make_error(path + ": $.base: \"" + rel + "\" includes itself (through " + f + ")");
+    const std::string identity = file_identity(base_path);
+    for (size_t i = 0; i < chain.size(); ++i) {
+      if (chain[i].identity != identity) continue;
+      // The cycle alone, in one line: "a.json -> b.json -> a.json"; no "(the base of ...)" per level.
+      std::string cycle;
+      for (size_t k = i; k < chain.size(); ++k) cycle += chain[k].shown + " -> ";
+      return make_error(path + ": $.base: the bases make a cycle: " + cycle + base_path);
     }
-    chain.push_back(base_path);
-    if (auto r = apply_config_file(schema, base_path, chain); !r)
-      return make_error(r.error() + " (the base of " + path + ")");
+    chain.push_back({base_path, identity});
+    auto r = apply_config_file(schema, base_path, chain);
     chain.pop_back();
+    if (!r) {
+      if (r.error().find(": the bases make a cycle: ") != std::string::npos) return r;
+      return make_error(r.error() + " (the base of " + path + ")");
+    }
   }
   return schema.apply(*doc, path, {"description", "base"});
 }
@@ -98,7 +118,7 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path,
 // The config file (with its bases) then the overrides, into `schema`.
 Result<void> apply_config(cfg::Schema& schema, const std::string& path,
                           const std::vector<std::string>& overrides) {
-  std::vector<std::string> chain{path};
+  std::vector<ChainLink> chain{{path, file_identity(path)}};
   if (auto r = apply_config_file(schema, path, chain); !r) return r;
   for (const auto& o : overrides)
     if (auto r = schema.set(o); !r) return r;

@@ -2,6 +2,10 @@
 // reads back only under exactly those, and flipping any single byte of either file — header, program,
 // model structure, weights — is rejected. The files are read directly (read_compilation_cache), so
 // every byte position is tried in a few seconds.
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -108,6 +112,47 @@ TEST(HalCacheMac, TheKeyIsCreatedOnceAndKeptPrivate) {
   auto damaged = load_or_create_cache_key(path);
   ASSERT_FALSE(damaged.ok());
   EXPECT_NE(damaged.error().find(path + ": 5 bytes, expected 32"), std::string::npos) << damaged.error();
+  fs::remove_all(dir);
+}
+
+// 32 zero bytes are no key: anyone could compute the MACs under it.
+TEST(HalCacheMac, AnAllZeroKeyIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("npusim_cache_zero_key_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "cache.key").string();
+  std::ofstream(path, std::ios::binary) << std::string(32, '\0');
+  auto zero = load_or_create_cache_key(path);
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error(),
+            "cache key " + path + ": all 32 bytes are zero, not a key (delete it to make a new one)");
+  fs::remove_all(dir);
+}
+
+// The header is read and checked against the file's size before the payload: a 3 GiB file that is not a
+// cache file was read whole (and, with a plausible header, MAC'd: 16 s) before its magic was looked at.
+// The child process may map at most 1 GiB, so reading the whole file cannot succeed; the sparse file costs
+// no disk.
+TEST(HalCacheMac, AHugeFileIsRefusedByItsHeaderBeforeBeingRead) {
+  const fs::path dir = fs::temp_directory_path() / ("npusim_cache_huge_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const CacheIdentity id{key_of(1), "npusim-npu", "v", CacheToken{}};
+  const auto paths = cache_file_paths(dir.string(), id.token);
+  for (const std::string& header : {std::string("NOTACACHEFILE"), std::string("NPUSIMMC")}) {
+    {
+      std::ofstream out(paths.model, std::ios::binary | std::ios::trunc);
+      out << header;
+    }
+    fs::resize_file(paths.model, 3ull << 30);
+    auto read_capped = [&] {
+      const rlimit cap{1ull << 30, 1ull << 30};
+      ::setrlimit(RLIMIT_AS, &cap);
+      auto r = read_compilation_cache(dir.string(), id, NpuTarget{}, nullptr);
+      std::fprintf(stderr, "%s\n", r.ok() ? "read" : r.error().c_str());
+      std::_Exit(r.ok() ? 1 : 0);
+    };
+    EXPECT_EXIT(read_capped(), ::testing::ExitedWithCode(0),
+                header == "NPUSIMMC" ? "cache format 0, expected" : "bad magic");
+  }
   fs::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -216,6 +217,40 @@ TEST_F(ModelJsonFiles, SideFileErrors) {
   EXPECT_EQ(load(R"({"file": "w.bin", "size": 8})"),
             m + ": $.operands[0].data: unknown key \"size\" (expected one of: file, offset, length)");
   EXPECT_EQ(load(R"({"offset": 0})"), m + ": $.operands[0].data: missing required key \"file\"");
+}
+
+// Side files stay in the model's folder: `{"file": "/etc/passwd"}` was read as a bias and reached the
+// outputs. Absolute paths, ".." escapes and links leading out are refused with one line naming the key;
+// NPUSIM_SIDE_FILE_DIRS allows further folders explicitly; a subfolder is inside.
+TEST_F(ModelJsonFiles, SideFilesAreConfinedToTheModelsFolder) {
+  fs::create_directories(dir_ / "model" / "weights");
+  fs::create_directories(dir_ / "elsewhere");
+  const std::string blob(8, '\0');
+  write("elsewhere/w.bin", blob);
+  write("model/weights/w.bin", blob);
+  fs::create_symlink(dir_ / "elsewhere" / "w.bin", dir_ / "model" / "link.bin");
+  auto load = [&](const std::string& file) {
+    const std::string p = write("model/m.json", R"({"operands": [{"type": "TENSOR_FLOAT32", "dimensions": [2],
+      "lifetime": "CONSTANT_COPY", "data": {"file": ")" +
+                                                    file + R"("}}], "operations": [],
+      "inputIndexes": [], "outputIndexes": []})");
+    auto m = load_model_json(p);
+    return m.ok() ? std::string() : m.error();
+  };
+  EXPECT_EQ(load("weights/w.bin"), "");
+  const std::string m = (dir_ / "model" / "m.json").string();
+  const std::string outside =
+      "is outside the model's folder (" + (dir_ / "model").string() +
+      "): side files are read from there only, or from a folder NPUSIM_SIDE_FILE_DIRS "
+      "names";
+  for (const std::string& file :
+       {(dir_ / "elsewhere" / "w.bin").string(), std::string("../elsewhere/w.bin"),
+        std::string("weights/../../elsewhere/w.bin"), std::string("link.bin"), std::string("/etc/passwd")})
+    EXPECT_EQ(load(file), m + ": $.operands[0].data.file: \"" + file + "\" " + outside) << file;
+  ::setenv("NPUSIM_SIDE_FILE_DIRS", ("/nonexistent:" + (dir_ / "elsewhere").string()).c_str(), 1);
+  EXPECT_EQ(load("../elsewhere/w.bin"), "");
+  EXPECT_EQ(load("link.bin"), "");
+  ::unsetenv("NPUSIM_SIDE_FILE_DIRS");
 }
 
 TEST_F(ModelJsonFiles, FileLevelErrors) {

@@ -8,6 +8,7 @@
 
 #include "npu/models/tensor.h"
 #include "npu/sweep/area.h"
+#include "npu/tools/memory_budget.h"
 
 namespace npu::tools {
 
@@ -23,8 +24,12 @@ std::string format_number(double v) {
 }
 }  // namespace
 
-OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want) {
+OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want, bool relaxed) {
   OutputComparison c;
+  // NNAPI's CTS: float32 within 1e-5 + 5 ulp(fp32)·|e|; a relaxed model's float32 and any float16
+  // within 5 ulp(fp16) absolute and relative.
+  constexpr double kFp32Atol = 1e-5, kFp32Rtol = 5 * 1.1920928955078125e-7;
+  constexpr double kFp16Tol = 5 * 0.0009765625;
   for (const auto& [idx, w] : want) {
     const auto it = got.find(idx);
     if (it == got.end() || it->second.data.size() != w.data.size()) {
@@ -35,14 +40,26 @@ OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap
       continue;
     }
     const bool is_float = models::is_float_type(w.type);
+    const bool half = w.type == models::OperandType::TENSOR_FLOAT16 || w.type == models::OperandType::FLOAT16;
+    const double atol = half || relaxed ? kFp16Tol : kFp32Atol;
+    const double rtol = half || relaxed ? kFp16Tol : kFp32Rtol;
     const uint64_t count = w.element_count();  // once: it builds a shaped operand on each call
     for (uint64_t i = 0; i < count; ++i) {
       const double e = models::read_element(w.type, w.data, i);
       const double a = models::read_element(w.type, it->second.data, i);
-      const double err = std::fabs(e - a);
+      bool match = false;
+      double err = 0;
+      if (std::isfinite(e) && std::isfinite(a)) {
+        err = std::fabs(e - a);
+        match = err <= (is_float ? atol + rtol * std::fabs(e) : 0.0);
+      } else {
+        // NaN matches only NaN, an infinity only the same infinity: |e − a| would be NaN (and NaN > tol
+        // false), or an infinite tolerance would accept any value.
+        match = (std::isnan(e) && std::isnan(a)) || e == a;
+        if (!match) err = INFINITY;
+      }
       c.max_abs_error = std::max(c.max_abs_error, err);
-      const double tol = is_float ? 1e-5 + 5 * 1.1920928955078125e-7 * std::fabs(e) : 0.0;
-      if (err > tol) {
+      if (!match) {
         if (c.first_mismatch.empty())
           c.first_mismatch = "output operand " + std::to_string(idx) + " element " + std::to_string(i) +
                              ": " + format_number(a) + " on the device, " + format_number(e) +
@@ -57,6 +74,9 @@ OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap
 
 Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorMap& inputs,
                                   const system::SystemConfig& config, const RunModelOptions& o) {
+  auto budget = memory_budget(o.memory_budget);
+  if (!budget) return make_error(budget.error());
+  if (auto r = check_host_memory(model, o.name, *budget); !r) return make_error(r.error());
   auto sys = system::System::create(config);
   if (!sys) return make_error(sys.error());
   RunModelOutcome out;
@@ -73,7 +93,15 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     if (o.on_prepared) o.on_prepared(s, *prepared.model);
     out.result = prepared.model->execute_synchronously(inputs, true);
     if (o.check) {
-      auto ref = s.cpu_device().prepare_model(model);
+      // A relaxed model is checked as NNAPI's CTS checks it: against results computed in float32 (the
+      // relaxation off), with the relaxed tolerance (compare_outputs). The CPU device's own relaxed
+      // results carry fp16 rounding at every operation, which accumulates along a graph.
+      models::Model exact;
+      if (model.relax_computation_float32_to_float16) {
+        exact = model;
+        exact.relax_computation_float32_to_float16 = false;
+      }
+      auto ref = s.cpu_device().prepare_model(model.relax_computation_float32_to_float16 ? exact : model);
       if (ref.status.ok())
         out.reference = ref.model->execute_synchronously(inputs, false);
       else

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,11 @@ namespace npu::tools {
 struct RunModelOptions {
   std::string name;            // how the user named the model: prefixes error messages
   std::string device = "npu";  // "npu" or "cpu" (the CPU reference device)
-  bool check = false;          // also execute on the CPU reference device (RunModelOutcome::reference)
+  // Also execute on the CPU reference device (RunModelOutcome::reference); a relaxed model's reference
+  // runs with the relaxation off (float32), as NNAPI's CTS computes its expected results.
+  bool check = false;
+  // Host memory the run may take (tools/memory_budget.h); unset: memory_budget()'s default.
+  std::optional<uint64_t> memory_budget;
   // Called inside the simulation once the model is prepared, before it executes (`npusim program` reads
   // the prepared program there).
   std::function<void(system::System&, const hal::PreparedModel&)> on_prepared;
@@ -48,8 +53,10 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
                                   const system::SystemConfig& config, const RunModelOptions& options);
 
 // Elementwise comparison with the CPU reference (`npusim run --check`): quantised results must be equal,
-// float ones within NNAPI's fp32 tolerance |e − a| ≤ 1e-5 + 5·2⁻²³·|e|. An output missing from `got` or of
-// another size counts all its elements as mismatches.
+// float ones within the tolerance of NNAPI's CTS: float32 |e − a| ≤ 1e-5 + 5·2⁻²³·|e|; float16, and float32
+// of a relaxed model (`relaxed`: relaxComputationFloat32toFloat16), |e − a| ≤ 5·2⁻¹⁰·(1 + |e|). NaN
+// matches only NaN and an infinity only the same infinity (such a mismatch counts as an infinite error).
+// An output missing from `got` or of another size counts all its elements as mismatches.
 struct OutputComparison {
   double max_abs_error = 0;
   uint64_t mismatches = 0;
@@ -58,6 +65,6 @@ struct OutputComparison {
   // "output operand 7 element 12: 131 on the device, 3 by the CPU reference"; empty when none.
   std::string first_mismatch;
 };
-OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want);
+OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap& want, bool relaxed = false);
 
 }  // namespace npu::tools
