@@ -333,6 +333,20 @@ struct Candidate {
 
 }  // namespace
 
+uint64_t predict_cycles(const ConvSpec& s, uint32_t elem, const NpuTarget& target, const ConvPlan& plan) {
+  const auto tiles = plan_tiles(s, plan);
+  const ChannelModel cm = channel_model(target, plan.jobs);
+  ColumnBlockCycles memo;
+  double worst = 0;
+  for (uint32_t j = 0; j < plan.jobs; ++j) {
+    size_t first, last;
+    job_range(tiles.size(), plan.jobs, j, &first, &last);
+    worst =
+        std::max(worst, simulate_job(s, elem, plan, tiles, job_steps(plan, tiles, first, last), cm, &memo));
+  }
+  return static_cast<uint64_t>(std::llround(worst));
+}
+
 Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& target) {
   if (auto r = fits_reason(s, elem, target); !r.empty()) return make_error(r);
   const uint32_t cols = std::max(1u, target.array_cols);
@@ -387,8 +401,13 @@ Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& 
           compute += (conv_cycles(s, elem, cm, r, ob, &memo) * static_cast<double>(blocks - 1) +
                       conv_cycles(s, elem, cm, r, last_ob, &memo)) *
                      s.batch;
+        // Every band loaded once: the rows the bands read (a row-skipping 1×1 reads every stride-th row
+        // only, so the whole image would overstate it and cut the search short), and the weights.
+        uint64_t band_bytes = 0;
+        for (uint32_t y = 0, b = 0; b < band_heights.size(); y += static_cast<uint32_t>(band_heights[b++]))
+          band_bytes += band_rows(s, y, static_cast<uint32_t>(band_heights[b])).rows;
         const double in_bytes =
-            static_cast<double>(uint64_t{s.batch} * s.in_h * s.in_w * s.in_c * elem + k * s.out_c * elem);
+            static_cast<double>(band_bytes * s.batch * s.in_w * s.in_c * elem + k * s.out_c * elem);
         const double out_bytes = static_cast<double>(uint64_t{s.batch} * s.out_h * s.out_w * s.out_c * elem);
         const double rate = std::min(cm.engine_bpc, cm.port_bpc);
         const double lb = std::max({compute, in_bytes / rate, out_bytes / rate}) / jobs;

@@ -16,7 +16,10 @@
 // predicts each one's cycles by replaying its descriptors through a model of the channel (command
 // processor fetching in order with per-engine queues, dma_in / compute / dma_out engines in order,
 // dependencies through the SRAM slots, DMA setup + DRAM latency + bytes at the slower of the engine and
-// its share of the DRAM port, the array's cycle formula); the cheapest wins. Not modelled there: SRAM
+// its share of the DRAM port, the array's cycle formula); the cheapest wins. Candidates are tried in the
+// order of a lower bound of their cycles and the search stops once the bound reaches the best prediction,
+// so the bound must never exceed what the model predicts (tests/hal/conv_tiling_test.cpp checks the
+// choice against plans it did not try first). Not modelled there: SRAM
 // bank conflicts, DRAM arbitration between channels beyond an even share, K split into chunks (the CONV
 // descriptor requantises its outputs, so a tile needs the whole K).
 #pragma once
@@ -121,6 +124,8 @@ std::string fits_reason(const ConvSpec& s, uint32_t elem, const NpuTarget& targe
 
 // The cheapest plan by the cost model (fails when nothing fits).
 Result<ConvPlan> choose_plan(const ConvSpec& s, uint32_t elem, const NpuTarget& target);
+// The cost model's cycles of a given plan (its longest job), as choose_plan predicts them.
+uint64_t predict_cycles(const ConvSpec& s, uint32_t elem, const NpuTarget& target, const ConvPlan& plan);
 
 // Cycles of one CONV_INT8 tile of M×K×N on the array (the compute core's formula: passes of up to 256
 // activation rows × K chunks of `rows`, per array-wide column block, plus fill and drain).
