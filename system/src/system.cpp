@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "npu/common/log.h"
+#include "npu/common/shipped.h"
 #include "npu/drv/port/sim_port.h"
 #include "npu/models/model_json.h"
 #include "npu/sim/npu.h"
@@ -79,8 +80,9 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path,
                         base.dump());
     const std::string rel = base.get<std::string>();
     const auto slash = path.rfind('/');
-    const std::string base_path =
-        rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
+    // A copied preset's base ("default.json") that is not beside the copy is the shipped one.
+    const std::string base_path = shipped::fallback(
+        "npu", rel, rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel);
     for (const auto& f : chain) {
       if (f == base_path)
         return make_error(path + ": $.base: \"" + rel + "\" includes itself (through " + f + ")");
@@ -96,8 +98,11 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path,
 }  // namespace
 
 // The config file (with its bases) then the overrides, into `schema`.
-Result<void> apply_config(cfg::Schema& schema, const std::string& path,
+Result<void> apply_config(cfg::Schema& schema, const std::string& name_or_path,
                           const std::vector<std::string>& overrides) {
+  auto resolved = shipped::resolve("npu", name_or_path);  // --hw large: the shipped preset
+  if (!resolved) return make_error(resolved.error());
+  const std::string& path = *resolved;
   std::vector<std::string> chain{path};
   if (auto r = apply_config_file(schema, path, chain); !r) return r;
   for (const auto& o : overrides)
