@@ -367,8 +367,8 @@ int run_command(RunOptions o) {
                         {"area_mm2", run->area_mm2},
                         {"timing_only", result.timing_only}};
     if (!executed) j["error"] = run->execution_error;
-    j["outputs"] = executed && !result.timing_only && !o.outputs.empty() ? nlohmann::json(shown(o.outputs))
-                                                                         : nlohmann::json(nullptr);
+    // "outputs" names the file written; no key when none was (failed, timing-only, or no --outputs).
+    if (executed && !result.timing_only && !o.outputs.empty()) j["outputs"] = shown(o.outputs);
     j["command"] = tools::command_line();
     if (o.check && executed)
       j["check"] = {{"elements", cmp.elements},
