@@ -3,13 +3,16 @@
 #include "cmd_bench.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
+#include "npu/common/interrupt.h"
 #include "npu/common/version.h"
 #include "npu/mlts/bench.h"
 #include "npu/mlts/report.h"
 #include "npu/tools/data_files.h"
 #include "npu/tools/progress.h"
+#include "npu/tools/run_model.h"
 #include "output_path.h"
 
 namespace npu::tools {
@@ -29,13 +32,24 @@ int run(const BenchCli& c) {
   mlts::BenchOptions options = c.options;
   // Timed iterations then the CPU reference's: two steps per iteration.
   Progress progress("bench " + c.options.model, 2 * c.options.iterations);
+  // Ctrl-C: at the next iteration, one line and exit 130; nothing has been written yet (the report is
+  // written once the bench is done).
+  install_stop_handlers();
   options.on_iteration = [&](const std::string& phase, uint32_t i) {
+    if (stop_requested()) {
+      std::fprintf(stderr, "%snpusim: bench %s: interrupted (nothing written)\n",
+                   progress_enabled() ? "\r\033[K" : "", c.options.model.c_str());
+      std::fflush(nullptr);
+      std::_Exit(130);  // inside the simulation: SystemC's threads cannot be unwound
+    }
     progress.step((phase == "iteration" ? 1 : 1 + c.options.iterations) + i,
                   phase + " " + std::to_string(i + 1) + " of " + std::to_string(c.options.iterations));
   };
   auto r = mlts::run_bench(options);
   if (!r) {
-    std::fprintf(stderr, "npusim: %s\n", r.error().c_str());
+    auto cfg = system::load_system_config(options.hw, options.sets);
+    std::fprintf(stderr, "npusim: %s%s\n", r.error().c_str(),
+                 cfg ? device_memory_hint(r.error(), *cfg).c_str() : "");
     return 1;
   }
   if (!c.report.empty()) {

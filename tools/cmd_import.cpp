@@ -175,6 +175,15 @@ int quantize_command(const QuantizeCliOptions& o) {
   if (!err) return fail(err.error());
   const char* weights = o.per_tensor ? "per-tensor" : "per-channel";
   if (o.json) {
+    nlohmann::json inputs = nlohmann::json::array();
+    for (uint32_t idx : q->main.input_indexes) {
+      const models::Operand& op = q->main.operands[idx];
+      inputs.push_back({{"operand", idx},
+                        {"type", models::to_string(op.type)},
+                        {"dimensions", op.dimensions},
+                        {"scale", op.scale},
+                        {"zero_point", op.zero_point}});
+    }
     const nlohmann::json j = {{npu::kBuildKey, build_json()},
                               {"model", o.model},
                               {"output", o.output},
@@ -183,6 +192,7 @@ int quantize_command(const QuantizeCliOptions& o) {
                               {"placement", placement},
                               {"latency_us", npu.timing.time_in_driver_us},
                               {"npu_cycles", npu.device_cycles},
+                              {"inputs", inputs},
                               {"accuracy",
                                {{"elements", err->elements},
                                 {"max_abs_error", err->max_abs},
@@ -193,6 +203,14 @@ int quantize_command(const QuantizeCliOptions& o) {
   }
   std::printf("npusim quantize: %s -> %s (%s weights, %zu calibration sample%s)\n", o.model.c_str(),
               o.output.c_str(), weights, calib.size(), calib.size() == 1 ? "" : "s");
+  // Each input's quantisation: what a caller needs to turn its real values into the model's integers.
+  for (uint32_t idx : q->main.input_indexes) {
+    const models::Operand& op = q->main.operands[idx];
+    std::string dims;
+    for (uint32_t d : op.dimensions) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    std::printf("  input %-9u %s [%s] scale %.9g zero point %d (real = scale x (q - zero point))\n", idx,
+                std::string(models::to_string(op.type)).c_str(), dims.c_str(), op.scale, op.zero_point);
+  }
   std::printf("  int8 placement  %s\n", placement.c_str());
   std::printf("  int8 latency    %llu us simulated, %llu NPU cycles\n",
               static_cast<unsigned long long>(npu.timing.time_in_driver_us),
@@ -201,6 +219,8 @@ int quantize_command(const QuantizeCliOptions& o) {
               static_cast<unsigned long long>(err->elements));
   std::printf("    max |error|   %.6g\n    MSE           %.6g\n    cosine        %.6f\n", err->max_abs,
               err->mse, err->cosine);
+  std::printf("  run it: npusim run --model %s --example-inputs (seeded values valid for each input)\n",
+              o.output.c_str());
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 
 #include "examples.h"
 #include "npu/common/file_io.h"
+#include "npu/common/shipped.h"
 #include "npu/models/io_json.h"
 #include "npu/models/model_json.h"
 #include "npu/models/validate.h"
@@ -67,7 +69,8 @@ Result<Case> load_case(std::string dir) {
     if (key == "description") continue;
     if (key == "hw") {
       if (!value.is_string()) return err(key, "expected the path of a hardware config, got " + value.dump());
-      c.hw = join(dir, value.get<std::string>());
+      // An installed case (<data>/tests/regress/NAME) finds its preset among the shipped configs.
+      c.hw = shipped::fallback("npu", value.get<std::string>(), join(dir, value.get<std::string>()));
     } else if (key == "set" || key == "compare") {
       std::vector<std::string>& list = key == "set" ? c.sets : c.compare;
       list.clear();
@@ -276,8 +279,18 @@ struct Options {
   bool allow_fast = false;  // run a case whose config selects npu.timing.mode=fast (timing-compare)
 };
 
+// A case folder as given, or a shipped case by name (`npusim regress conv-float-large`): the source
+// tree's tests/regress, installed as <prefix>/share/npusim/tests/regress.
+std::string case_dir(const std::string& name_or_dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(name_or_dir, ec) || name_or_dir.find('/') != std::string::npos)
+    return name_or_dir;
+  const auto shipped = std::filesystem::path(shipped::data_dir()) / "tests" / "regress" / name_or_dir;
+  return std::filesystem::is_directory(shipped, ec) ? shipped.string() : name_or_dir;
+}
+
 int regress(const Options& o) {
-  auto c = load_case(o.dir);
+  auto c = load_case(case_dir(o.dir));
   if (!c) return fail(c.error());
   const std::string expected_path = o.expected.empty() ? c->dir + "/expected.json" : o.expected;
   auto got = run_case(*c, o.allow_fast);
@@ -356,7 +369,10 @@ std::function<int()> add_regress_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd =
       app.add_subcommand("regress", "Run a regression case (tests/regress/<case>) and diff its stats");
-  cmd->add_option("case", o->dir, "Case folder holding case.json and expected.json")->required();
+  cmd->add_option("case", o->dir,
+                  "Case folder holding case.json and expected.json, or a shipped case's name "
+                  "(tests/regress/<case>, installed under share/npusim)")
+      ->required();
   cmd->add_flag("--bless", o->bless, "Write this run's stats as the expected ones (keeps the tolerances)");
   cmd->add_flag(
       "--complete", o->complete,

@@ -6,9 +6,11 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "command.h"
 #include "npu/common/file_io.h"
+#include "npu/common/interrupt.h"
 #include "npu/common/version.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/jobs_table.h"
@@ -16,6 +18,7 @@
 #include "npu/scenario/report.h"
 #include "npu/scenario/runner.h"
 #include "npu/system/system.h"
+#include "npu/tools/run_directory.h"
 #include "npu/tools/scenario_runs.h"
 #include "output_path.h"
 
@@ -36,25 +39,18 @@ int fail(const std::string& message) {
   return 1;
 }
 
+// Ctrl-C or SIGTERM: one line, exit 130 (the staged run directory is removed by its destructor).
+int interrupted(const std::string& file) {
+  std::fprintf(stderr, "npusim: scenario %s: interrupted (nothing written)\n", file.c_str());
+  return 130;
+}
+
 npu::Result<void> write_text(const std::string& path, const std::string& text) {
   return npu::io::write_file_atomic(path, text);
 }
 
 int run_scenario(ScenarioOptions o) {
   using namespace npu::scenario;
-  // --out DIR: every result in one folder; a file named by its own flag goes there instead.
-  std::string jobs_csv_path;
-  if (!o.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out_dir, ec);
-    if (ec || !std::filesystem::is_directory(o.out_dir))
-      return fail(o.out_dir + ": --out: cannot create the folder" + (ec ? ": " + ec.message() : ""));
-    const std::filesystem::path dir(o.out_dir);
-    for (auto [flag, name] :
-         {std::pair{&o.json, "summary.json"}, {&o.report, "report.html"}, {&o.trace, "trace.json"}})
-      if (flag->empty()) *flag = (dir / name).string();
-    jobs_csv_path = (dir / "jobs.csv").string();
-  }
   if (o.scale_thermal && o.scale == 1) return fail("--scale-thermal: has no effect without --scale");
   if (o.trace_descriptors && o.trace.empty())
     return fail("--trace-descriptors: has no effect without --trace");
@@ -64,6 +60,21 @@ int run_scenario(ScenarioOptions o) {
   if (!o.sets.empty())  // refused here with the override's own error, before any run
     if (auto cfg = npu::system::load_system_config(sc->hardware, sc->hardware_set); !cfg)
       return fail("--set: " + cfg.error());
+  // --out DIR: every result in one folder, written beside it and moved in whole once all are written
+  // (tools/run_directory.h); a file named by its own flag goes there instead.
+  std::string jobs_csv_path;
+  std::optional<npu::tools::StagedDirectory> dir;
+  if (!o.out_dir.empty()) {
+    auto staged = npu::tools::StagedDirectory::create(
+        o.out_dir, {"summary.json", "jobs.csv", "report.html", "trace.json"});
+    if (!staged) return fail(staged.error());
+    dir.emplace(std::move(*staged));
+    for (auto [flag, name] :
+         {std::pair{&o.json, "summary.json"}, {&o.report, "report.html"}, {&o.trace, "trace.json"}})
+      if (flag->empty()) *flag = dir->staged(name);
+    jobs_csv_path = dir->staged("jobs.csv");
+  }
+  auto shown = [&](const std::string& path) { return dir ? dir->shown(path) : path; };
   for (const std::string* out : {&o.json, &o.report, &o.trace, &jobs_csv_path})
     if (auto why = unwritable_reason(*out); !why.empty()) return fail(why);
   npu::tools::ScenarioRunsOptions ro;
@@ -76,7 +87,10 @@ int run_scenario(ScenarioOptions o) {
   ro.trace_descriptors = o.trace_descriptors;
   ro.channel_timeline = !o.report.empty();
   ro.sla_factor = o.sla_factor;
+  // Ctrl-C: the running simulation is killed, nothing of this run is kept (exit 130).
+  npu::install_stop_handlers();
   auto runs = npu::tools::run_scenario_policies(*sc, ro);
+  if (npu::stop_requested()) return interrupted(o.file);
   if (!runs) return fail(runs.error());
   const std::string& main_policy = runs->main_policy;
   const std::vector<Metrics>& all = runs->metrics;
@@ -93,22 +107,26 @@ int run_scenario(ScenarioOptions o) {
                         {"runs", nlohmann::json::array()}};
     for (const auto& m : all) j["runs"].push_back(m.to_json());
     if (auto w = write_text(o.json, j.dump(2) + "\n"); !w) return fail(w.error());
-    std::printf("metrics written to %s\n", o.json.c_str());
+    std::printf("metrics written to %s\n", shown(o.json).c_str());
   }
   if (!o.report.empty()) {
     if (auto w = write_text(o.report, html_report(main_run, all, runs->other_runs)); !w)
       return fail(w.error());
-    std::printf("report written to %s\n", o.report.c_str());
+    std::printf("report written to %s\n", shown(o.report).c_str());
   }
-  if (!o.trace.empty()) std::printf("trace written to %s (open in ui.perfetto.dev)\n", o.trace.c_str());
+  if (!o.trace.empty())
+    std::printf("trace written to %s (open in ui.perfetto.dev)\n", shown(o.trace).c_str());
   if (!jobs_csv_path.empty()) {
     std::string csv = jobs_csv_header();
     csv += jobs_csv_rows(*sc, main_run, runs->isolated.front());
     for (size_t i = 0; i < runs->other_runs.size(); ++i)
       csv += jobs_csv_rows(*sc, runs->other_runs[i], runs->isolated[i + 1]);
     if (auto w = write_text(jobs_csv_path, csv); !w) return fail(w.error());
-    std::printf("per-request table written to %s\n", jobs_csv_path.c_str());
+    std::printf("per-request table written to %s\n", shown(jobs_csv_path).c_str());
   }
+  if (npu::stop_requested()) return interrupted(o.file);
+  if (dir)
+    if (auto c = dir->commit(); !c) return fail(c.error());
   // An app that was let in but whose every attempt failed is a broken run, not a slow one.
   int broken = 0;
   for (const auto& m : all)

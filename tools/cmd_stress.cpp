@@ -8,15 +8,18 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "command.h"
 #include "npu/common/file_io.h"
+#include "npu/common/interrupt.h"
 #include "npu/common/version.h"
 #include "npu/mlts/stress.h"
 #include "npu/system/system.h"
 #include "npu/tools/data_files.h"
 #include "npu/tools/progress.h"
+#include "npu/tools/run_directory.h"
 
 namespace npusim {
 namespace {
@@ -79,14 +82,12 @@ int run_stress(StressCli c) {
   // A bad config would fail every child the same way: one error here instead.
   if (auto cfg = npu::system::load_system_config(c.options.hw, c.options.sets); !cfg)
     return fail(cfg.error());
-  std::string html_path, json_path;
+  // --out: written beside the folder and moved in whole at the end (tools/run_directory.h).
+  std::optional<npu::tools::StagedDirectory> dir;
   if (!c.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(c.out_dir, ec);
-    if (ec || !std::filesystem::is_directory(c.out_dir))
-      return fail(c.out_dir + ": --out: cannot create the folder" + (ec ? ": " + ec.message() : ""));
-    html_path = (std::filesystem::path(c.out_dir) / "report.html").string();
-    json_path = (std::filesystem::path(c.out_dir) / "summary.json").string();
+    auto staged = npu::tools::StagedDirectory::create(c.out_dir, {"report.html", "summary.json"});
+    if (!staged) return fail(staged.error());
+    dir.emplace(std::move(*staged));
   }
   const std::string self = self_executable();
   if (self.empty()) return fail("stress: cannot find this executable (/proc/self/exe)");
@@ -95,6 +96,8 @@ int run_stress(StressCli c) {
   run.options = c.options;
   run.timeout_s = c.timeout_s;
   const auto t0 = std::chrono::steady_clock::now();
+  // Ctrl-C: the running case is killed, nothing is written, exit 130.
+  npu::install_stop_handlers();
   npu::tools::Progress progress("stress", static_cast<uint32_t>(selected.size()));
   for (size_t i = 0; i < selected.size(); ++i) {
     progress.step(static_cast<uint32_t>(i + 1), selected[i]);
@@ -109,17 +112,24 @@ int run_stress(StressCli c) {
       argv.push_back(s);
     }
     const auto child = npu::mlts::run_child(argv, c.timeout_s);
+    if (npu::stop_requested()) {
+      std::fprintf(stderr, "npusim: stress: interrupted during %s (nothing written)\n", selected[i].c_str());
+      return 130;
+    }
     run.cases.push_back(npu::mlts::classify(selected[i], child, c.timeout_s));
   }
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fputs(npu::mlts::stress_table(run).c_str(), stdout);
-  if (!c.out_dir.empty()) {
+  if (dir) {
     nlohmann::json j = npu::mlts::stress_json(run);
     j[npu::kBuildKey] = npu::build_json();
-    if (auto w = npu::io::write_file_atomic(json_path, j.dump(2) + "\n"); !w) return fail(w.error());
-    if (auto w = npu::io::write_file_atomic(html_path, npu::mlts::stress_html(run)); !w)
+    if (auto w = npu::io::write_file_atomic(dir->staged("summary.json"), j.dump(2) + "\n"); !w)
       return fail(w.error());
-    std::printf("  report written to %s (and summary.json)\n", html_path.c_str());
+    if (auto w = npu::io::write_file_atomic(dir->staged("report.html"), npu::mlts::stress_html(run)); !w)
+      return fail(w.error());
+    if (auto w = dir->commit(); !w) return fail(w.error());
+    std::printf("  report written to %s (and summary.json)\n",
+                dir->shown(dir->staged("report.html")).c_str());
   }
   return run.all_success() ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 // weights are real, NAME.inputs.json with seeded inputs) for `npusim run` and other tools.
 #include "cmd_zoo.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -33,8 +34,15 @@ int fail(const std::string& message) {
 
 int list(const ZooOptions& o) {
   nlohmann::json rows = nlohmann::json::array();
+  // Columns as wide as the longest name and kind (the *_nnapi names are longer than any fixed width).
+  int name_w = 4, kind_w = 4;
+  for (const models::ZooEntry& e : models::zoo_entries()) {
+    name_w = std::max(name_w, static_cast<int>(e.name.size()));
+    kind_w = std::max(kind_w, static_cast<int>(e.kind.size()));
+  }
   if (!o.json)
-    std::printf("%-22s %-10s %14s %14s  %s\n", "name", "kind", "parameters", "MACs", "description");
+    std::printf("%-*s %-*s %14s %14s  %s\n", name_w, "name", kind_w, "kind", "parameters", "MACs",
+                "description");
   for (const models::ZooEntry& e : models::zoo_entries()) {
     auto m = models::zoo_model(e.name, o.seed, /*values=*/false);  // sizes suffice for the figures
     if (!m) return fail(m.error());
@@ -49,7 +57,7 @@ int list(const ZooOptions& o) {
                       {"operations", f.operations},
                       {"description", e.description}});
     } else {
-      std::printf("%-22s %-10s %14llu %14llu  %s\n", e.name.c_str(), e.kind.c_str(),
+      std::printf("%-*s %-*s %14llu %14llu  %s\n", name_w, e.name.c_str(), kind_w, e.kind.c_str(),
                   static_cast<unsigned long long>(f.parameters), static_cast<unsigned long long>(f.macs),
                   e.description.c_str());
     }

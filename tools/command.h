@@ -19,5 +19,6 @@ Subcommand register_measure_command(CLI::App& app);
 Subcommand register_stress_command(CLI::App& app);
 Subcommand register_vp_command(CLI::App& app);
 Subcommand register_program_command(CLI::App& app);
+Subcommand register_run_command(CLI::App& app);
 
 }  // namespace npusim

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "npu/common/file_io.h"
+#include "npu/common/suggest.h"
 #include "npu/common/version.h"
 
 namespace npu::cfg {
@@ -135,7 +136,11 @@ Result<void> Schema::walk(const nlohmann::json& node, const std::string& path, c
     if (auto r = p->assign(node); !r) return make_error(source + ": " + json_path(path) + ": " + r.error());
     return {};
   }
-  if (!is_prefix(path)) return make_error(source + ": " + json_path(path) + ": unknown parameter");
+  if (!is_prefix(path)) {
+    std::vector<std::string> known;
+    for (const auto& p : params_) known.push_back(p.path);
+    return make_error(source + ": " + json_path(path) + ": unknown parameter" + did_you_mean(path, known));
+  }
   if (!node.is_object())
     return make_error(source + ": " + json_path(path) + ": expected an object, got " + shown(node));
   for (const auto& [key, value] : node.items()) {
@@ -170,9 +175,12 @@ Result<void> Schema::set(const std::string& assignment) {
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
   const Param* p = find(path);
-  if (!p)
+  if (!p) {
+    std::vector<std::string> known;
+    for (const auto& q : params_) known.push_back(q.path);
     return make_error("--set " + shown_text(assignment) + ": unknown parameter " + shown_text(path) +
-                      " (see npusim config --explain)");
+                      did_you_mean(path, known) + " (see npusim config --explain)");
+  }
   if (auto n = io::check_json_nesting(text); !n) return make_error("--set " + path + ": " + n.error());
   nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
   if (value.is_discarded()) value = text;  // bare strings need no quotes

@@ -17,20 +17,27 @@ def configs_dir():
     return _build_paths.CONFIGS_DIR
 
 
+def _resolve(kind, name_or_path):
+    """The CLI's own resolution (npu/common/shipped.h in the C++ module), told where this package's
+    configs are: NPUSIM_DATA_DIR, which the simulations this process starts inherit too."""
+    import json
+    from . import errors
+    from ._native import module
+    os.environ.setdefault("NPUSIM_DATA_DIR", os.path.dirname(configs_dir()))
+    reply = json.loads(module().resolve_shipped(kind, os.fspath(name_or_path)))
+    if "error" in reply:
+        raise errors.from_reply(reply)
+    return reply["path"]
+
+
 def hardware_config(name_or_path):
     """A hardware config path: a file as given, or a preset name ("default", "edge-small", "large")."""
-    name = os.fspath(name_or_path)
-    if os.path.exists(name) or os.sep in name or name.endswith(".json"):
-        return name
-    return os.path.join(configs_dir(), "npu", name + ".json")
+    return _resolve("npu", name_or_path)
 
 
 def scenario_file(name_or_path):
     """A scenario path: a file as given, or a shipped scenario's name ("camera_llm", ...)."""
-    name = os.fspath(name_or_path)
-    if os.path.exists(name) or os.sep in name or name.endswith(".json"):
-        return name
-    return os.path.join(configs_dir(), "scenarios", name + ".json")
+    return _resolve("scenarios", name_or_path)
 
 
 def cli():

@@ -16,6 +16,7 @@
 
 #include "npu/common/file_io.h"
 #include "npu/common/fixed_point.h"
+#include "npu/common/shipped.h"
 #include "npu/common/version.h"
 #include "npu/hal/ops/reference_executor.h"
 #include "npu/mlts/bench.h"
@@ -263,7 +264,10 @@ std::string scenario(const std::string& request_text) {
   auto sc = scenario::load_scenario(req.at("file").get<std::string>());
   if (!sc) return error("scenario", sc.error());
   tools::ScenarioRunsOptions o;
-  o.policy = req.value("policy", std::string());
+  // An unknown baseline is a mistake in the scenario request (ScenarioError), found before any run.
+  auto policy = tools::scenario_policy(*sc, req.value("policy", std::string()));
+  if (!policy) return error("scenario", policy.error());
+  o.policy = *policy;
   o.compare = req.value("compare", false);
   o.scale = req.value("scale", 1.0);
   o.scale_thermal = req.value("scale_thermal", false);
@@ -284,6 +288,14 @@ std::string scenario(const std::string& request_text) {
     if (!f) return error("output", report + ": cannot write");
   }
   return j.dump();
+}
+
+// A shipped config's name ("large", "camera_llm") as its file, or a path as given: npu/common/shipped.h,
+// the resolution the CLI uses. Reply: {"path"} or an error of kind "config" (npu) / "scenario".
+std::string resolve_shipped(const std::string& kind, const std::string& name_or_path) {
+  auto r = npu::shipped::resolve(kind, name_or_path);
+  if (!r) return error(kind == "npu" ? "config" : "scenario", r.error());
+  return json{{"path", *r}}.dump();
 }
 
 std::string zoo_list() {
@@ -410,6 +422,7 @@ class Builder {
 
 PYBIND11_MODULE(_npusim, m) {
   m.doc() = "npusim's C++ half: configs, models, and one simulation per call (in a child process)";
+  m.def("resolve_shipped", &resolve_shipped);
   m.def("explain_config", &npu::system::explain_system_config);
   m.def("config_summary", &config_summary);
   m.def("model_info", &model_info);

@@ -1,15 +1,18 @@
 #include "npu/scenario/runner.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
 #include "npu/common/file_io.h"
+#include "npu/common/interrupt.h"
 #include "npu/hal/device.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/models.h"
@@ -311,9 +314,10 @@ Result<RunResult> run_in_process(const Scenario& file_scenario, const RunOptions
         // Sampling thread: temperature, clock, power and severity for the metrics and the report.
         const uint64_t period = s_to_ns(scenario.sample_ms / 1000.0);
         // It outlives this body by a delta cycle: capture nothing of the body's own locals by reference.
-        os.spawn("scenario_sampler", [&sys_, &os, &result, period, end_ns] {
+        os.spawn("scenario_sampler", [&sys_, &os, &result, period, end_ns, progress = options.on_progress] {
           for (uint64_t t = 0; t < end_ns; t += period) {
             if (os.now_ns() < t) os.delay_ns(t - os.now_ns());
+            if (progress) progress(static_cast<double>(t) / static_cast<double>(end_ns));
             const auto& rc = sys_.npu().thermal().rc();
             const auto& dvfs = sys_.npu().dvfs();
             result.samples.push_back(
@@ -374,6 +378,9 @@ Result<RunResult> run_forked(const Scenario& scenario, const RunOptions& options
   if (pid < 0) return make_error("fork failed");
   if (pid == 0) {
     close(fds[0]);
+    // Ctrl-C ends the child at once; the parent (npu/common/interrupt.h) decides what is kept.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     auto r = run_in_process(scenario, options);
     const std::string text = r ? json{{"result", r->to_json()}}.dump() : json{{"error", r.error()}}.dump();
     for (size_t off = 0; off < text.size();) {
@@ -387,10 +394,21 @@ Result<RunResult> run_forked(const Scenario& scenario, const RunOptions& options
   close(fds[1]);
   std::string text;
   char buf[65536];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  for (;;) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      text.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR && !stop_requested()) continue;
+    break;
+  }
   close(fds[0]);
+  if (stop_requested()) kill(pid, SIGKILL);  // interrupted: the run's result is not wanted
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (stop_requested()) return make_error("interrupted");
   if (text.empty()) return make_error("scenario run (policy " + options.policy + ") crashed");
   const json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) return make_error("scenario run: unreadable result");

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "npu/common/shipped.h"
 #include "npu/models/model_json.h"
 #include "npu/scenario/baselines.h"
 #include "npu/scenario/models.h"
@@ -270,7 +271,9 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
     hr.finish();
   }
   if (s.hardware.empty()) s.hardware = "../npu/default.json";
-  if (!s.hardware.empty() && s.hardware.front() != '/') s.hardware = dir + "/" + s.hardware;
+  // A copied scenario's "../npu/default.json" that is not beside the copy is the shipped one.
+  if (!s.hardware.empty() && s.hardware.front() != '/')
+    s.hardware = shipped::fallback("npu", s.hardware, dir + "/" + s.hardware);
   if (const json* apps = r.raw("apps", true)) {
     if (!apps->is_array() || apps->empty()) r.fail("$.apps", "expected a non-empty array of apps");
     if (r.ok() && apps->size() > kMaxApps)
@@ -344,7 +347,10 @@ Result<Scenario> parse_scenario(const json& doc, const std::string& source, cons
   return s;
 }
 
-Result<Scenario> load_scenario(const std::string& path) {
+Result<Scenario> load_scenario(const std::string& name_or_path) {
+  auto resolved = shipped::resolve("scenarios", name_or_path);  // "camera_llm": the shipped scenario
+  if (!resolved) return make_error(resolved.error());
+  const std::string& path = *resolved;
   auto text = models::read_text_file(path);
   if (!text) return make_error(text.error());
   auto doc = models::parse_json_text(*text, path);

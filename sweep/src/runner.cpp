@@ -15,14 +15,11 @@
 #include <map>
 #include <sstream>
 
+#include "npu/common/interrupt.h"
 #include "npu/common/version.h"
 
 namespace npu::sweep {
 namespace {
-
-volatile std::sig_atomic_t g_stop = 0;
-
-void on_stop(int) { g_stop = 1; }
 
 std::string shell_quote(const std::string& s) {
   if (!s.empty() &&
@@ -64,15 +61,10 @@ std::string error_line(const std::string& err) {
 
 }  // namespace
 
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
+// The process-wide stop flag of npu/common/interrupt.h, shared with scenario, bench and stress.
+void install_stop_handlers() { npu::install_stop_handlers(); }
 
-bool stop_requested() { return g_stop != 0; }
+bool stop_requested() { return npu::stop_requested(); }
 
 std::string simulator_version() { return std::string(npu::git_hash()); }
 

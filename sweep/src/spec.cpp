@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "npu/common/shipped.h"
 #include "npu/models/model_json.h"
 #include "npu/sweep/area.h"
 #include "npu/system/system.h"
@@ -183,7 +184,8 @@ Result<Workload> parse_workload(const json& w, const std::string& where, const s
     }
   } else {
     if (!w["scenario"].is_string()) return make_error(where + ".scenario: expected a path");
-    wl.scenario = resolve(dir, w["scenario"].get<std::string>());
+    const std::string rel = w["scenario"].get<std::string>();
+    wl.scenario = shipped::fallback("scenarios", rel, resolve(dir, rel));
     for (const char* k : {"mode", "iterations", "seed"})
       if (w.contains(k)) return make_error(where + "." + k + ": only for model workloads");
     if (w.contains("scale")) {
@@ -270,7 +272,10 @@ Result<json> effective_config(const std::string& base, const std::vector<std::st
   return system::resolved_config(base, sets);
 }
 
-Result<SweepSpec> load_sweep(const std::string& path) {
+Result<SweepSpec> load_sweep(const std::string& name_or_path) {
+  auto resolved = shipped::resolve("sweeps", name_or_path);  // "small": the shipped sweep
+  if (!resolved) return make_error(resolved.error());
+  const std::string& path = *resolved;
   auto text = models::read_text_file(path);
   if (!text) return make_error(text.error());
   auto doc = models::parse_json_text(*text, path);
@@ -299,7 +304,9 @@ Result<SweepSpec> parse_sweep(const json& doc, const std::string& source, const 
   }
   if (!doc.contains("base") || !doc["base"].is_string())
     return make_error(root + ".base: expected the path of a hardware config (relative to the sweep file)");
-  s.base = resolve(dir, doc["base"].get<std::string>());
+  // A copied sweep's "../npu/default.json" that is not beside the copy is the shipped one.
+  s.base =
+      shipped::fallback("npu", doc["base"].get<std::string>(), resolve(dir, doc["base"].get<std::string>()));
   if (doc.contains("set")) {
     if (!doc["set"].is_array()) return make_error(root + ".set: expected a list of \"path=value\"");
     for (size_t i = 0; i < doc["set"].size(); ++i) {

@@ -8,6 +8,7 @@
 
 #include "npu/common/file_io.h"
 #include "npu/common/log.h"
+#include "npu/common/shipped.h"
 #include "npu/drv/port/sim_port.h"
 #include "npu/models/model_json.h"
 #include "npu/sim/npu.h"
@@ -92,8 +93,9 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std
                         io::json_for_message(base, 200));
     const std::string rel = base.get<std::string>();
     const auto slash = path.rfind('/');
-    const std::string base_path =
-        rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel;
+    // A copied preset's base ("default.json") that is not beside the copy is the shipped one.
+    const std::string base_path = shipped::fallback(
+        "npu", rel, rel[0] == '/' || slash == std::string::npos ? rel : path.substr(0, slash + 1) + rel);
     const std::string identity = file_identity(base_path);
     for (size_t i = 0; i < chain.size(); ++i) {
       if (chain[i].identity != identity) continue;
@@ -116,8 +118,11 @@ Result<void> apply_config_file(cfg::Schema& schema, const std::string& path, std
 }  // namespace
 
 // The config file (with its bases) then the overrides, into `schema`.
-Result<void> apply_config(cfg::Schema& schema, const std::string& path,
+Result<void> apply_config(cfg::Schema& schema, const std::string& name_or_path,
                           const std::vector<std::string>& overrides) {
+  auto resolved = shipped::resolve("npu", name_or_path);  // --hw large: the shipped preset
+  if (!resolved) return make_error(resolved.error());
+  const std::string& path = *resolved;
   std::vector<ChainLink> chain{{path, file_identity(path)}};
   if (auto r = apply_config_file(schema, path, chain); !r) return r;
   for (const auto& o : overrides)

@@ -188,9 +188,11 @@ TEST(CliReliability, FunctionalFalseIsATimingOnlyRun) {
   EXPECT_NE(bare.output.find("outputs         none: timing-only hardware (npu.functional=false)"),
             std::string::npos)
       << bare.output;
-  // A functional run still needs both.
+  // A functional run still needs inputs (its outputs are optional: without --outputs only their shapes
+  // are printed).
   expect_one_error("run " + kHw + " --model " + e.model,
-                   "--inputs is required (only a timing-only run or a zoo: model needs none)");
+                   "--inputs is required (or --example-inputs for seeded values; only a timing-only run or "
+                   "a zoo: model needs none)");
 }
 
 // A model whose weights are sizes only runs without an inputs file (the zoo writes none for them).

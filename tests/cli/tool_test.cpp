@@ -98,6 +98,19 @@ TEST(Install, InstalledTreeRunsFromAnEmptyFolderAndCanBeMoved) {
   EXPECT_NE(moved_help.output.find((moved / "share/npusim/configs/npu/default.json").string()),
             std::string::npos)
       << moved_help.output;
+
+  // Shipped resources by name, and copies of shipped configs elsewhere: their relative "base" falls back
+  // to the installed presets. The regression cases and fetch-models are installed too.
+  const std::string in_empty = "cd " + empty.string() + " && " + (moved / "bin/npusim").string();
+  EXPECT_TRUE(fs::is_regular_file(moved / "share/npusim/scripts/fetch-models"));
+  EXPECT_TRUE(fs::is_regular_file(moved / "share/npusim/scripts/models.sha256"));
+  fs::copy_file(moved / "share/npusim/configs/npu/large.json", empty / "my_hw.json");
+  const CliRun copied = run_shell(in_empty + " config --hw my_hw.json");
+  ASSERT_EQ(copied.status, 0) << copied.output;
+  EXPECT_EQ(nlohmann::json::parse(copied.output),
+            nlohmann::json::parse(run_shell(in_empty + " config --hw large").output));
+  const CliRun regress = run_shell(in_empty + " regress conv-float-large");
+  EXPECT_EQ(regress.status, 0) << regress.output;
 }
 
 // From the build tree too, a command run in another folder finds the shipped default config.
@@ -287,6 +300,8 @@ TEST(Progress, OnATerminalOnlyAndQuietSilencesIt) {
   ASSERT_EQ(s.status, 0) << s.output;
   EXPECT_NE(s.output.find("npusim: scenario camera_llm [3/3] default: llm alone"), std::string::npos)
       << s.output;
+  // Within each simulation, its share of the simulated time (camera_llm: 10 s scaled by 0.01).
+  EXPECT_NE(s.output.find("[1/3] default: all apps (0 % of 0.1 s simulated)"), std::string::npos) << s.output;
   for (const std::string& quiet :
        {bench + " --quiet", scenario + " --quiet",
         std::string(NPUSIM_BIN) + " -q" + bench.substr(std::string(NPUSIM_BIN).size())}) {

@@ -60,7 +60,7 @@ TEST(ConfigSchema, ErrorsNameTheJsonPathAndExpectation) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "hw.json: $.npu.channels: expected an integer in [1, 16], got 0");
   r = p.schema.apply(nlohmann::json::parse(R"({"npu": {"chanels": 2}})"), "hw.json");
-  EXPECT_EQ(r.error(), "hw.json: $.npu.chanels: unknown parameter");
+  EXPECT_EQ(r.error(), "hw.json: $.npu.chanels: unknown parameter (did you mean npu.channels?)");
   r = p.schema.apply(nlohmann::json::parse(R"({"npu": 3})"), "hw.json");
   EXPECT_EQ(r.error(), "hw.json: $.npu: expected an object, got 3");
   r = p.schema.set("npu.core=vhdl");

@@ -83,7 +83,7 @@ TEST(Presets, UserConfigOnAPresetThenSetOverrides) {
 
 TEST(ConfigErrors, UnknownKeyNamesItsJsonPath) {
   EXPECT_EQ(error_of(R"({"npu": {"dram": {"bandwith_gbps": 10}}})"),
-            "hw.json: $.npu.dram.bandwith_gbps: unknown parameter");
+            "hw.json: $.npu.dram.bandwith_gbps: unknown parameter (did you mean npu.dram.bandwidth_gbps?)");
 }
 
 TEST(ConfigErrors, WrongTypeNamesWhatWasExpected) {
@@ -182,7 +182,8 @@ TEST(ConfigErrors, ErrorInABaseNamesThatFile) {
 
 TEST(SetErrors, UnknownPathIsNamed) {
   EXPECT_EQ(error_of("{}", {"npu.chanels=2"}),
-            "--set npu.chanels=2: unknown parameter npu.chanels (see npusim config --explain)");
+            "--set npu.chanels=2: unknown parameter npu.chanels (did you mean npu.channels?) (see npusim "
+            "config --explain)");
 }
 
 TEST(SetErrors, BadValueNamesWhatWasExpected) {

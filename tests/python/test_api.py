@@ -213,8 +213,10 @@ def test_bench():
 def test_scenario_dataframes_and_errors(tmp_path):
     with pytest.raises(npusim.ScenarioError):
         npusim.scenario(str(tmp_path / "none.json"))
-    with pytest.raises(npusim.SimulationError, match="unknown baseline"):
+    with pytest.raises(npusim.ScenarioError, match="unknown baseline"):
         npusim.scenario("camera_llm", policy="lottery", scale=0.01)
+    with pytest.raises(npusim.ScenarioError, match="fifo"):
+        npusim.scenario("camera_llm", policy="fifo", scale=0.01)
     r = npusim.scenario("camera_llm", policy="default", scale=0.01)
     assert list(r.policies.index) == ["default"]
     assert set(r.apps.index.get_level_values("app")) == {a["name"] for a in r.runs[0]["apps"]}

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "npu/common/shipped.h"
 #include "npu/scenario/models.h"
 #include "npu/scenario/scenario.h"
 
@@ -37,7 +38,12 @@ TEST(ScenarioConfig, MinimalDefaults) {
   auto s = parse_scenario(minimal(), "s.json", "/cfg");
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_EQ(s->policy, "default");
-  EXPECT_EQ(s->hardware, "/cfg/../npu/default.json");
+  // "../npu/default.json" is not beside /cfg/s.json: the shipped default, as for a copied scenario.
+  EXPECT_EQ(s->hardware, npu::shipped::data_dir() + "/configs/npu/default.json");
+  // Beside the file it is used as written.
+  auto beside = parse_scenario(minimal(), "s.json", NPUSIM_SOURCE_DIR "/configs/scenarios");
+  ASSERT_TRUE(beside.ok()) << beside.error();
+  EXPECT_EQ(beside->hardware, NPUSIM_SOURCE_DIR "/configs/scenarios/../npu/default.json");
   ASSERT_EQ(s->apps.size(), 1u);
   EXPECT_EQ(s->apps[0].importance.size(), 1u);
   EXPECT_EQ(s->apps[0].size_class, mgr::SizeClass::LESS_THAN_1GB);

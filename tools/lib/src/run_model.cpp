@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "npu/drv/driver.h"
 #include "npu/models/tensor.h"
 #include "npu/sweep/area.h"
 #include "npu/tools/memory_budget.h"
@@ -72,6 +73,24 @@ OutputComparison compare_outputs(const hal::TensorMap& got, const hal::TensorMap
   return c;
 }
 
+std::string device_memory_hint(const std::string& error, const system::SystemConfig& config) {
+  const std::string marker = std::string(drv::kOutOfDeviceMemory) + " (";
+  const auto at = error.find(marker);
+  if (at == std::string::npos) return {};
+  const uint64_t bytes = std::strtoull(error.c_str() + at + marker.size(), nullptr, 10);
+  if (bytes == 0) return {};
+  // The allocation must fit beside the weight memory region and the driver's command-buffer space;
+  // when that is no more than today's size (fragmentation, another pool), twice today's.
+  constexpr uint64_t kMib = 1ull << 20;
+  const uint64_t beside =
+      config.npu.weight_memory_mib + (config.driver.kernel_reserved_bytes + kMib - 1) / kMib;
+  const uint64_t fits = beside + (bytes + kMib - 1) / kMib;
+  const uint64_t wanted = fits <= config.npu.dram.size_mib ? 2ull * config.npu.dram.size_mib : fits;
+  uint64_t mib = 1;
+  while (mib < wanted) mib *= 2;
+  return " (give the device more memory: --set npu.dram.size_mib=" + std::to_string(mib) + ")";
+}
+
 Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorMap& inputs,
                                   const system::SystemConfig& config, const RunModelOptions& o) {
   auto budget = memory_budget(o.memory_budget);
@@ -91,7 +110,9 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     out.placement = prepared.model->placement();
     out.tilings = prepared.model->tilings();
     if (o.on_prepared) o.on_prepared(s, *prepared.model);
+    const uint64_t c0 = s.os().now_ns();
     out.result = prepared.model->execute_synchronously(inputs, true);
+    out.call_ns = s.os().now_ns() - c0;
     if (o.check) {
       // A relaxed model is checked as NNAPI's CTS checks it: against results computed in float32 (the
       // relaxation off), with the relaxed tolerance (compare_outputs). The CPU device's own relaxed

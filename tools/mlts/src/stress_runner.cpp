@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "npu/common/interrupt.h"
 #include "npu/mlts/stress.h"
 
 extern char** environ;
@@ -69,6 +70,10 @@ ChildRun run_child(const std::vector<std::string>& argv, double timeout_s) {
       kill(pid, SIGKILL);
       break;
     }
+    if (stop_requested()) {  // Ctrl-C (npu/common/interrupt.h): the case is abandoned
+      kill(pid, SIGKILL);
+      break;
+    }
     pollfd fds[2] = {{out_open ? out[0] : -1, POLLIN, 0}, {err_open ? err[0] : -1, POLLIN, 0}};
     const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000)));
     if (ready < 0 && errno != EINTR) break;
@@ -92,7 +97,7 @@ ChildRun run_child(const std::vector<std::string>& argv, double timeout_s) {
     const pid_t w = waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) break;
-    if (!r.timed_out && Clock::now() >= deadline) {
+    if (!r.timed_out && (Clock::now() >= deadline || stop_requested())) {
       r.timed_out = true;
       kill(pid, SIGKILL);
     }

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -107,6 +108,9 @@ struct RunOptions {
   // Also multiplies the package and skin heat capacities by duration_scale, so that a scaled run heats
   // up as far as the full one (see runner.cpp).
   bool scale_thermal = false;
+  // Called at each thermal sample with the simulated fraction done (0..1), inside the simulation (in the
+  // forked child for run_forked): for a progress line only; it must not touch the simulation.
+  std::function<void(double)> on_progress;
 };
 
 // Runs in this process (at most once per process: SystemC).

@@ -43,6 +43,9 @@ struct RunModelOutcome {
   std::string placement;                      // PreparedModel::placement()
   std::vector<hal::OperationTiling> tilings;  // PreparedModel::tilings(): each MAC-array operation's plan
   uint64_t prepare_ns = 0;                    // simulated time of prepareModel
+  // Simulated time of the whole executeSynchronously call as its caller sees it: the HAL call's own cost
+  // (HalCosts::call_ns) plus result.timing.time_in_driver_us. What bench and sweep report as latency.
+  uint64_t call_ns = 0;
   double simulated_end_s = 0;
   double area_mm2 = 0;  // the design's silicon area (docs/area.md)
 };
@@ -51,6 +54,12 @@ struct RunModelOutcome {
 // or the simulation hit its time limit. A failed execution is an outcome (execution_error), not an error.
 Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorMap& inputs,
                                   const system::SystemConfig& config, const RunModelOptions& options);
+
+// For an error that says device memory ran out ("device memory exhausted (N bytes)"): a hint naming a
+// device memory size that fits the allocation, " (give the device more memory: --set
+// npu.dram.size_mib=M)", M the next power of two at or above N plus the weight memory region and the
+// driver's command-buffer space (twice today's size when that already fits). Empty for other errors.
+std::string device_memory_hint(const std::string& error, const system::SystemConfig& config);
 
 // Elementwise comparison with the CPU reference (`npusim run --check`): quantised results must be equal,
 // float ones within the tolerance of NNAPI's CTS: float32 |e − a| ≤ 1e-5 + 5·2⁻²³·|e|; float16, and float32

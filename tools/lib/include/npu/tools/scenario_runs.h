@@ -38,6 +38,10 @@ struct ScenarioRuns {
 };
 
 // Errors: an unknown baseline (naming the known ones), or a run that failed.
+// The baseline a run uses: `policy`, or the scenario's own when empty. An unknown name is an error naming
+// it, the nearest baseline and the list (a mistake in the scenario request, refused before any run).
+Result<std::string> scenario_policy(const scenario::Scenario& sc, const std::string& policy);
+
 Result<ScenarioRuns> run_scenario_policies(const scenario::Scenario& scenario,
                                            const ScenarioRunsOptions& options);
 
