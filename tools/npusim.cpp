@@ -36,6 +36,7 @@
 #include "npu/sim/npu.h"
 #include "npu/system/system.h"
 #include "npu/tools/data_files.h"
+#include "npu/tools/escaped_error.h"
 #include "npu/tools/layers.h"
 #include "npu/tools/progress.h"
 #include "npu/tools/run_model.h"
@@ -72,6 +73,7 @@ struct RunOptions {
   bool stats_meta = false;
   bool explain_tiling = false;
   std::string device = "npu";
+  uint64_t loop_timeout_ms = npu::hal::kDefaultLoopTimeoutNs / 1'000'000;
 };
 
 // The per-layer table as CSV (columns in the README, "Reading the outputs"); times are empty for operations
@@ -242,6 +244,7 @@ int run_command(RunOptions o) {
   ro.name = o.model;
   ro.device = o.device;
   ro.check = o.check;
+  ro.loop_timeout_ns = o.loop_timeout_ms * 1'000'000;
   auto run = tools::run_model(*model, *inputs, *cfg, ro);
   if (!run) return fail(run.error());
   // A failed execution still leaves its summary, stats, per-layer table and trace (no outputs).
@@ -701,7 +704,6 @@ int regmap_c_header() {
 
 }  // namespace
 
-// Entered through sc_elab_and_sim() from main() below.
 // Help for every subcommand, generic over what is registered: `npusim`, `npusim --help`.
 std::string full_help(CLI::App& app) {
   std::string text = app.help();
@@ -710,7 +712,9 @@ std::string full_help(CLI::App& app) {
   return text;
 }
 
-int sc_main(int argc, char* argv[]) {
+namespace {
+
+int npusim_main(int argc, char* argv[]) {
   CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager",
                "npusim"};
   app.set_help_flag();  // replaced by the generic full help below
@@ -753,6 +757,12 @@ int sc_main(int argc, char* argv[]) {
       "--explain-tiling", run.explain_tiling,
       "Print each CONV_2D / FULLY_CONNECTED's tiling (tile shape, loop order, buffering, tiles) with "
       "its predicted and simulated cycles");
+  run_cmd
+      ->add_option("--loop-timeout-ms", run.loop_timeout_ms,
+                   "NNAPI's loop timeout: a WHILE running longer (simulated time) fails the run with "
+                   "MISSED_DEADLINE_TRANSIENT")
+      ->check(CLI::Range(uint64_t{0}, npu::hal::kMaxLoopTimeoutNs / 1'000'000))
+      ->capture_default_str();
   run_cmd->add_option("--device", run.device, "Device to run on")
       ->check(CLI::IsMember({"npu", "cpu"}))
       ->capture_default_str();
@@ -865,6 +875,23 @@ int sc_main(int argc, char* argv[]) {
   if (ops_cmd->parsed()) return ops_command(ops_hw, ops_sets);
   if (example_cmd->parsed()) return example_command(example_name, example_dir, example_seed);
   return 1;
+}
+
+}  // namespace
+
+// The one top-level guard: whatever escapes a command or a SystemC process (which sc_start() rethrows as
+// an sc_report) is one line on stderr and exit status 5, never the kernel's "Error: (E549) uncaught
+// exception" report on stdout, which sc_elab_and_sim() would print for anything escaping sc_main.
+int sc_main(int argc, char* argv[]) {
+  // A fatal SystemC report would print on stdout and abort: thrown instead, it reaches the guard.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_THROW);
+  try {
+    return npusim_main(argc, argv);
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "npusim: %s\n", npu::tools::escaped_error_line(std::current_exception()).c_str());
+    return npu::tools::kExitEscapedError;
+  }
 }
 
 // libsystemc's own main() would print its banner before anything can silence it.

@@ -71,11 +71,18 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     out.placement = prepared.model->placement();
     out.tilings = prepared.model->tilings();
     if (o.on_prepared) o.on_prepared(s, *prepared.model);
-    out.result = prepared.model->execute_synchronously(inputs, true);
+    hal::Request request;
+    request.inputs = inputs;
+    hal::ExecuteOptions timed;
+    timed.measure_timing = true;
+    timed.loop_timeout_ns = o.loop_timeout_ns;
+    out.result = prepared.model->execute_synchronously(request, timed);
     if (o.check) {
       auto ref = s.cpu_device().prepare_model(model);
+      hal::ExecuteOptions untimed;
+      untimed.loop_timeout_ns = o.loop_timeout_ns;
       if (ref.status.ok())
-        out.reference = ref.model->execute_synchronously(inputs, false);
+        out.reference = ref.model->execute_synchronously(request, untimed);
       else
         out.reference.status = ref.status;
     }

@@ -23,6 +23,9 @@ struct RunModelOptions {
   std::string name;            // how the user named the model: prefixes error messages
   std::string device = "npu";  // "npu" or "cpu" (the CPU reference device)
   bool check = false;          // also execute on the CPU reference device (RunModelOutcome::reference)
+  // NNAPI's setLoopTimeout: a WHILE running longer (simulated time) fails the execution with
+  // MISSED_DEADLINE_TRANSIENT; above hal::kMaxLoopTimeoutNs the execution is INVALID_ARGUMENT.
+  uint64_t loop_timeout_ns = hal::kDefaultLoopTimeoutNs;
   // Called inside the simulation once the model is prepared, before it executes (`npusim program` reads
   // the prepared program there).
   std::function<void(system::System&, const hal::PreparedModel&)> on_prepared;
