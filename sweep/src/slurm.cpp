@@ -83,13 +83,35 @@ Result<json> read_json(const std::string& path) {
   return j;
 }
 
-// tasks.json as submit_slurm writes it: {"sweep", "metrics": [names], "chunk": N >= 1, "tasks": [{"args":
-// [strings], "row": Row}, ...] (at least one)}. Anything else is one error naming the file and field.
-struct TaskList {
-  std::vector<Task> tasks;
-  std::vector<std::string> metrics;
-  unsigned chunk = 1;
+struct TaskState {
+  std::string id, state, exit_code;  // "31_4", "FAILED", "0:9"
 };
+
+// Each array task's state from the accounting database (sacct), empty where accounting is disabled.
+// Pending tasks may show as one "31_[3-5]" entry; "CANCELLED by 0" is reported as CANCELLED.
+std::vector<TaskState> sacct_states(const std::string& job) {
+  const Output acct = capture({"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State,ExitCode"}, true);
+  std::vector<TaskState> out;
+  if (acct.status != 0) return out;
+  std::istringstream in(acct.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto a = line.find('|'), b = line.rfind('|');
+    if (a == std::string::npos || b <= a) continue;
+    TaskState t{line.substr(0, a), line.substr(a + 1, b - a - 1), trim(line.substr(b + 1))};
+    if (const auto sp = t.state.find(' '); sp != std::string::npos) t.state.resize(sp);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::map<std::string, unsigned> count_states(const std::vector<TaskState>& tasks) {
+  std::map<std::string, unsigned> n;
+  for (const auto& t : tasks) ++n[t.state];
+  return n;
+}
+
+}  // namespace
 
 Result<TaskList> parse_task_list(const json& j, const std::string& path) {
   auto bad = [&](const std::string& field, const std::string& want, const json& got) {
@@ -130,36 +152,6 @@ Result<TaskList> parse_task_list(const json& j, const std::string& path) {
   }
   return list;
 }
-
-struct TaskState {
-  std::string id, state, exit_code;  // "31_4", "FAILED", "0:9"
-};
-
-// Each array task's state from the accounting database (sacct), empty where accounting is disabled.
-// Pending tasks may show as one "31_[3-5]" entry; "CANCELLED by 0" is reported as CANCELLED.
-std::vector<TaskState> sacct_states(const std::string& job) {
-  const Output acct = capture({"sacct", "-n", "-X", "-P", "-j", job, "-o", "JobID,State,ExitCode"}, true);
-  std::vector<TaskState> out;
-  if (acct.status != 0) return out;
-  std::istringstream in(acct.out);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto a = line.find('|'), b = line.rfind('|');
-    if (a == std::string::npos || b <= a) continue;
-    TaskState t{line.substr(0, a), line.substr(a + 1, b - a - 1), trim(line.substr(b + 1))};
-    if (const auto sp = t.state.find(' '); sp != std::string::npos) t.state.resize(sp);
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
-std::map<std::string, unsigned> count_states(const std::vector<TaskState>& tasks) {
-  std::map<std::string, unsigned> n;
-  for (const auto& t : tasks) ++n[t.state];
-  return n;
-}
-
-}  // namespace
 
 Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks,
                                  const std::string& work_dir, const std::string& sweep_file,
