@@ -62,6 +62,7 @@ struct RunOptions {
   bool explain_tiling = false;
   bool example_inputs = false;  // seeded inputs valid for each input's type (models::random_inputs)
   std::string device = "npu";
+  uint64_t loop_timeout_ms = npu::hal::kDefaultLoopTimeoutNs / 1'000'000;
 };
 
 // The per-layer table as CSV (columns in the README, "Reading the outputs"); times are empty for operations
@@ -287,6 +288,7 @@ int run_command(RunOptions o) {
   ro.device = o.device;
   ro.check = o.check;
   ro.memory_budget = *budget;
+  ro.loop_timeout_ns = o.loop_timeout_ms * 1'000'000;
   auto run = tools::run_model(*model, *inputs, *cfg, ro);
   if (!run) return fail(run.error() + tools::device_memory_hint(run.error(), *cfg));
   // A failed execution still leaves its summary, stats, per-layer table and trace (no outputs).
@@ -543,6 +545,11 @@ Subcommand register_run_command(CLI::App& app) {
       "--explain-tiling", o->explain_tiling,
       "Print each CONV_2D / FULLY_CONNECTED's tiling (tile shape, loop order, buffering, tiles) with "
       "its predicted and simulated cycles");
+  cmd->add_option("--loop-timeout-ms", o->loop_timeout_ms,
+                  "NNAPI's loop timeout: a WHILE running longer (simulated time) fails the run with "
+                  "MISSED_DEADLINE_TRANSIENT")
+      ->check(CLI::Range(uint64_t{0}, npu::hal::kMaxLoopTimeoutNs / 1'000'000))
+      ->capture_default_str();
   cmd->add_option("--device", o->device, "Device to run on")
       ->check(CLI::IsMember({"npu", "cpu"}))
       ->capture_default_str();

@@ -40,6 +40,7 @@
 #include "npu/system/system.h"
 #include "npu/tools/capability_cache.h"
 #include "npu/tools/data_files.h"
+#include "npu/tools/escaped_error.h"
 #include "npu/tools/layers.h"
 #include "npu/tools/progress.h"
 #include "npu/tools/run_directory.h"
@@ -346,7 +347,6 @@ std::string typed_subcommand(int argc, char* argv[]) {
 
 }  // namespace
 
-// Entered through sc_elab_and_sim() from main() below.
 // Help for every subcommand, generic over what is registered: `npusim`, `npusim --help`.
 std::string full_help(CLI::App& app) {
   std::string text = app.help();
@@ -355,7 +355,9 @@ std::string full_help(CLI::App& app) {
   return text;
 }
 
-int sc_main(int argc, char* argv[]) {
+namespace {
+
+int npusim_main(int argc, char* argv[]) {
   CLI::App app{"npusim: cycle-approximate NPU simulator with a driver, NNAPI-style HAL and NPU manager",
                "npusim"};
   app.set_help_flag();  // replaced by the generic full help below
@@ -496,6 +498,23 @@ int sc_main(int argc, char* argv[]) {
   if (ops_cmd->parsed()) return ops_command(ops_hw, ops_sets);
   if (example_cmd->parsed()) return example_command(example_name, example_dir, example_seed);
   return 1;
+}
+
+}  // namespace
+
+// The one top-level guard: whatever escapes a command or a SystemC process (which sc_start() rethrows as
+// an sc_report) is one line on stderr and exit status 5, never the kernel's "Error: (E549) uncaught
+// exception" report on stdout, which sc_elab_and_sim() would print for anything escaping sc_main.
+int sc_main(int argc, char* argv[]) {
+  // A fatal SystemC report would print on stdout and abort: thrown instead, it reaches the guard.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_THROW);
+  try {
+    return npusim_main(argc, argv);
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "npusim: %s\n", npu::tools::escaped_error_line(std::current_exception()).c_str());
+    return npu::tools::kExitEscapedError;
+  }
 }
 
 // libsystemc's own main() would print its banner before anything can silence it.

@@ -283,6 +283,24 @@ Result<void> validate_model(const Model& model) {
       }
     }
   }
+  // Nesting depth: levels[i] counts subgraph i and those below it on its longest chain (a main graph
+  // referencing i nests it that deep). Each relaxation pass settles at least one more level, so a chain
+  // past the limit is found within kMaxControlFlowDepth + 1 passes, with no recursion.
+  std::vector<uint32_t> levels(r, 1);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < r; ++i)
+      for (uint32_t to : edges[i])
+        if (levels[to] + 1 > levels[i]) {
+          levels[i] = levels[to] + 1;
+          changed = true;
+        }
+    for (size_t i = 0; i < r; ++i)
+      if (levels[i] > kMaxControlFlowDepth)
+        return err("referenced[" + std::to_string(i) + "]",
+                   "IF/WHILE subgraphs nested deeper than " + std::to_string(kMaxControlFlowDepth) +
+                       " levels (a chain of " + std::to_string(levels[i]) + " or more starts here)");
+  }
   return {};
 }
 

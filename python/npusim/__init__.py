@@ -41,7 +41,7 @@ def _check_bool(name, value):
 
 
 def run(model, inputs=None, hw=None, *, set=None, device="npu", check=False, layers=True, seed=1, trace=None,
-        timeout=None, _slots=None):
+        timeout=None, loop_timeout_ms=2000, _slots=None):
     """One inference of ``model`` on a fresh simulated platform (``npusim run``).
 
     model   a Model, a model JSON or ONNX path, or "zoo:NAME"
@@ -53,6 +53,8 @@ def run(model, inputs=None, hw=None, *, set=None, device="npu", check=False, lay
     layers  record the per-layer table (RunResult.layers) from the run's trace
     trace   write a Perfetto trace (Chrome trace-event JSON) to this path
     timeout seconds of wall time before the child process is stopped (SimulationError)
+    loop_timeout_ms  NNAPI's setLoopTimeout (0 to 15000, default 2000): a WHILE running longer, in
+            simulated time, fails the run with SimulationError naming MISSED_DEADLINE_TRANSIENT
 
     Raises ModelError, InputError, ConfigError (bad input, with the JSON path in ``.path``) or
     SimulationError.
@@ -63,6 +65,10 @@ def run(model, inputs=None, hw=None, *, set=None, device="npu", check=False, lay
         raise ValueError("device: expected \"npu\" or \"cpu\", got %r" % (device,))
     _check_bool("check", check)
     _check_bool("layers", layers)
+    if isinstance(loop_timeout_ms, bool) or not isinstance(loop_timeout_ms, int) or \
+            not 0 <= loop_timeout_ms <= 15000:
+        raise ValueError("loop_timeout_ms: expected a whole number of ms in [0, 15000], got %r" %
+                         (loop_timeout_ms,))
     if inputs is None:
         inputs_req = None
     elif isinstance(inputs, (str, _os.PathLike)):
@@ -74,6 +80,7 @@ def run(model, inputs=None, hw=None, *, set=None, device="npu", check=False, lay
                          type(inputs).__name__, path="$")
     request = {"name": m.name, "model": m.spec, "inputs": inputs_req, "seed": int(seed), "hw": cfg.path,
                "sets": cfg.sets, "device": device, "check": check, "layers": layers,
+               "loop_timeout_ms": loop_timeout_ms,
                "trace": _os.path.abspath(_os.fspath(trace)) if trace else ""}
     return RunResult(_call("run", request, timeout, _slots), m.name)
 

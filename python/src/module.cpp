@@ -31,6 +31,7 @@
 #include "npu/scenario/scenario.h"
 #include "npu/system/system.h"
 #include "npu/tools/data_files.h"
+#include "npu/tools/escaped_error.h"
 #include "npu/tools/layers.h"
 #include "npu/tools/model_file.h"
 #include "npu/tools/run_model.h"
@@ -161,6 +162,7 @@ std::string run(const std::string& request_text) {
   ro.name = name;
   ro.device = req.value("device", std::string("npu"));
   ro.check = req.value("check", false);
+  ro.loop_timeout_ns = req.value("loop_timeout_ms", npu::hal::kDefaultLoopTimeoutNs / 1'000'000) * 1'000'000;
   auto out = tools::run_model(*model, inputs, *cfg, ro);
   if (!out) return error("simulation", out.error());
   if (!out->execution_error.empty()) return error("simulation", out->execution_error);
@@ -418,6 +420,17 @@ class Builder {
   npu::models::ModelBuilder b_;
 };
 
+// A simulation behind the same guard as the CLI's: anything escaping it (or a SystemC process in it) is
+// one line of kind "simulation", "run: out of host memory", not a multi-line SystemC report.
+std::string guarded(const char* function, std::string (*f)(const std::string&), const std::string& request) {
+  try {
+    return f(request);
+  } catch (...) {
+    return error("simulation",
+                 std::string(function) + ": " + npu::tools::escaped_error_line(std::current_exception()));
+  }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_npusim, m) {
@@ -431,9 +444,15 @@ PYBIND11_MODULE(_npusim, m) {
   m.def("zoo_list", &zoo_list);
   // The simulations release the GIL: a child process has nothing else to run, but a caller that does
   // call them in place (tests of the module itself) keeps other Python threads alive.
-  m.def("run", &run, py::call_guard<py::gil_scoped_release>());
-  m.def("bench", &bench, py::call_guard<py::gil_scoped_release>());
-  m.def("scenario", &scenario, py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "run", [](const std::string& r) { return guarded("run", &run, r); },
+      py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "bench", [](const std::string& r) { return guarded("bench", &bench, r); },
+      py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "scenario", [](const std::string& r) { return guarded("scenario", &scenario, r); },
+      py::call_guard<py::gil_scoped_release>());
   py::class_<Builder>(m, "Builder")
       .def(py::init<uint64_t>())
       .def("input", &Builder::input)

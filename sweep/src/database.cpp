@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
+
+#include "npu/common/file_io.h"
 
 namespace npu::sweep {
 namespace {
@@ -96,6 +99,15 @@ Result<Row> Row::from_json(const json& j) {
 }
 
 Result<Database> Database::open(const std::string& path, const SweepMeta& want) {
+  // SQLite would open a FIFO and wait on it for ever, or a device: only a regular file (or none yet).
+  std::error_code ec;
+  const auto kind = std::filesystem::status(path, ec).type();
+  if (!ec && kind != std::filesystem::file_type::regular)
+    return make_error(path + ": cannot open the database: it is " +
+                      (kind == std::filesystem::file_type::directory ? "a folder"
+                       : kind == std::filesystem::file_type::fifo    ? "a FIFO"
+                                                                     : "a special file") +
+                      ", not a regular file");
   sqlite3* db = nullptr;
   const int flags = want.digest.empty() ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
@@ -123,8 +135,14 @@ Result<Database> Database::open(const std::string& path, const SweepMeta& want) 
       if (k == "name") have.name = v;
       if (k == "digest") have.digest = v;
       if (k == "axes" || k == "metrics") {
-        auto j = json::parse(v, nullptr, false);
-        if (j.is_array()) (k == "axes" ? have.axes : have.metrics) = j.get<std::vector<std::string>>();
+        // Written by this class as a list of names; anything else is a damaged or foreign file.
+        auto j = io::check_json_nesting(v) ? json::parse(v, nullptr, false) : json();
+        bool names = j.is_array();
+        for (const auto& e : j) names = names && e.is_string();
+        if (!names)
+          return make_error(path + ": meta(" + k + ") is " + io::text_for_message(v, 80) +
+                            ", not a list of names: not a database this npusim wrote");
+        (k == "axes" ? have.axes : have.metrics) = j.get<std::vector<std::string>>();
       }
     }
   }
@@ -218,6 +236,12 @@ Result<void> Database::put(const Row& row) {
 Result<std::vector<Row>> Database::rows() const {
   Statement st(db_, "SELECT * FROM results ORDER BY point, workload");
   if (!st.ok()) return make_error(std::string("sqlite: ") + sqlite3_errmsg(db_));
+  // point, workload, the axes, status, error, the metrics, version, digest, command: what meta promises.
+  const size_t want = 7 + meta_.axes.size() + meta_.metrics.size();
+  if (static_cast<size_t>(sqlite3_column_count(st.get())) != want)
+    return make_error("the results table has " + std::to_string(sqlite3_column_count(st.get())) +
+                      " columns, its meta table's axes and metrics call for " + std::to_string(want) +
+                      ": not a database this npusim wrote");
   std::vector<Row> out;
   while (sqlite3_step(st.get()) == SQLITE_ROW) {
     Row r;

@@ -1,5 +1,6 @@
 #include "npu/sweep/expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -11,6 +12,7 @@ struct Expr::Node {
   double number = 0;
   std::string text;  // parameter path, operator or function name
   std::shared_ptr<const Node> a, b;
+  uint32_t height = 0;  // operators on the longest path below (0 for a leaf): bounds eval's recursion
 };
 
 namespace {
@@ -23,7 +25,7 @@ class Parser {
 
   Result<NodeP> parse_all(std::vector<std::string>* params) {
     params_ = params;
-    auto n = parse_or();
+    auto n = parse_or_terms();  // the top level is not a nesting level
     if (!n) return n;
     skip();
     if (pos_ != s_.size()) return error("unexpected \"" + s_.substr(pos_, 1) + "\"");
@@ -43,16 +45,36 @@ class Parser {
     pos_ += op.size();
     return true;
   }
-  static NodeP binary(const std::string& op, NodeP a, NodeP b) {
+  // Over kMaxExprDepth levels: an error, before the tree (walked and freed recursively) gets deeper.
+  Result<NodeP> node(Expr::Node::Kind kind, const std::string& text, NodeP a, NodeP b) const {
     auto n = std::make_shared<Expr::Node>();
-    n->kind = Expr::Node::Binary;
-    n->text = op;
+    n->kind = kind;
+    n->text = text;
+    n->height = 1 + std::max(a ? a->height : 0, b ? b->height : 0);
+    if (n->height > kMaxExprDepth) return too_deep();
     n->a = std::move(a);
     n->b = std::move(b);
-    return n;
+    return NodeP(n);
   }
+  Result<NodeP> binary(const std::string& op, NodeP a, NodeP b) const {
+    return node(Expr::Node::Binary, op, std::move(a), std::move(b));
+  }
+  Error too_deep() const {
+    return error("nested deeper than " + std::to_string(kMaxExprDepth) +
+                 " levels (parentheses, unary operators and chained terms each count one)");
+  }
+  // One level of the parser's recursion; false (and nothing entered) past kMaxExprDepth.
+  bool enter() { return ++depth_ <= kMaxExprDepth ? true : (--depth_, false); }
+  void leave() { --depth_; }
 
+  // Every "(", min(/max( argument and unary operator comes back through here: the recursion's bound.
   Result<NodeP> parse_or() {
+    if (!enter()) return too_deep();
+    auto l = parse_or_terms();
+    leave();
+    return l;
+  }
+  Result<NodeP> parse_or_terms() {
     auto l = parse_and();
     while (l && eat("||")) {
       auto r = parse_and();
@@ -121,13 +143,11 @@ class Parser {
     // "!=" is a comparison, never a negation.
     if (pos_ < s_.size() && (s_[pos_] == '-' || (s_[pos_] == '!' && s_.compare(pos_, 2, "!=") != 0))) {
       const std::string op(1, s_[pos_++]);
+      if (!enter()) return too_deep();
       auto a = parse_unary();
+      leave();
       if (!a) return a;
-      auto n = std::make_shared<Expr::Node>();
-      n->kind = Expr::Node::Unary;
-      n->text = op;
-      n->a = *a;
-      return NodeP(n);
+      return node(Expr::Node::Unary, op, *a, nullptr);
     }
     return parse_atom();
   }
@@ -164,12 +184,7 @@ class Parser {
         auto b = parse_or();
         if (!b) return b;
         if (!eat(")")) return error("expected \")\" closing " + name + "(");
-        auto n = std::make_shared<Expr::Node>();
-        n->kind = Expr::Node::Call;
-        n->text = name;
-        n->a = *a;
-        n->b = *b;
-        return NodeP(n);
+        return node(Expr::Node::Call, name, *a, *b);
       }
       auto n = std::make_shared<Expr::Node>();
       n->kind = Expr::Node::Param;
@@ -185,6 +200,7 @@ class Parser {
   const std::string& s_;
   size_t pos_ = 0;
   std::vector<std::string>* params_ = nullptr;
+  uint32_t depth_ = 0;
 };
 
 Result<double> eval(const Expr::Node& n,

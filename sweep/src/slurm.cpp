@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "npu/common/file_io.h"
+
 namespace npu::sweep {
 namespace {
 
@@ -71,10 +73,12 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+// Only a regular file is read (a FIFO would block for ever), nested at most io::kMaxJsonDepth.
 Result<json> read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error(path + ": cannot read");
-  json j = json::parse(in, nullptr, false);
+  auto text = io::read_file(path);
+  if (!text) return make_error(text.error());
+  if (auto n = io::check_json_nesting(*text); !n) return make_error(path + ": not valid JSON: " + n.error());
+  json j = json::parse(*text, nullptr, false);
   if (j.is_discarded()) return make_error(path + ": not valid JSON");
   return j;
 }
@@ -108,6 +112,46 @@ std::map<std::string, unsigned> count_states(const std::vector<TaskState>& tasks
 }
 
 }  // namespace
+
+Result<TaskList> parse_task_list(const json& j, const std::string& path) {
+  auto bad = [&](const std::string& field, const std::string& want, const json& got) {
+    return make_error(path + ": " + field + ": expected " + want + ", got " + io::json_for_message(got, 60));
+  };
+  if (!j.is_object()) return bad("$", "an object", j);
+  TaskList list;
+  const json metrics = j.contains("metrics") ? j["metrics"] : json();
+  if (!metrics.is_array()) return bad("$.metrics", "a list of metric names", metrics);
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (!metrics[i].is_string())
+      return bad("$.metrics[" + std::to_string(i) + "]", "a metric name", metrics[i]);
+    list.metrics.push_back(metrics[i].get<std::string>());
+  }
+  const json chunk = j.contains("chunk") ? j["chunk"] : json();
+  if (!chunk.is_number_unsigned() || chunk.get<uint64_t>() < 1 || chunk.get<uint64_t>() > 1'000'000)
+    return bad("$.chunk", "a whole number of runs per array task in [1, 1000000]", chunk);
+  list.chunk = chunk.get<unsigned>();
+  const json tasks = j.contains("tasks") ? j["tasks"] : json();
+  if (!tasks.is_array() || tasks.empty()) return bad("$.tasks", "a non-empty list of tasks", tasks);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const std::string at = "$.tasks[" + std::to_string(i) + "]";
+    const json& t = tasks[i];
+    if (!t.is_object()) return bad(at, "an object {\"args\", \"row\"}", t);
+    const json args = t.contains("args") ? t["args"] : json();
+    bool strings = args.is_array() && !args.empty();
+    for (const auto& a : args) strings = strings && a.is_string();
+    if (!strings) return bad(at + ".args", "a non-empty list of strings", args);
+    auto row = Row::from_json(t.contains("row") ? t["row"] : json());
+    if (!row) return make_error(path + ": " + at + ".row: " + row.error());
+    Task task;
+    task.args = args.get<std::vector<std::string>>();
+    task.row = *row;
+    task.point = row->point;
+    task.workload = row->workload;
+    task.command = row->command;
+    list.tasks.push_back(std::move(task));
+  }
+  return list;
+}
 
 Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>& tasks,
                                  const std::string& work_dir, const std::string& sweep_file,
@@ -228,25 +272,14 @@ int run_slurm_task(const std::string& work_dir, unsigned index, const std::strin
     std::fprintf(stderr, "npusim: %s\n", list.error().c_str());
     return 1;
   }
-  std::vector<Task> all;
-  try {
-    for (const auto& t : (*list)["tasks"]) {
-      Task task;
-      task.args = t.at("args").get<std::vector<std::string>>();
-      auto row = Row::from_json(t.at("row"));
-      if (!row) throw std::runtime_error(row.error());
-      task.row = *row;
-      task.point = row->point;
-      task.workload = row->workload;
-      task.command = row->command;
-      all.push_back(std::move(task));
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "npusim: %s/tasks.json: %s\n", work_dir.c_str(), e.what());
+  auto parsed = parse_task_list(*list, work_dir + "/tasks.json");
+  if (!parsed) {
+    std::fprintf(stderr, "npusim: %s\n", parsed.error().c_str());
     return 1;
   }
-  const unsigned chunk = (*list).value("chunk", 1u);
-  const auto metrics = (*list)["metrics"].get<std::vector<std::string>>();
+  const std::vector<Task>& all = parsed->tasks;
+  const unsigned chunk = parsed->chunk;
+  const auto& metrics = parsed->metrics;
   const std::string rows = work_dir + "/rows/task-" + std::to_string(index) + ".jsonl";
   // A requeued task keeps what it wrote before, less a torn last line (killed mid-write), which is cut
   // off so the rows appended now start on a line of their own.

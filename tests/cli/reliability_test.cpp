@@ -35,6 +35,8 @@ int lines(const std::string& s) {
 
 const std::string kHw = std::string("--hw ") + NPUSIM_SOURCE_DIR "/configs/npu/default.json";
 const std::string kScenario = NPUSIM_SOURCE_DIR "/configs/scenarios/camera_llm.json";
+// Room for npusim itself (SystemC, the libraries, thread stacks) but not for a 40 MB JSON file parsed.
+constexpr uint64_t kMemoryCapKib = 400 * 1024;
 
 // `npusim args` under a 60 s watchdog (a hang fails the test instead of timing it out), with only
 // stderr kept: the errors must go there.
@@ -207,6 +209,82 @@ TEST(CliReliability, TimingOnlyModelNeedsNoInputs) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(nlohmann::json::parse(r.output)["timing_only"], true);
   expect_one_error("run " + kHw + " --model sizes.json --check", "sizes.json: --check: a timing-only model");
+}
+
+// x = x · 1 while x <= n: a WHILE that never ends. NNAPI's loop timeout (--loop-timeout-ms, simulated
+// time) fails the run with MISSED_DEADLINE_TRANSIENT on both devices; above 15 s is a bad argument.
+TEST(CliReliability, AnEndlessWhileFailsAfterTheLoopTimeout) {
+  write("endless.json", R"({"operands": [
+  {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+  {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+  {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_OUTPUT"},
+  {"type": "SUBGRAPH", "lifetime": "SUBGRAPH", "subgraph": 0},
+  {"type": "SUBGRAPH", "lifetime": "SUBGRAPH", "subgraph": 1}],
+ "operations": [{"type": "WHILE", "inputs": [3, 4, 0, 1], "outputs": [2]}],
+ "inputIndexes": [0, 1], "outputIndexes": [2],
+ "referenced": [
+  {"operands": [{"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_BOOL8", "dimensions": [1], "lifetime": "SUBGRAPH_OUTPUT"}],
+   "operations": [{"type": "LESS_EQUAL", "inputs": [0, 1], "outputs": [2]}],
+   "inputIndexes": [0, 1], "outputIndexes": [2]},
+  {"operands": [{"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_OUTPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "CONSTANT_COPY", "data": [1]},
+                {"type": "INT32", "lifetime": "CONSTANT_COPY", "data": 0}],
+   "operations": [{"type": "MUL", "inputs": [0, 3, 4], "outputs": [2]}],
+   "inputIndexes": [0, 1], "outputIndexes": [2]}]})");
+  write("endless.inputs.json", R"({"0": [1], "1": [2]})");
+  for (const char* device : {"npu", "cpu"}) {
+    SCOPED_TRACE(device);
+    const std::string args = "run " + kHw +
+                             " --model endless.json --inputs endless.inputs.json --outputs o.json --device " +
+                             device + " --loop-timeout-ms ";
+    expect_one_error(args + "1", "MISSED_DEADLINE_TRANSIENT");
+    expect_one_error(args + "1", "longer than its timeout of 1000000 ns");
+    const CliRun over = npusim_stderr(args + "15001");
+    EXPECT_EQ(over.status, 2) << over.output;
+  }
+}
+
+// `npusim args` under a virtual memory cap of `kib` KiB: its exit status, stdout and stderr apart.
+struct SplitRun {
+  int status = 0;
+  std::string out, err;
+};
+SplitRun npusim_capped(const std::string& args, uint64_t kib) {
+  const CliRun r = npu::testing::run_shell("(ulimit -v " + std::to_string(kib) + "; timeout 60 " +
+                                           std::string(NPUSIM_BIN) + " " + args + " >cap.out 2>cap.err)");
+  return {r.status, read("cap.out"), read("cap.err")};
+}
+
+// The top-level guard, entry point by entry point: a 40 MB JSON file (valid, 20 M numbers) given as the
+// model, hardware config, scenario or sweep file runs the host out of memory under `ulimit -v` while it
+// is parsed. std::bad_alloc escaped sc_main and SystemC printed "Error: (E549) uncaught exception:
+// std::bad_alloc" on stdout with exit 1; now one line on stderr, nothing on stdout, exit status 5.
+TEST(CliReliability, AnEscapedExceptionIsOneLineOnStderrAndExitStatus5AtEveryEntryPoint) {
+  {
+    std::ofstream big("big.json");
+    big << "[";
+    for (int i = 0; i < 20'000'000; ++i) big << "0,";
+    big << "0]";
+  }
+  for (const std::string& args :
+       {"run " + kHw + " --model big.json", "bench " + kHw + " --model big.json --iterations 1",
+        std::string("devices --hw big.json"), std::string("scenario big.json"),
+        std::string("sweep big.json --list")}) {
+    SCOPED_TRACE(args);
+    const SplitRun r = npusim_capped(args, kMemoryCapKib);
+    EXPECT_EQ(r.status, 5) << r.out << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("npusim: out of host memory", 0), 0u) << r.err;
+  }
+  // With memory to spare the same file is an ordinary bad input: exit 1, not the escaped-error status.
+  const CliRun spare = npusim_stderr("devices --hw big.json");
+  EXPECT_EQ(spare.status, 1) << spare.output;
+  EXPECT_EQ(lines(spare.output), 1) << spare.output;
 }
 
 // A full disk: the writer said "npusim: " with nothing after it and left a truncated file under the

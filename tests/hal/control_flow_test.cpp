@@ -11,6 +11,7 @@
 #include "hal_test_util.h"
 #include "npu/hal/device.h"
 #include "npu/hal/graph_dump.h"
+#include "npu/models/validate.h"
 
 namespace npu::hal::test {
 namespace {
@@ -267,6 +268,63 @@ TEST(HalControlFlow, WhileLongerThanTheLoopTimeoutFailsMissedDeadlineTransient) 
           << r.status.message;
       EXPECT_GE(s.os().now_ns() - t0, 1'000'000u);
       EXPECT_LT(s.os().now_ns() - t0, 5'000'000u);
+    }
+  });
+}
+
+// WHILE nested `depth` levels: referenced[0] is the shared condition x <= n, referenced[k] the body at
+// level k, whose WHILE runs body k + 1 (the innermost adds 1). From x = n = 1 every level runs its body
+// once and returns 2.
+Model while_chain_model(uint32_t depth) {
+  Model m;
+  {
+    GraphBuilder g;
+    const uint32_t x = g.input(F32, {1});
+    const uint32_t n = g.input(F32, {1});
+    const uint32_t out = g.output(F32, {1});
+    g.op(OperationType::WHILE, {g.subgraph(0), g.subgraph(1), x, n}, {out});
+    m = g.build();
+  }
+  GraphBuilder cond;
+  {
+    const uint32_t x = cond.input(F32, {1});
+    const uint32_t n = cond.input(F32, {1});
+    const uint32_t b = cond.output(BOOL8, {1});
+    cond.op(OperationType::LESS_EQUAL, {x, n}, {b});
+  }
+  m.referenced.push_back(cond.build().main);
+  for (uint32_t level = 1; level <= depth; ++level) {
+    GraphBuilder body;
+    const uint32_t x = body.input(F32, {1});
+    const uint32_t n = body.input(F32, {1});
+    const uint32_t y = body.output(F32, {1});
+    if (level < depth)
+      body.op(OperationType::WHILE, {body.subgraph(0), body.subgraph(level + 1), x, n}, {y});
+    else
+      body.op(OperationType::ADD, {x, body.floats({1}, {1}), body.i32(0)}, {y});
+    (void)n;
+    m.referenced.push_back(body.build().main);
+  }
+  return m;
+}
+
+// Control flow nested kMaxControlFlowDepth levels runs on both devices; one level more (and 4,096) is
+// INVALID_ARGUMENT naming the limit, at once. The NPU device crashed at 128 levels (each level recursed
+// on the SystemC thread's stack) and 4,096 levels ran for minutes.
+TEST(HalControlFlow, NestingIsBoundedAtTheDocumentedDepthOnBothDevices) {
+  run_on_phone([](system::System& s) {
+    for (Device* dev : {static_cast<Device*>(&s.npu_device()), static_cast<Device*>(&s.cpu_device())}) {
+      SCOPED_TRACE(dev->name());
+      auto r = run_on(s, *dev, while_chain_model(models::kMaxControlFlowDepth), while_inputs(1, 1));
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      EXPECT_EQ(floats_of(r.outputs.at(2)), (std::vector<float>{2}));
+      for (uint32_t depth : {models::kMaxControlFlowDepth + 1, 4096u}) {
+        auto p = dev->prepare_model(while_chain_model(depth));
+        EXPECT_EQ(p.status.code, ErrorStatus::INVALID_ARGUMENT) << depth;
+        EXPECT_NE(p.status.message.find("referenced[1]: IF/WHILE subgraphs nested deeper than 32 levels"),
+                  std::string::npos)
+            << p.status.message;
+      }
     }
   });
 }

@@ -243,3 +243,61 @@ def test_child_process_failures_become_exceptions():
     assert e.value.message.startswith("run: ") and "\n" not in e.value.message
     with pytest.raises(npusim.SimulationError, match="unknown function"):
         _process.call("sweep", {})
+
+
+def test_an_escaped_exception_is_one_line(tmp_path):
+    # A 40 MB model JSON (20 M numbers) under a 400 MiB address-space cap: std::bad_alloc while the child
+    # parses it. It came back as "run: std::bad_alloc"; the C++ guard names it as the CLI does.
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.json"
+    big.write_text("[" + "0," * 20_000_000 + "0]")
+    code = ("import json, resource, npusim\n"
+            "cap = 400 * 1024 * 1024\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (cap, cap))\n"
+            "try:\n"
+            "    npusim.run(%r)\n"
+            "except npusim.Error as e:\n"
+            "    print(json.dumps([type(e).__name__, e.message]))\n" % str(big))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    name, message = json.loads(p.stdout)
+    assert name == "SimulationError"
+    assert message == "run: out of host memory", message
+
+
+ENDLESS_WHILE = """{"operands": [
+  {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+  {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+  {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_OUTPUT"},
+  {"type": "SUBGRAPH", "lifetime": "SUBGRAPH", "subgraph": 0},
+  {"type": "SUBGRAPH", "lifetime": "SUBGRAPH", "subgraph": 1}],
+ "operations": [{"type": "WHILE", "inputs": [3, 4, 0, 1], "outputs": [2]}],
+ "inputIndexes": [0, 1], "outputIndexes": [2],
+ "referenced": [
+  {"operands": [{"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_BOOL8", "dimensions": [1], "lifetime": "SUBGRAPH_OUTPUT"}],
+   "operations": [{"type": "LESS_EQUAL", "inputs": [0, 1], "outputs": [2]}],
+   "inputIndexes": [0, 1], "outputIndexes": [2]},
+  {"operands": [{"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_INPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "SUBGRAPH_OUTPUT"},
+                {"type": "TENSOR_FLOAT32", "dimensions": [1], "lifetime": "CONSTANT_COPY", "data": [1]},
+                {"type": "INT32", "lifetime": "CONSTANT_COPY", "data": 0}],
+   "operations": [{"type": "MUL", "inputs": [0, 3, 4], "outputs": [2]}],
+   "inputIndexes": [0, 1], "outputIndexes": [2]}]}"""
+
+
+def test_run_loop_timeout(tmp_path):
+    # x = x * 1 while x <= n never ends: NNAPI's loop timeout ends it with MISSED_DEADLINE_TRANSIENT.
+    path = tmp_path / "endless.json"
+    path.write_text(ENDLESS_WHILE)
+    for device in ("npu", "cpu"):
+        with pytest.raises(npusim.SimulationError) as e:
+            npusim.run(str(path), {0: [1.0], 1: [2.0]}, device=device, loop_timeout_ms=1)
+        assert "MISSED_DEADLINE_TRANSIENT" in e.value.message and "1000000 ns" in e.value.message
+    with pytest.raises(ValueError):
+        npusim.run(str(path), loop_timeout_ms=15001)
+    with pytest.raises(ValueError):
+        npusim.run(str(path), loop_timeout_ms=1.5)

@@ -214,6 +214,37 @@ TEST(SweepExpr, PrecedenceAndFunctions) {
   EXPECT_FALSE(unknown->evaluate(lookup).ok());
 }
 
+// Each way of nesting (parentheses, unary operators, a chain of terms) is accepted at kMaxExprDepth
+// levels and refused one past it with the offset; 200,000 parentheses and a sum of 1,000,000 terms are
+// one error, not a stack overflow (both crashed `npusim sweep F --list` before the bound).
+TEST(SweepExpr, NestingIsBoundedAtTheDocumentedDepth) {
+  const auto lookup = [](const std::string&) -> std::optional<double> { return 1.0; };
+  auto parens = [](size_t n) { return std::string(n, '(') + "1" + std::string(n, ')'); };
+  auto sum = [](size_t terms) {
+    std::string s = "1";
+    for (size_t i = 1; i < terms; ++i) s += "+1";
+    return s;
+  };
+  auto unary = [](size_t n) { return std::string(n, '-') + "1"; };
+  const size_t limit = kMaxExprDepth;
+  auto at_limit = Expr::parse(parens(limit));
+  ASSERT_TRUE(at_limit.ok()) << at_limit.error();
+  EXPECT_EQ(*at_limit->evaluate(lookup), 1.0);
+  auto chain = Expr::parse(sum(limit + 1));  // 256 operators
+  ASSERT_TRUE(chain.ok()) << chain.error();
+  EXPECT_EQ(*chain->evaluate(lookup), static_cast<double>(limit + 1));
+  auto negations = Expr::parse(unary(limit));
+  ASSERT_TRUE(negations.ok()) << negations.error();
+  EXPECT_EQ(*negations->evaluate(lookup), 1.0);  // an even number of minus signs
+  for (const std::string& past : {parens(limit + 1), sum(limit + 2), unary(limit + 1), parens(200'000),
+                                  sum(1'000'000), "max(" + parens(limit) + ", 1)"}) {
+    auto e = Expr::parse(past);
+    ASSERT_FALSE(e.ok()) << past.size();
+    EXPECT_NE(e.error().find("nested deeper than 256 levels"), std::string::npos) << e.error();
+    EXPECT_EQ(e.error().rfind("at offset ", 0), 0u) << e.error();
+  }
+}
+
 // docs/area.md: the per-unit figures (7 nm: 158 um2 per int8 MAC, 0.463 mm2/MiB SRAM, 4307 um2 per fp32
 // MAC, 0.0124 mm2 per 32 B/cycle DMA engine, 0.123 mm2 per GB/s of DRAM PHY; 5 nm: 88, 0.360, 2393, 0.0069,
 // 0.0816) times each preset's units, computed here by hand, and the totals the document prints.

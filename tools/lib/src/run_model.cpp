@@ -110,8 +110,13 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
     out.placement = prepared.model->placement();
     out.tilings = prepared.model->tilings();
     if (o.on_prepared) o.on_prepared(s, *prepared.model);
+    hal::Request request;
+    request.inputs = inputs;
+    hal::ExecuteOptions timed;
+    timed.measure_timing = true;
+    timed.loop_timeout_ns = o.loop_timeout_ns;
     const uint64_t c0 = s.os().now_ns();
-    out.result = prepared.model->execute_synchronously(inputs, true);
+    out.result = prepared.model->execute_synchronously(request, timed);
     out.call_ns = s.os().now_ns() - c0;
     if (o.check) {
       // A relaxed model is checked as NNAPI's CTS checks it: against results computed in float32 (the
@@ -123,8 +128,10 @@ Result<RunModelOutcome> run_model(const models::Model& model, const hal::TensorM
         exact.relax_computation_float32_to_float16 = false;
       }
       auto ref = s.cpu_device().prepare_model(model.relax_computation_float32_to_float16 ? exact : model);
+      hal::ExecuteOptions untimed;
+      untimed.loop_timeout_ns = o.loop_timeout_ns;
       if (ref.status.ok())
-        out.reference = ref.model->execute_synchronously(inputs, false);
+        out.reference = ref.model->execute_synchronously(request, untimed);
       else
         out.reference.status = ref.status;
     }

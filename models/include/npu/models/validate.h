@@ -17,6 +17,12 @@
 
 namespace npu::models {
 
+// The deepest IF/WHILE nesting a model may have: a subgraph referenced from the main graph is level 1,
+// one referenced from it level 2, and so on. Every walk over the subgraphs (validation, shape inference,
+// both devices' execution, on a SystemC thread's 256 KiB stack) recurses once per level; real models
+// nest a few levels. Deeper is an error naming the chain's first subgraph.
+inline constexpr uint32_t kMaxControlFlowDepth = 32;
+
 Result<void> validate_model(const Model& model);
 
 // One subgraph; `prefix` is prepended to error paths ("" for the main graph, "referenced[1]." else).

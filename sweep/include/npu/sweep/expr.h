@@ -7,9 +7,12 @@
 //   atom := number | parameter path | '(' expr ')' | min(expr, expr) | max(expr, expr)
 // Values are doubles (true = 1, false = 0); a parameter whose value is a string compares equal only to
 // itself, so string parameters cannot be used. It does not loop, call out or allocate per evaluation
-// beyond the tree: a parse error names the character offset.
+// beyond the tree: a parse error names the character offset. An expression nests at most
+// kMaxExprDepth levels: parentheses, unary operators and the operators of a chain (a + b + c is two)
+// each count one, so neither parsing, evaluating nor freeing it can exhaust the stack.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -19,6 +22,8 @@
 #include "npu/common/result.h"
 
 namespace npu::sweep {
+
+inline constexpr uint32_t kMaxExprDepth = 256;
 
 class Expr {
  public:

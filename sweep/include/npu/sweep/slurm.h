@@ -29,6 +29,15 @@ Result<std::string> submit_slurm(const SweepSpec& spec, const std::vector<Task>&
                                  const std::string& work_dir, const std::string& sweep_file,
                                  const SlurmOptions& options, const std::string& exe);
 
+// tasks.json as submit_slurm writes it: {"sweep", "metrics": [names], "chunk": N >= 1, "tasks": [{"args":
+// [strings], "row": Row}, ...] (at least one)}. Anything else is one error naming `path` and the field.
+struct TaskList {
+  std::vector<Task> tasks;
+  std::vector<std::string> metrics;
+  unsigned chunk = 1;
+};
+Result<TaskList> parse_task_list(const nlohmann::json& j, const std::string& path);
+
 // One array task: runs chunk `index` of <work>/tasks.json, appending rows to <work>/rows/task-<index>.jsonl
 // (a requeued task skips the rows its file already holds). Returns the exit status.
 int run_slurm_task(const std::string& work_dir, unsigned index, const std::string& exe);

@@ -28,6 +28,9 @@ struct RunModelOptions {
   bool check = false;
   // Host memory the run may take (tools/memory_budget.h); unset: memory_budget()'s default.
   std::optional<uint64_t> memory_budget;
+  // NNAPI's setLoopTimeout: a WHILE running longer (simulated time) fails the execution with
+  // MISSED_DEADLINE_TRANSIENT; above hal::kMaxLoopTimeoutNs the execution is INVALID_ARGUMENT.
+  uint64_t loop_timeout_ns = hal::kDefaultLoopTimeoutNs;
   // Called inside the simulation once the model is prepared, before it executes (`npusim program` reads
   // the prepared program there).
   std::function<void(system::System&, const hal::PreparedModel&)> on_prepared;
