@@ -199,6 +199,10 @@ void JobScheduler::dispatch() {
       const auto v = scheduler_->victim(candidate, running);
       if (!v) break;
       const uint32_t ch = channel_of[*v];
+      // The channel it frees must go to the candidate: one the policy would hold back from it for a
+      // running job's next stage would go to the next waiting buffer instead, which the candidate would
+      // then preempt again, forever (found on a bursty 9-app mix: 517,774 kills in half a second).
+      if (held_from_freed_channel(candidate, ch)) continue;
       const uint64_t done = hw_.regs.read32(regs::channel_base(ch) + regs::CH_PROGRESS);
       PreemptCosts costs;
       costs.save_restore = info_.save_restore;
@@ -216,6 +220,14 @@ void JobScheduler::dispatch() {
     }
     if (!killed) return;
   }
+}
+
+bool JobScheduler::held_from_freed_channel(const TaskView& candidate, uint32_t ch) const {
+  if (!scheduler_->may_hold()) return false;
+  std::vector<TaskView> others;
+  for (uint32_t c = 0; c < info_.channels; ++c)
+    if (c != ch && slots_[c].task && runnable(slots_[c].task)) others.push_back(view(slots_[c].task, c));
+  return scheduler_->hold(candidate, others, 1);
 }
 
 void JobScheduler::start(uint32_t ch, Task* task) {

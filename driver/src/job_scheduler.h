@@ -168,6 +168,9 @@ class JobScheduler {
   void note_paused(Job& job);
   void maybe_idle();
   void note_slowdown(const Job& job);
+  // Whether the scheduler would hold `candidate` back from channel `ch` once it is free (backfilling),
+  // the other channels running what they run now.
+  bool held_from_freed_channel(const TaskView& candidate, uint32_t ch) const;
   void release_save_area(Task* task);
 
   Hardware& hw_;
