@@ -32,7 +32,7 @@ bool small_graph(const models::Subgraph& g) {
 }
 
 // Control flow included (IF, WHILE and their referenced subgraphs, nested): the paths that held the
-// unbounded recursion and the endless WHILE (issue 46) are reached. A few subgraphs bound the nesting;
+// unbounded recursion and the endless WHILE are reached. A few subgraphs bound the nesting;
 // a WHILE that never ends is a hang past the simulated-time limit (NNAPI's loop timeout ends it first).
 bool small_enough(const models::Model& m) {
   return small_graph(m.main) && m.referenced.size() <= 8 &&

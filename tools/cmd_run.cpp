@@ -537,10 +537,9 @@ Subcommand register_run_command(CLI::App& app) {
   cmd->add_flag("--example-inputs", o->example_inputs,
                 "Run on seeded example values, valid for each input's type and quantisation (no --inputs)");
   cmd->add_flag("--check", o->check, "Also run the CPU reference and compare (exit 3 on mismatch)");
-  cmd->add_option(
-      "--memory-limit", o->memory_limit,
-      "Host memory the run may take, e.g. 8G (default: NPUSIM_MEMORY_LIMIT, else 3/4 of physical "
-      "memory); inputs and outputs beyond it are refused before allocating");
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "Host memory the run may take, e.g. 8G (default: NPUSIM_MEMORY_LIMIT, else 3/4 of physical "
+                  "memory); inputs and outputs beyond it are refused before allocating");
   cmd->add_flag(
       "--explain-tiling", o->explain_tiling,
       "Print each CONV_2D / FULLY_CONNECTED's tiling (tile shape, loop order, buffering, tiles) with "

@@ -1,4 +1,4 @@
-// The command line in daily use (issue 47): a run without --outputs, "did you mean" for mistyped names,
+// The command line in daily use: a run without --outputs, "did you mean" for mistyped names,
 // shipped configs by name and from copies, run directories that are all-or-nothing, Ctrl-C on long
 // commands, the device-memory hint, quantised example inputs, the two latency clocks, zoo list columns,
 // `config --hw`, stats.txt and command.txt.

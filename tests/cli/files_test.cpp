@@ -1,4 +1,4 @@
-// Files npusim writes and caches it reads back, as a careless or hostile user meets them (issue 46):
+// Files npusim writes and caches it reads back, as a careless or hostile user meets them:
 // an output named by a symbolic link, a FIFO or a character device is written through (the link kept,
 // the special file never replaced) or refused in one line; the capability cache of `npusim devices` is
 // believed only under its MAC, and a rejected entry is one warning and a new measurement.

@@ -1,4 +1,4 @@
-// Issue 45's conformance fixes through both devices of the simulated phone (the CPU device and the NPU
+// NNAPI conformance cases through both devices of the simulated phone (the CPU device and the NPU
 // device, which lowers what it can and runs the rest as CPU stages), each case worked by hand below:
 // validation (an IF/WHILE input without value, SQUEEZE/TRANSPOSE with one input, RESHAPE of rank 5,
 // declared output shapes the operation does not produce), NNAPI's rank limits (L2_NORMALIZATION and

@@ -1,4 +1,4 @@
-// The validation campaign of issue 45, in the style of VTS's ValidateModel and the runtime's
+// A validation campaign in the style of VTS's ValidateModel and the runtime's
 // TestValidateOperations: every operation's example models (the op × type table's probe models, one per
 // operation and column type, made fully specified by shape inference, plus an IF and a WHILE model) are
 // mutated one definitely-invalid change at a time, and each mutant must be refused by prepare_model on the

@@ -496,7 +496,7 @@ TEST(ScenarioTenantMixes, DrawEveryWorkloadKind) {
 }
 
 // The rules on the many-tenant mixes, 10 to a case. Disabled (run them with
-// --gtest_also_run_disabled_tests): the default does not hold there yet (issue 50). On 2026-12-07, with
+// --gtest_also_run_disabled_tests): the default does not hold there yet. On 2026-12-07, with
 // the driver's hold-before-preempt fix, mixes 1-6 kept every deadline and ANTT was within 5 % in all six,
 // but fairness within 10 % in four (tenants2 0.388 against PREMA's 0.667, tenants4 0.195 against 0.364).
 // A mix runs 6 x (1 + apps) simulations: about half a minute of a loaded core, 5 minutes a case.

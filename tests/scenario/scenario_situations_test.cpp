@@ -196,12 +196,12 @@ TEST(ScenarioSituation, AssistantStaysResponsiveBesideUrgentBackgroundJobs) {
   EXPECT_GT(p->npu_s, 0.8 * def.channels * def.duration_s) << "the background still gets the NPU";
 }
 
-// Eight foreground tenants with bursty arrivals at ~80 % offered load beside a 30 fps camera (issue 50's
-// kind of mix). Under `default`, a waiting buffer that backfilling keeps off a freed channel (a better-
-// ranked running job's next stage needs it) used to preempt a running buffer all the same: the channel
-// it freed went to the next waiting buffer, which it then killed again, microsecond after microsecond
-// (2,752 kills in the first 40 ms, 532,702 in half a second, the run's memory past 19 GB). The first 40 ms
-// hold the first such deadlock (at 15 ms).
+// Eight foreground tenants with bursty arrivals at ~80 % offered load beside a 30 fps camera
+// (a bursty many-tenant mix). Under `default`, a waiting buffer that backfilling keeps off a freed
+// channel (a better-ranked running job's next stage needs it) used to preempt a running buffer all the same:
+// the channel it freed went to the next waiting buffer, which it then killed again, microsecond after
+// microsecond (2,752 kills in the first 40 ms, 532,702 in half a second, the run's memory past 19 GB). The
+// first 40 ms hold the first such deadlock (at 15 ms).
 TEST(ScenarioSituation, BurstyTenantsPreemptNoChannelTheyWouldBeHeldFrom) {
   const nlohmann::json doc = nlohmann::json::parse(R"({
   "name": "bursty_tenants", "seed": 11, "duration_s": 0.04,
