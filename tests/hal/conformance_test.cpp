@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../hal_ops/quantized_16bit_lstm_cts.h"
 #include "../hal_ops/quantized_lstm_13_model.h"
 #include "hal_test_util.h"
 #include "npu/hal/device.h"
@@ -364,55 +365,17 @@ TEST(HalConformance, Quant8L2NormalizationOfOneValue) {
   });
 }
 
-// NNAPI's CTS vector for QUANTIZED_16BIT_LSTM (two batches, two inputs, four cells; weights scale
-// 0.00408021, zero point 100; biases weights scale / 128): NNAPI's reference multiplies [input, previous
-// output] by [recurrent weights, input weights] position by position; the kernel did it per matrix and
-// gave e.g. -994 where -1235 is expected (worked on the kernel in tests/hal_ops/quantized_lstm_test.cpp).
+// NNAPI's CTS vector for QUANTIZED_16BIT_LSTM (tests/hal_ops/quantized_16bit_lstm_cts.h) on both devices:
+// NNAPI's reference multiplies [input, previous output] by [recurrent weights, input weights] position by
+// position; the kernel did it per matrix and gave e.g. -994 where -1235 is expected.
 TEST(HalConformance, Quantized16BitLstmCtsVector) {
-  constexpr auto Q16 = OperandType::TENSOR_QUANT16_SYMM;
-  const float act = 1.0f / 128;
-  const float state = 1.0f / 2048;
-  const float ws = 0.00408021f;
-  GraphBuilder g;
-  const uint32_t x = g.input(Q8, {2, 2}, act, 128);
-  std::vector<uint32_t> ins{x};
-  const std::vector<std::vector<int32_t>> wx{{146, 250, 235, 171, 10, 218, 171, 108},
-                                             {24, 50, 132, 179, 158, 110, 3, 169},
-                                             {133, 34, 29, 49, 206, 109, 54, 183},
-                                             {195, 187, 11, 99, 109, 10, 218, 48}};
-  const std::vector<std::vector<int32_t>> wh{
-      {254, 206, 77, 168, 71, 20, 215, 6, 223, 7, 118, 225, 59, 130, 174, 26},
-      {137, 240, 103, 52, 68, 51, 237, 112, 0, 220, 89, 23, 69, 4, 207, 253},
-      {172, 60, 205, 65, 14, 0, 140, 168, 240, 223, 133, 56, 142, 64, 246, 216},
-      {106, 214, 67, 23, 59, 158, 45, 3, 119, 132, 49, 205, 129, 218, 11, 98}};
-  const std::vector<std::vector<int32_t>> bias{{-7876, 13488, -726, 32839},
-                                               {9206, -46884, -11693, -38724},
-                                               {39481, 48624, 48976, -21419},
-                                               {-58999, -17050, -41852, -40538}};
-  for (const auto& w : wx) ins.push_back(g.ints(Q8, {4, 2}, w, ws, 100));
-  for (const auto& w : wh) ins.push_back(g.ints(Q8, {4, 4}, w, ws, 100));
-  for (const auto& b : bias) ins.push_back(g.ints(I32, {4}, b, ws / 128.0f, 0));
-  const uint32_t c_prev = g.input(Q16, {2, 4}, state, 0);
-  const uint32_t h_prev = g.input(Q8, {2, 4}, act, 128);
-  ins.push_back(c_prev);
-  ins.push_back(h_prev);
-  const uint32_t c_out = g.output(Q16, {2, 4}, state, 0);
-  const uint32_t h_out = g.output(Q8, {2, 4}, act, 128);
-  g.op(OperationType::QUANTIZED_16BIT_LSTM, ins, {c_out, h_out});
-  const Model m = g.build();
-  const TensorMap in{
-      {x, int_tensor(Q8, {2, 2}, {166, 179, 50, 150}, act, 128)},
-      {c_prev, int_tensor(Q16, {2, 4}, {876, 1034, 955, -909, 761, 1029, 796, -1036}, state, 0)},
-      {h_prev, int_tensor(Q8, {2, 4}, {136, 150, 140, 115, 135, 152, 138, 112}, act, 128)}};
+  const auto cts = ops::test::quantized_16bit_lstm_cts();
   run_on_phone([&](system::System& s) {
     for (Device* d : both(s)) {
-      const TensorMap r = run_on(*d, m, in);
-      ASSERT_TRUE(r.count(c_out) && r.count(h_out)) << d->name();
-      EXPECT_EQ(ints_of(r.at(c_out)),
-                (std::vector<int32_t>{1485, 1177, 1373, -1023, 1019, 1355, 1097, -1235}))
-          << d->name();
-      EXPECT_EQ(ints_of(r.at(h_out)), (std::vector<int32_t>{140, 151, 146, 112, 136, 156, 142, 112}))
-          << d->name();
+      const TensorMap r = run_on(*d, cts.model, cts.inputs);
+      ASSERT_TRUE(r.count(cts.c_out) && r.count(cts.h_out)) << d->name();
+      EXPECT_EQ(ints_of(r.at(cts.c_out)), cts.want_c) << d->name();
+      EXPECT_EQ(ints_of(r.at(cts.h_out)), cts.want_h) << d->name();
     }
   });
 }
