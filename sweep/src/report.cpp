@@ -60,23 +60,52 @@ function scale(vals, lo, hi) { let a = Math.min(...vals), b = Math.max(...vals);
   const log = a > 0 && b / a > 20; if (log) { a = Math.log10(a); b = Math.log10(b); }
   if (a == b) { a -= 1; b += 1; } const pad = (b - a) * 0.06; a -= pad; b += pad;
   const f = v => lo + ((log ? Math.log10(v) : v) - a) / (b - a) * (hi - lo); f.log = log; f.a = a; f.b = b; return f; }
+// Tick values a reader can read: 1, 2 or 5 times a power of ten apart (linear), or the powers of ten (log,
+// with 2 and 5 between them when the range spans less than two decades), inside the axis's range.
+function ticks(s) {
+  const out = [];
+  if (s.log) {
+    const per = s.b - s.a < 2 ? [1, 2, 5] : [1];
+    for (let e = Math.floor(s.a); e <= Math.ceil(s.b); e++) for (const m of per) {
+      const v = m * Math.pow(10, e), u = Math.log10(v); if (u >= s.a && u <= s.b) out.push(v); }
+    return out;
+  }
+  const raw = (s.b - s.a) / 4, p = Math.pow(10, Math.floor(Math.log10(raw))), r = raw / p;
+  const step = (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * p;
+  for (let k = Math.ceil(s.a / step); k * step <= s.b; k++) out.push(+(k * step).toPrecision(12));
+  return out;
+}
+// The points of `pts` no other point beats in both x and y (this projection's own front), by x.
+function front2d(pts, xk, yk) {
+  const by = [...pts].sort((a, b) => a[xk] - b[xk] || a[yk] - b[yk]);
+  const out = []; let best = Infinity;
+  for (const p of by) if (p[yk] < best) { out.push(p); best = p[yk]; }
+  return out;
+}
 function plot(svg, pts, xk, yk, xl, yl) {
-  const W = 460, H = 320, L = 64, R = 12, T = 12, B = 44;
+  const W = 460, H = 320, L = 64, R = 28, T = 12, B = 44;
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`); svg.setAttribute('width', W); svg.setAttribute('height', H);
   el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: '#fafafa', stroke: '#999'}, svg);
   const sx = scale(pts.map(p => p[xk]), L, W - R), sy = scale(pts.map(p => p[yk]), H - B, T);
-  for (const [s, horiz] of [[sx, true], [sy, false]]) for (let i = 0; i <= 4; i++) {
-    const u = s.a + (s.b - s.a) * i / 4, v = s.log ? Math.pow(10, u) : u, q = horiz ? sx(v) : sy(v);
-    const t = el('text', horiz ? {x: q, y: H - B + 14, 'text-anchor': 'middle'} : {x: L - 4, y: q + 4, 'text-anchor': 'end'}, svg);
+  for (const [s, horiz] of [[sx, true], [sy, false]]) for (const v of ticks(s)) {
+    const q = horiz ? sx(v) : sy(v);
+    const t = el('text', horiz ? {x: q, y: H - B + 14, 'text-anchor': 'middle', class: 'tick', 'data-axis': 'x'}
+                               : {x: L - 4, y: q + 4, 'text-anchor': 'end', class: 'tick', 'data-axis': 'y'}, svg);
     t.textContent = fmt(v); }
   el('text', {x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis'}, svg).textContent = xl + (sx.log ? ' (log)' : '');
   const yt = el('text', {x: 14, y: (T + H - B) / 2, 'text-anchor': 'middle', class: 'axis', transform: `rotate(-90 14 ${(T + H - B) / 2})`}, svg);
   yt.textContent = yl + (sy.log ? ' (log)' : '');
-  const front = pts.filter(p => p.front).sort((a, b) => a[xk] - b[xk]);
-  if (front.length > 1) el('polyline', {points: front.map(p => sx(p[xk]) + ',' + sy(p[yk])).join(' '), fill: 'none', stroke: '#d62728', 'stroke-dasharray': '4 3'}, svg);
+  // The staircase of this projection's own front: a design on the 3-D front may be beaten in these two
+  // metrics alone (it wins on the third), so a line through the 3-D front would zig-zag.
+  const stairs = front2d(pts, xk, yk);
+  let d = `M${sx(stairs[0][xk])},${sy(stairs[0][yk])}`;
+  for (const p of stairs.slice(1)) d += ` H${sx(p[xk])} V${sy(p[yk])}`;
+  if (stairs.length > 1) el('path', {d: d, fill: 'none', stroke: '#d62728', 'stroke-dasharray': '4 3', class: 'staircase'}, svg);
   for (const p of pts) { const c = el('circle', {cx: sx(p[xk]), cy: sy(p[yk]), r: p.front ? 5 : 3.5,
       fill: p.front ? '#d62728' : '#1f77b4', 'fill-opacity': p.front ? 0.95 : 0.45, class: p.front ? 'front' : 'dominated'}, svg);
-    el('title', {}, c).textContent = `point ${p.point}: ${p.label}\n${xl} ${fmt(p[xk])}, ${yl} ${fmt(p[yk])}, area ${fmt(p.area)} mm2`; }
+    el('title', {}, c).textContent = `point ${p.point}: ${p.label}\n${xl} ${fmt(p[xk])}, ${yl} ${fmt(p[yk])}, area ${fmt(p.area)} mm2`;
+    // Front designs carry their point id, the key of the table below the plots.
+    if (p.front) el('text', {x: sx(p[xk]) + 6, y: sy(p[yk]) - 6, class: 'pid'}, svg).textContent = p.point; }
   svg.setAttribute('data-rendered', '1');
 }
 for (const w of D.workloads) {
@@ -223,8 +252,9 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
                               {"front", on.count(i) > 0}});
     }
     body += "<h3>" + escape(workloads[w]) + "</h3>\n<p>" + std::to_string(front.size()) + " of " +
-            std::to_string(wj["points"].size()) + " designs on the front (red; latency " + lat +
-            ", energy_mj, area_mm2 all minimised).</p>\n<div class=\"plots\"><svg id=\"le-" +
+            std::to_string(wj["points"].size()) + " designs on the front (red, with their point ids; " + lat +
+            ", energy_mj and area_mm2 all minimised; the dashed staircase is each plot's own two-metric "
+            "front).</p>\n<div class=\"plots\"><svg id=\"le-" +
             std::to_string(w) + "\" class=\"pareto\"></svg><svg id=\"la-" + std::to_string(w) +
             "\" class=\"pareto\"></svg></div>\n";
     body += "<table><tr><th>point</th>";
@@ -306,7 +336,8 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
          "</title>\n<style>body{font:14px sans-serif;margin:20px}table{border-collapse:collapse;margin:8px 0}"
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee;cursor:pointer}"
          "code{font-size:11px;text-align:left}td.failed{color:#b00}.plots{display:flex;gap:16px}"
-         "svg text{font:11px sans-serif}svg text.axis{font-weight:bold}</style></head>\n<body>\n" +
+         "svg text{font:11px sans-serif}svg text.axis{font-weight:bold}svg "
+         "text.pid{font-size:9px;fill:#7a1a1a}</style></head>\n<body>\n" +
          body + "<script type=\"application/json\" id=\"data\">" + script_json(data) + "</script>\n<script>" +
          kScript + "</script>\n</body></html>\n";
 }

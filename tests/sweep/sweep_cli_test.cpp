@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -268,6 +270,57 @@ TEST(SweepCli, ReportParetoPlotRendersInHeadlessChromium) {
   EXPECT_EQ(axis_labels["latency_p50_us"], 2 * kWorkloads) << "the x axis of both plots";
   EXPECT_EQ(axis_labels["energy_mj"], kWorkloads);
   EXPECT_EQ(axis_labels["area_mm2"], kWorkloads);
+  // Each front design carries its point id in both plots.
+  EXPECT_EQ(count("class=\"pid\""), 2 * front);
+  // Tick labels are round numbers: on a linear axis equally spaced by 1, 2 or 5 times a power of ten and
+  // multiples of that step (15.6, 15.8, ... or 15000, 20000), not the range cut in quarters (366, 8568,
+  // 16771); on a log axis 1, 2 or 5 times powers of ten.
+  auto one_two_five = [](double v) {
+    const double m = v / std::pow(10.0, std::floor(std::log10(v)));
+    return std::fabs(m - 1) < 1e-6 || std::fabs(m - 2) < 1e-6 || std::fabs(m - 5) < 1e-6;
+  };
+  auto round_ticks = [&](const std::vector<double>& v) {
+    if (std::all_of(v.begin(), v.end(), [&](double t) { return t > 0 && one_two_five(t); })) return true;
+    const double step = v[1] - v[0];
+    if (!(step > 0) || !one_two_five(step)) return false;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (std::fabs(v[i] - v[0] - static_cast<double>(i) * step) > 1e-6 * step) return false;
+      if (std::fabs(v[i] / step - std::round(v[i] / step)) > 1e-6) return false;
+    }
+    return true;
+  };
+  const std::regex tick("<text[^>]*class=\"tick\" data-axis=\"([xy])\"[^>]*>([^<]*)</text>");
+  std::vector<std::vector<double>> axes;  // each axis's tick values, in the page's order
+  std::string last_axis;
+  for (auto m = std::sregex_iterator(dom.begin(), dom.end(), tick); m != std::sregex_iterator(); ++m) {
+    if ((*m)[1].str() != last_axis) axes.emplace_back();
+    last_axis = (*m)[1].str();
+    axes.back().push_back(std::stod((*m)[2].str()));
+  }
+  EXPECT_EQ(axes.size(), 2 * 2 * kWorkloads) << "an x and a y axis per plot";
+  for (const auto& v : axes) {
+    ASSERT_GE(v.size(), 2u);
+    std::string shown;
+    for (double t : v) shown += std::to_string(t) + " ";
+    EXPECT_TRUE(round_ticks(v)) << "ticks " << shown;
+  }
+  // Each plot's dashed front is a staircase (right along x, then down in value: SVG y grows), never a
+  // zig-zag through the 3-D front's projection.
+  const std::regex stairs("<path[^>]*d=\"([^\"]*)\"[^>]*class=\"staircase\"");
+  size_t staircases = 0;
+  for (auto m = std::sregex_iterator(dom.begin(), dom.end(), stairs); m != std::sregex_iterator(); ++m) {
+    ++staircases;
+    std::istringstream path(std::regex_replace((*m)[1].str(), std::regex("[MHV,]"), " "));
+    double x = 0, y = 0;
+    path >> x >> y;
+    for (double nx = 0, ny = 0; path >> nx >> ny;) {
+      EXPECT_GE(nx, x) << (*m)[1].str();
+      EXPECT_GE(ny, y) << (*m)[1].str();
+      x = nx;
+      y = ny;
+    }
+  }
+  EXPECT_GT(staircases, 0u);
   // The screenshot, kept in the build tree's screenshots/ with the other reports' for a reviewer; a page
   // with the plots compresses to far more than a blank one.
   std::filesystem::create_directories(NPUSIM_SCREENSHOT_DIR);
