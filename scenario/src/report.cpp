@@ -1,32 +1,18 @@
 #include "npu/scenario/report.h"
 
+#include "npu/common/svg_script.h"
+
 namespace npu::scenario {
 namespace {
 
 // Drawing code: reads `DATA`, appends SVG elements. Kept as one raw string so the page stays one file.
 constexpr const char* kScript = R"JS(
-const NS = 'http://www.w3.org/2000/svg';
-function el(tag, attrs, parent) {
-  const e = document.createElementNS(NS, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-function text(attrs, parent, s) { const e = el('text', attrs, parent); e.textContent = s; return e; }
 // Hover text of a mark.
 function hover(e, s) { el('title', {}, e).textContent = s; return e; }
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 const run = DATA.run, T = run.duration_s * 1e9;
 const uidColor = {}, uidName = {};
 run.apps.forEach((a, i) => { uidColor[a.uid] = COLORS[i % COLORS.length]; uidName[a.uid] = a.name; });
-// Round tick values: steps of 1, 2 or 5 × 10^k, about `n` of them over [lo, hi].
-function ticks(lo, hi, n) {
-  const raw = (hi - lo) / Math.max(1, n), mag = Math.pow(10, Math.floor(Math.log10(raw || 1)));
-  const step = [1, 2, 5, 10].map(m => m * mag).find(s => s >= raw) || 10 * mag;
-  const out = [];
-  for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + step * 1e-9; ++i) out.push(+(i * step).toPrecision(12));
-  return out;
-}
 // Time unit for the run's length: ms below 10 s, else s.
 const TU = T < 10e9 ? {name: 'ms', ns: 1e6} : {name: 's', ns: 1e9};
 const LEFT = 120, RIGHT = 20, W = 1200;
@@ -335,7 +321,8 @@ std::string html_report(const RunResult& main_run, const std::vector<Metrics>& c
   std::string data = nlohmann::json{{"run", main_run.to_json()}, {"others", others}}.dump();
   // Keep "</script>" out of the embedded JSON.
   for (size_t p = 0; (p = data.find("</", p)) != std::string::npos; p += 3) data.replace(p, 2, "<\\/");
-  html += "<script>\nconst DATA = " + data + ";\n" + kScript + "</script>\n</body></html>\n";
+  html +=
+      "<script>\nconst DATA = " + data + ";\n" + report::kSvgScript + kScript + "</script>\n</body></html>\n";
   return html;
 }
 

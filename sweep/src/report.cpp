@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "npu/common/svg_script.h"
+
 namespace npu::sweep {
 namespace {
 
@@ -51,28 +53,19 @@ std::string script_json(const json& j) {
 
 const char* kScript = R"JS(
 const D = JSON.parse(document.getElementById('data').textContent);
-const NS = 'http://www.w3.org/2000/svg';
-function el(tag, attrs, parent) { const e = document.createElementNS(NS, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]); if (parent) parent.appendChild(e); return e; }
 function fmt(v) { const a = Math.abs(v); return v == null ? '' : a >= 1e7 || (a < 0.01 && v != 0) ? v.toExponential(2) :
   a >= 100 ? Math.round(v).toString() : (+v.toPrecision(4)).toString(); }
 function scale(vals, lo, hi) { let a = Math.min(...vals), b = Math.max(...vals);
   const log = a > 0 && b / a > 20; if (log) { a = Math.log10(a); b = Math.log10(b); }
   if (a == b) { a -= 1; b += 1; } const pad = (b - a) * 0.06; a -= pad; b += pad;
   const f = v => lo + ((log ? Math.log10(v) : v) - a) / (b - a) * (hi - lo); f.log = log; f.a = a; f.b = b; return f; }
-// Tick values a reader can read: 1, 2 or 5 times a power of ten apart (linear), or the powers of ten (log,
-// with 2 and 5 between them when the range spans less than two decades), inside the axis's range.
-function ticks(s) {
-  const out = [];
-  if (s.log) {
-    const per = s.b - s.a < 2 ? [1, 2, 5] : [1];
-    for (let e = Math.floor(s.a); e <= Math.ceil(s.b); e++) for (const m of per) {
-      const v = m * Math.pow(10, e), u = Math.log10(v); if (u >= s.a && u <= s.b) out.push(v); }
-    return out;
-  }
-  const raw = (s.b - s.a) / 4, p = Math.pow(10, Math.floor(Math.log10(raw))), r = raw / p;
-  const step = (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * p;
-  for (let k = Math.ceil(s.a / step); k * step <= s.b; k++) out.push(+(k * step).toPrecision(12));
+// Tick values a reader can read: the shared round ticks (linear), or the powers of ten (log, with 2 and 5
+// between them when the range spans less than two decades), inside the axis's range.
+function axisTicks(s) {
+  if (!s.log) return ticks(s.a, s.b, 4);
+  const out = [], per = s.b - s.a < 2 ? [1, 2, 5] : [1];
+  for (let e = Math.floor(s.a); e <= Math.ceil(s.b); e++) for (const m of per) {
+    const v = m * Math.pow(10, e), u = Math.log10(v); if (u >= s.a && u <= s.b) out.push(v); }
   return out;
 }
 // The points of `pts` no other point beats in both x and y (this projection's own front), by x.
@@ -87,7 +80,7 @@ function plot(svg, pts, xk, yk, xl, yl) {
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`); svg.setAttribute('width', W); svg.setAttribute('height', H);
   el('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: '#fafafa', stroke: '#999'}, svg);
   const sx = scale(pts.map(p => p[xk]), L, W - R), sy = scale(pts.map(p => p[yk]), H - B, T);
-  for (const [s, horiz] of [[sx, true], [sy, false]]) for (const v of ticks(s)) {
+  for (const [s, horiz] of [[sx, true], [sy, false]]) for (const v of axisTicks(s)) {
     const q = horiz ? sx(v) : sy(v);
     const t = el('text', horiz ? {x: q, y: H - B + 14, 'text-anchor': 'middle', class: 'tick', 'data-axis': 'x'}
                                : {x: L - 4, y: q + 4, 'text-anchor': 'end', class: 'tick', 'data-axis': 'y'}, svg);
@@ -339,7 +332,7 @@ std::string html_report(const SweepMeta& meta, const std::vector<Row>& rows) {
          "svg text{font:11px sans-serif}svg text.axis{font-weight:bold}svg "
          "text.pid{font-size:9px;fill:#7a1a1a}</style></head>\n<body>\n" +
          body + "<script type=\"application/json\" id=\"data\">" + script_json(data) + "</script>\n<script>" +
-         kScript + "</script>\n</body></html>\n";
+         report::kSvgScript + kScript + "</script>\n</body></html>\n";
 }
 
 }  // namespace npu::sweep
