@@ -16,20 +16,11 @@
 #include <sstream>
 
 #include "npu/common/interrupt.h"
+#include "npu/common/shell_quote.h"
 #include "npu/common/version.h"
 
 namespace npu::sweep {
 namespace {
-
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() &&
-      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@,+") ==
-          std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

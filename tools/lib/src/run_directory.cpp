@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "npu/common/file_io.h"
+#include "npu/common/shell_quote.h"
 #include "npu/common/version.h"
 
 namespace npu::tools {
@@ -13,16 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string g_command_line;
-
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() &&
-      s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@,+") ==
-          std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 }  // namespace
 
