@@ -20,16 +20,8 @@ namespace {
 using npu::test::CliRun;
 namespace fs = std::filesystem;
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using npu::testing::lines;
+using npu::testing::read;
 
 // Each case in a folder of its own (ctest may run them at once), with the example model there.
 class CliFiles : public ::testing::Test {

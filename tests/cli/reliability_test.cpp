@@ -22,16 +22,8 @@ using npu::test::npusim;
 namespace fs = std::filesystem;
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using npu::testing::lines;
+using npu::testing::read;
 
 const std::string kHw = std::string("--hw ") + NPUSIM_SOURCE_DIR "/configs/npu/default.json";
 const std::string kScenario = NPUSIM_SOURCE_DIR "/configs/scenarios/camera_llm.json";

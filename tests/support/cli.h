@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "private_work_dir.h"
@@ -23,6 +25,17 @@ inline CliRun run_shell(const std::string& command, bool with_stderr = true) {
   while (p && fgets(buf.data(), buf.size(), p)) out += buf.data();
   const int rc = p ? pclose(p) : -1;
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+}
+
+// A file's whole text ("" when it cannot be read), and the number of lines in a text.
+inline std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+inline int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
 }
 
 }  // namespace npu::testing
